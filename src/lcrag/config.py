@@ -1,0 +1,85 @@
+"""Where things live, and the environment variables that move them.
+
+Every path the package uses comes from here, so a reader (or a test) can redirect all of them.
+
+| variable              | meaning                                                            | default                    |
+|-----------------------|--------------------------------------------------------------------|----------------------------|
+| ``LCRAG_HOME``        | project root (holds ``_toc.yml``)                                  | the checkout, else cwd     |
+| ``LCRAG_DATA_DIR``    | where fetched datasets land                                        | ``<home>/data/files``      |
+| ``LCRAG_DATA_MIRROR`` | a directory laid out like ``../shared/data`` to copy from          | unset: download            |
+| ``LCRAG_CACHE_DIR``   | the on-disk response/embedding cache                               | ``<home>/.lcrag/cache``    |
+| ``LCRAG_STORE_DIR``   | the committed response store                                       | ``<home>/responses``       |
+| ``LCRAG_STORE``       | ``read`` (default), ``record`` (read + append new), ``off``        | ``read``                   |
+| ``LCRAG_STATE_DIR``   | machine-wide state of embedded servers (ports, pids, logs)         | ``~/.cache/lcrag``         |
+| ``LCRAG_RUN_DIR``     | set by the runner: where a notebook's usage log and tables go      | unset                      |
+| ``LCRAG_CHAPTER``     | set by the runner: the chapter being executed                      | unset                      |
+| ``LCRAG_MODEL``       | default model spec for every chapter                               | ``local/smollm2-135m-instruct`` |
+| ``LCRAG_OFFLINE``     | ``1``: a cache/store miss raises instead of calling a model        | unset                      |
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+DEFAULT_MODEL = "local/smollm2-135m-instruct"
+
+
+def _env_path(name: str) -> Path | None:
+    value = os.environ.get(name)
+    return Path(value).expanduser().resolve() if value else None
+
+
+def project_root() -> Path:
+    """The project checkout: ``LCRAG_HOME``, else the repo this package was installed from, else cwd."""
+    env = _env_path("LCRAG_HOME")
+    if env:
+        return env
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        if (parent / "_toc.yml").exists() and (parent / "src" / "lcrag").exists():
+            return parent
+    return Path.cwd()
+
+
+def data_dir() -> Path:
+    return _env_path("LCRAG_DATA_DIR") or project_root() / "data" / "files"
+
+
+def data_mirror() -> Path | None:
+    return _env_path("LCRAG_DATA_MIRROR")
+
+
+def cache_dir() -> Path:
+    return _env_path("LCRAG_CACHE_DIR") or project_root() / ".lcrag" / "cache"
+
+
+def store_dir() -> Path:
+    return _env_path("LCRAG_STORE_DIR") or project_root() / "responses"
+
+
+def store_mode() -> str:
+    mode = os.environ.get("LCRAG_STORE", "read").strip().lower()
+    if mode not in {"read", "record", "off"}:
+        raise ValueError(f"LCRAG_STORE must be read, record or off, not {mode!r}")
+    return mode
+
+
+def state_dir() -> Path:
+    return _env_path("LCRAG_STATE_DIR") or Path.home() / ".cache" / "lcrag"
+
+
+def run_dir() -> Path | None:
+    return _env_path("LCRAG_RUN_DIR")
+
+
+def chapter() -> str | None:
+    return os.environ.get("LCRAG_CHAPTER") or None
+
+
+def default_model() -> str:
+    return os.environ.get("LCRAG_MODEL") or DEFAULT_MODEL
+
+
+def offline() -> bool:
+    return os.environ.get("LCRAG_OFFLINE", "") not in {"", "0", "false", "False"}

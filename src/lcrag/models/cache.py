@@ -1,0 +1,95 @@
+"""Response cache: content-addressed, persisted on disk, atomic, safe with concurrent writers.
+
+Layers, read in order: the committed response store (``lcrag.models.store``), then this disk cache.
+A hit never touches the network. The API key is never part of a key nor stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from lcrag import config
+
+
+def canonical_json(obj: Any) -> str:
+    """Deterministic JSON: sorted keys, no whitespace, UTF-8 kept."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def content_key(payload: Any) -> str:
+    """sha256 hex of the canonical JSON of ``payload``."""
+    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file, or the whole new one, never a part.
+
+    Writes a temp file in the same directory, fsyncs it, then ``os.replace``s it into place.
+    Concurrent writers of the same path are safe: the last rename wins, every rename is whole.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+class DiskCache:
+    """One JSON file per key under ``root/<key[:2]>/<key>.json``.
+
+    A corrupt or partial file (impossible through :func:`atomic_write_bytes`, but a user may copy
+    files around) is treated as a miss and reported through :attr:`corrupt`.
+    """
+
+    def __init__(self, root: Path | None = None):
+        self.root = Path(root) if root else config.cache_dir() / "responses"
+        self.corrupt: list[Path] = []
+
+    def path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict | None:
+        p = self.path(key)
+        try:
+            raw = p.read_bytes()
+        except FileNotFoundError:
+            return None
+        try:
+            return json.loads(raw)
+        except ValueError:
+            self.corrupt.append(p)
+            return None
+
+    def put(self, key: str, value: dict) -> None:
+        atomic_write_bytes(self.path(key), canonical_json(value).encode("utf-8"))
+
+    def __contains__(self, key: str) -> bool:
+        return self.path(key).exists()
+
+    def keys(self) -> list[str]:
+        if not self.root.exists():
+            return []
+        return sorted(p.stem for p in self.root.glob("*/*.json"))
+
+    def stats(self) -> dict:
+        files = list(self.root.glob("*/*.json")) if self.root.exists() else []
+        return {
+            "root": str(self.root),
+            "entries": len(files),
+            "bytes": sum(f.stat().st_size for f in files),
+        }

