@@ -90,7 +90,6 @@ class Model:
     api_key_env: tuple[str, ...] = ("LCRAG_API_KEY", "OPENAI_API_KEY")
 
     def __post_init__(self):
-        self._disk = DiskCache()
         self._client_lock = threading.Lock()
         self._client: openai.OpenAI | None = None
         self._base_url: str | None = None
@@ -197,13 +196,13 @@ class Model:
                 raise CacheMiss(f"{self.spec}: response {key[:12]} not in the store or cache and LCRAG_OFFLINE=1")
             response = self._request(kind, body, params)
             source = "network"
-            self._disk.put(key, response)
+            DiskCache().put(key, response)
         self._maybe_record(key, response)
         c = _completion(response, key, source, self.info, trunc)
         usage.record(usage.UsageRecord(
             model=self.spec, kind=kind, key=key, source=source, prompt_tokens=c.prompt_tokens,
             completion_tokens=c.completion_tokens, latency_s=c.latency_s, cost_usd=c.cost_usd,
-            estimated_tokens=not self.tokenizer.exact and not self.info.is_local,
+            estimated_tokens=response.get("prompt_tokens") is None,
             truncated=bool(c.truncation), serving=response.get("serving"),
         ))
         return c
@@ -213,7 +212,7 @@ class Model:
             hit = default_store().get(key)
             if hit is not None:
                 return hit, "store"
-        hit = self._disk.get(key)
+        hit = DiskCache().get(key)
         return (hit, "disk") if hit is not None else (None, "")
 
     def _maybe_record(self, key: str, response: dict) -> None:

@@ -15,6 +15,7 @@ Context-window policies (chosen per call):
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 from dataclasses import dataclass
@@ -88,7 +89,9 @@ class ProxyTokenizer:
 
 @functools.lru_cache(maxsize=8)
 def gguf_tokenizer(path: str) -> GGUFTokenizer:
-    return GGUFTokenizer(path)
+    t = GGUFTokenizer(path)
+    atexit.register(t._llm.close)  # close before interpreter teardown (llama.cpp's __del__ is noisy then)
+    return t
 
 
 def tokenizer_for(info) -> Tokenizer:

@@ -1,0 +1,59 @@
+"""Shared test set-up: every test gets its own cache and store; embedded servers are shared per session.
+
+- ``LCRAG_CACHE_DIR`` / ``LCRAG_STORE_DIR`` point into the test's tmp dir (nothing leaks between tests);
+- ``LCRAG_STORE=off`` unless a test sets it;
+- ``LCRAG_STATE_DIR`` is one dir per session, so the llama.cpp servers start once and are stopped at the end;
+- ``LCRAG_DATA_MIRROR`` defaults to ``../shared/data`` beside the checkout (CI has it there).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).parent))  # tests/faultserver.py
+
+_STATE = tempfile.mkdtemp(prefix="lcrag-test-state-")
+os.environ["LCRAG_STATE_DIR"] = _STATE
+_MIRROR = ROOT.parent / "shared" / "data"
+if "LCRAG_DATA_MIRROR" not in os.environ and _MIRROR.exists():
+    os.environ["LCRAG_DATA_MIRROR"] = str(_MIRROR)
+for var in ("LCRAG_MODEL", "LCRAG_RUN_DIR", "LCRAG_CHAPTER", "LCRAG_OFFLINE", "LCRAG_SERVING"):
+    os.environ.pop(var, None)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LCRAG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("LCRAG_STORE_DIR", str(tmp_path / "store"))
+    monkeypatch.setenv("LCRAG_STORE", "off")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_servers():
+    yield
+    from lcrag.models import server
+
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def mirror() -> Path:
+    path = Path(os.environ.get("LCRAG_DATA_MIRROR", _MIRROR))
+    if not path.exists():
+        pytest.fail(f"data mirror {path} not found: set LCRAG_DATA_MIRROR (CI uses ../shared/data)")
+    return path
+
+
+@pytest.fixture()
+def fault_server():
+    from faultserver import FaultServer
+
+    srv = FaultServer(slow_s=1.5).start()
+    yield srv
+    srv.stop()

@@ -1,0 +1,121 @@
+"""A small OpenAI-compatible HTTP server that misbehaves on request, for testing the client for real.
+
+Start it on loopback, script what the next requests get (``server.script(["429", "500", "ok"])``), and read
+back what it received. Behaviours: ``ok``, ``429``, ``500``, ``503``, ``401``, ``404``, ``timeout`` (answers
+after ``slow_s`` seconds), ``malformed`` (200 with a body that is not JSON), ``empty`` (200, no choices).
+When the script runs out, every request gets ``ok``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class FaultServer:
+    def __init__(self, slow_s: float = 2.0, latency_s: float = 0.0):
+        self.slow_s = slow_s
+        self.latency_s = latency_s
+        self._script: deque[str] = deque()
+        self._lock = threading.Lock()
+        self.requests: list[dict] = []  # {"path", "body", "auth"}
+        self.in_flight = 0
+        self.max_in_flight = 0
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # quiet
+                pass
+
+            def do_GET(self):
+                outer._send(self, 200, {"object": "list", "data": [{"id": "fault-model", "object": "model"}]})
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with outer._lock:
+                    outer.requests.append({"path": self.path, "body": body,
+                                           "auth": self.headers.get("Authorization")})
+                    action = outer._script.popleft() if outer._script else "ok"
+                    outer.in_flight += 1
+                    outer.max_in_flight = max(outer.max_in_flight, outer.in_flight)
+                try:
+                    outer._act(self, action, body)
+                finally:
+                    with outer._lock:
+                        outer.in_flight -= 1
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    # ------------------------------------------------------------------ control
+    def start(self) -> FaultServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def script(self, actions: list[str]) -> None:
+        with self._lock:
+            self._script = deque(actions)
+
+    def count(self) -> int:
+        with self._lock:
+            return len(self.requests)
+
+    # ------------------------------------------------------------------ behaviour
+    def _act(self, h, action: str, body: dict) -> None:
+        if self.latency_s:
+            time.sleep(self.latency_s)
+        if action == "ok":
+            self._send(h, 200, _completion(h.path, body))
+        elif action in {"429", "500", "503", "401", "404"}:
+            code = int(action)
+            self._send(h, code, {"error": {"message": f"injected {code}", "type": "fault", "code": code}})
+        elif action == "timeout":
+            time.sleep(self.slow_s)
+            try:
+                self._send(h, 200, _completion(h.path, body))
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+        elif action == "malformed":
+            payload = b'{"id": "x", "choices": [ {"message": '  # cut short: not JSON
+            h.send_response(200)
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Content-Length", str(len(payload)))
+            h.end_headers()
+            h.wfile.write(payload)
+        elif action == "empty":
+            self._send(h, 200, {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []})
+        else:
+            raise ValueError(action)
+
+    @staticmethod
+    def _send(h, code: int, obj: dict) -> None:
+        payload = json.dumps(obj).encode()
+        h.send_response(code)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", str(len(payload)))
+        h.end_headers()
+        h.wfile.write(payload)
+
+
+def _completion(path: str, body: dict) -> dict:
+    """A deterministic answer: echoes the last user message (chat) or the prompt (completions)."""
+    usage = {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}
+    if path.endswith("/chat/completions"):
+        text = "echo: " + body["messages"][-1]["content"]
+        return {"id": "c1", "object": "chat.completion", "created": 0, "model": body.get("model"),
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": text}}], "usage": usage}
+    return {"id": "c1", "object": "text_completion", "created": 0, "model": body.get("model"),
+            "choices": [{"index": 0, "finish_reason": "stop", "text": "echo: " + body["prompt"],
+                         "logprobs": None}], "usage": usage}

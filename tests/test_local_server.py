@@ -1,0 +1,86 @@
+"""Integration tests against the real embedded llama.cpp server (SmolLM2 and Gemma-3-270M)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from lcrag.models import get_model, server
+from lcrag.text.tokens import ContextWindowExceeded
+
+pytestmark = pytest.mark.slow
+
+SMOL = "local/smollm2-135m-instruct"
+GEMMA = "local/gemma3-270m"
+
+
+def test_server_is_shared_and_healthy():
+    a = server.start(SMOL)
+    b = server.start(SMOL)
+    assert a.pid == b.pid and a.base_url == b.base_url
+    assert server.healthy(a.base_url)
+    listed = [s for s in server.status() if s["spec"] == SMOL and not s.get("logits_all")]
+    assert listed and listed[0]["healthy"] and listed[0]["settings"]["logits_all"] is False
+
+
+def test_chat_answers_deterministically():
+    m = get_model(SMOL)
+    r = m.chat([{"role": "user", "content": "What is the capital of France? Answer in one word."}], max_tokens=8)
+    assert "paris" in r.text.lower()
+    assert r.prompt_tokens > 10 and 0 < r.completion_tokens <= 8 and r.source == "network"
+    assert r.cost_usd == 0.0
+    again = m.chat([{"role": "user", "content": "What is the capital of France? Answer in one word."}], max_tokens=8)
+    assert again.text == r.text and again.source == "disk"
+
+
+def test_greedy_is_reproducible_without_cache(monkeypatch, tmp_path):
+    m = get_model(SMOL)
+    msg = [{"role": "user", "content": "Name three colours."}]
+    first = m.chat(msg, max_tokens=16)
+    monkeypatch.setenv("LCRAG_CACHE_DIR", str(tmp_path / "fresh"))
+    second = m.chat(msg, max_tokens=16)
+    assert second.source == "network" and second.text == first.text
+
+
+def test_logprobs_for_letter_scoring():
+    m = get_model(SMOL)
+    r = m.chat([{"role": "user", "content": "Which is a fruit? A. car B. apple C. rock D. sky\n"
+                 "Answer with the letter only."}], max_tokens=1, logprobs=True, top_logprobs=5)
+    top = r.top_logprobs(0)
+    assert len(top) == 5
+    assert all(v <= 0 for v in top.values())
+    assert sum(math.exp(v) for v in top.values()) <= 1.0001
+    assert r.logprobs[0]["token"] in top
+
+
+def test_base_model_completion_and_ask():
+    g = get_model(GEMMA)
+    r = g.ask("Capital of Germany: Berlin\nCapital of Spain: Madrid\nCapital of France:", max_tokens=3)
+    assert "paris" in r.text.lower()
+    with pytest.raises(ValueError, match="base model"):
+        g.chat([{"role": "user", "content": "hi"}])
+
+
+def test_context_policies_on_a_real_window():
+    m = get_model(SMOL, context_window=512)
+    long_text = "The sky is blue. " * 400  # ~2000 tokens
+    msgs = [{"role": "user", "content": long_text + "\nWhat colour is the sky?"}]
+    with pytest.raises(ContextWindowExceeded, match="window"):
+        m.chat(msgs, max_tokens=8)
+    r = m.chat(msgs, max_tokens=8, context_policy="truncate_middle")
+    assert r.truncation["policy"] == "truncate_middle"
+    assert r.truncation["original_tokens"] > 1500 and r.truncation["kept_tokens"] < 512
+    assert r.prompt_tokens <= 512
+
+
+def test_prefix_cache_reuses_the_shared_prefix():
+    """Two prompts sharing a long prefix: the server reports a prompt-cache hit for the second."""
+    handle = server.start(SMOL)
+    m = get_model(SMOL)
+    doc = " ".join(f"Fact {i}: item {i} weighs {i * 3} grams." for i in range(150))
+    m.chat([{"role": "user", "content": doc + "\nQuestion: what does item 7 weigh?"}], max_tokens=4)
+    log_size = len(open(handle.log, errors="replace").read())
+    m.chat([{"role": "user", "content": doc + "\nQuestion: what does item 9 weigh?"}], max_tokens=4)
+    new_log = open(handle.log, errors="replace").read()[log_size:]
+    assert "cache hit" in new_log.lower() or "prefix-match hit" in new_log.lower(), new_log[-2000:]

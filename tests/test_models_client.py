@@ -1,0 +1,171 @@
+"""The client against a real HTTP server on loopback that injects faults (no mock objects)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from lcrag.models import AuthError, CacheMiss, ModelCallError, UnknownModelError, usage
+from lcrag.models.client import Model, RetryPolicy
+from lcrag.models.registry import parse_spec
+from lcrag.models.store import ResponseStore
+
+FAKE_KEY = "sk-test-FAKEKEY0123456789abcdefXYZ"
+MSG = [{"role": "user", "content": "hello"}]
+
+
+def make_model(srv, retries=4, timeout=5.0, concurrency=1) -> Model:
+    info = parse_spec(f"openai-compatible/fault-model@{srv.base_url}")
+    return Model(info, retry=RetryPolicy(max_retries=retries, base_delay_s=0.01, max_delay_s=0.05,
+                                         timeout_s=timeout), max_concurrency=concurrency)
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch):
+    monkeypatch.setenv("LCRAG_API_KEY", FAKE_KEY)
+
+
+def test_plain_call_sends_key_and_returns_text(fault_server):
+    r = make_model(fault_server).chat(MSG, max_tokens=5)
+    assert r.text == "echo: hello"
+    assert (r.prompt_tokens, r.completion_tokens, r.source) == (11, 3, "network")
+    assert fault_server.requests[0]["auth"] == f"Bearer {FAKE_KEY}"
+    assert fault_server.requests[0]["body"]["max_tokens"] == 5
+    assert fault_server.requests[0]["body"]["temperature"] == 0.0
+
+
+@pytest.mark.parametrize("fault", ["429", "500", "503", "malformed", "empty", "timeout"])
+def test_transient_faults_are_retried(fault_server, fault):
+    fault_server.script([fault, fault, "ok"])
+    r = make_model(fault_server, timeout=0.5).chat(MSG)
+    assert r.text == "echo: hello"
+    assert fault_server.count() == 3
+
+
+def test_gives_up_after_max_retries(fault_server):
+    fault_server.script(["500"] * 10)
+    with pytest.raises(ModelCallError, match="gave up after 3 attempts"):
+        make_model(fault_server, retries=2).chat(MSG)
+    assert fault_server.count() == 3
+
+
+def test_auth_failure_is_immediate_and_does_not_leak_the_key(fault_server):
+    fault_server.script(["401"])
+    with pytest.raises(AuthError) as exc:
+        make_model(fault_server).chat(MSG)
+    assert fault_server.count() == 1
+    assert FAKE_KEY not in str(exc.value)
+
+
+def test_unknown_model_is_immediate(fault_server):
+    fault_server.script(["404"])
+    with pytest.raises(UnknownModelError, match="does not know model"):
+        make_model(fault_server).chat(MSG)
+    assert fault_server.count() == 1
+
+
+def test_cache_hit_never_touches_the_network(fault_server):
+    m = make_model(fault_server)
+    first = m.chat(MSG, max_tokens=7)
+    fault_server.stop()  # nothing listens any more
+    second = m.chat(MSG, max_tokens=7)
+    assert second.text == first.text and second.source == "disk"
+    with pytest.raises(ModelCallError):  # a different request does need the (dead) network
+        make_model(fault_server, retries=0, timeout=0.5).chat(MSG, max_tokens=8)
+
+
+def test_offline_mode_raises_on_miss(fault_server, monkeypatch):
+    monkeypatch.setenv("LCRAG_OFFLINE", "1")
+    with pytest.raises(CacheMiss):
+        make_model(fault_server).chat(MSG)
+    assert fault_server.count() == 0
+
+
+def test_bounded_concurrency(fault_server):
+    fault_server.latency_s = 0.2
+    m = make_model(fault_server, concurrency=3)
+    out = m.map("chat", [{"messages": [{"role": "user", "content": f"q{i}"}]} for i in range(9)])
+    assert [c.text for c in out] == [f"echo: q{i}" for i in range(9)]
+    assert 1 < fault_server.max_in_flight <= 3
+
+
+def test_completions_endpoint_for_base_models(fault_server):
+    r = make_model(fault_server).complete("The sky is", max_tokens=4)
+    assert r.text == "echo: The sky is"
+    assert fault_server.requests[0]["path"].endswith("/completions")
+
+
+def test_usage_records_go_to_the_run_dir(fault_server, tmp_path, monkeypatch):
+    monkeypatch.setenv("LCRAG_RUN_DIR", str(tmp_path / "run"))
+    m = make_model(fault_server)
+    m.chat(MSG)
+    m.chat(MSG)
+    lines = [json.loads(x) for x in (tmp_path / "run" / "usage.jsonl").read_text().splitlines()]
+    assert [x["source"] for x in lines] == ["network", "disk"]
+    assert lines[0]["prompt_tokens"] == 11 and lines[0]["key"] == lines[1]["key"]
+    summary = usage.summary(lines)
+    assert set(summary["source"]) == {"network", "disk"}
+
+
+def test_store_record_then_read(fault_server, tmp_path, monkeypatch):
+    monkeypatch.setenv("LCRAG_STORE", "record")
+    monkeypatch.setenv("LCRAG_CHAPTER", "demo")
+    m = make_model(fault_server)
+    r = m.chat(MSG)
+    store_file = tmp_path / "store" / "demo" / f"{m.info.slug}.jsonl"
+    entry = json.loads(store_file.read_text())
+    assert entry["key"] == r.key and entry["response"]["text"] == "echo: hello"
+    # a fresh process-level view with an empty disk cache reads it from the store
+    monkeypatch.setenv("LCRAG_CACHE_DIR", str(tmp_path / "other-cache"))
+    monkeypatch.setenv("LCRAG_STORE", "read")
+    fault_server.stop()
+    again = make_model(fault_server).chat(MSG)
+    assert again.source == "store" and again.text == r.text
+    assert ResponseStore(tmp_path / "store").keys("demo") == {r.key}
+
+
+def test_store_skips_a_line_cut_short(tmp_path):
+    path = tmp_path / "s" / "ch" / "m.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"key": "a", "response": {"text": "x"}}\n{"key": "b", "resp')
+    store = ResponseStore(tmp_path / "s")
+    assert store.get("a") == {"text": "x"} and store.get("b") is None
+    assert store.skipped == [(str(path), 2)]
+
+
+def test_api_key_is_in_no_cache_file_store_or_log(fault_server, tmp_path, monkeypatch):
+    monkeypatch.setenv("LCRAG_STORE", "record")
+    monkeypatch.setenv("LCRAG_CHAPTER", "demo")
+    monkeypatch.setenv("LCRAG_RUN_DIR", str(tmp_path / "run"))
+    m = make_model(fault_server)
+    m.chat(MSG)
+    fault_server.script(["401"])
+    with pytest.raises(AuthError):
+        m.chat([{"role": "user", "content": "other"}])
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(files) >= 3
+    for p in files:
+        assert FAKE_KEY.encode() not in p.read_bytes(), p
+
+
+def test_killed_process_leaves_cache_usable(fault_server, tmp_path):
+    """A process killed right after its calls leaves only whole entries; the rerun repeats no call."""
+    code = f"""
+import os, signal
+from lcrag.models.client import Model, RetryPolicy
+from lcrag.models.registry import parse_spec
+m = Model(parse_spec("openai-compatible/fault-model@{fault_server.base_url}"), retry=RetryPolicy(max_retries=0))
+for i in range(5):
+    m.chat([{{"role": "user", "content": f"q{{i}}"}}])
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True)
+    assert proc.returncode == -9
+    assert fault_server.count() == 5
+    m = make_model(fault_server)
+    out = [m.chat([{"role": "user", "content": f"q{i}"}]) for i in range(6)]
+    assert [c.source for c in out] == ["disk"] * 5 + ["network"]
+    assert fault_server.count() == 6
