@@ -1,0 +1,58 @@
+"""The book pipeline: profiles, the papermill runner, run manifests, the claims ledger.
+
+For chapter authors, inside a notebook::
+
+    from lcrag.book import save_table, ClaimsLedger, within, greater
+    save_table(results, "accuracy")          # accuracy.csv next to the executed notebook
+
+For readers, from a shell: ``lcrag run <chapter> --profile quick`` and ``lcrag book``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from lcrag import config
+from lcrag.book.claims import Claim, ClaimsLedger, greater, less, verdict, within
+from lcrag.book.profiles import PROFILES, ProfileError, UsageError, resolve
+from lcrag.book.runner import BookError, BookResult, ChapterFailed, RunResult, build_book, run_chapter
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def save_table(df: pd.DataFrame, name: str, *, index: bool = False) -> Path:
+    """Save a result table as ``<name>.csv`` in the run directory (or the working directory).
+
+    Under the runner the working directory is the run directory, so the table lands next to the
+    executed notebook and its manifest. ``name`` is a plain file stem (no directories).
+    """
+    if not _NAME.match(name) or name.endswith(".csv"):
+        raise ValueError(f"table name must be a plain file stem like 'accuracy_by_length', not {name!r}")
+    path = (config.run_dir() or Path.cwd()) / f"{name}.csv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    df.to_csv(path, index=index)
+    return path
+
+
+__all__ = [
+    "PROFILES",
+    "BookError",
+    "BookResult",
+    "ChapterFailed",
+    "Claim",
+    "ClaimsLedger",
+    "ProfileError",
+    "RunResult",
+    "UsageError",
+    "build_book",
+    "greater",
+    "less",
+    "resolve",
+    "run_chapter",
+    "save_table",
+    "verdict",
+    "within",
+]

@@ -136,13 +136,20 @@ class Model:
         params = _params(max_tokens, temperature, top_p, stop, seed, logprobs, top_logprobs)
         return self._call("completion", {"prompt": prompt}, params, trunc)
 
-    def ask(self, prompt: str, *, system: str | None = None, **kwargs) -> Completion:
-        """One user turn: a chat call for chat models, a plain completion for base models."""
-        if self.info.kind == "chat":
+    def ask(self, prompt: str | list[dict], *, system: str | None = None, **kwargs) -> Completion:
+        """A chat call for chat models, a plain completion for base models.
+
+        ``prompt`` is one user turn (with an optional ``system``) or a list of messages; for a base model the
+        message contents are joined with blank lines (base models have no roles).
+        """
+        if isinstance(prompt, str):
             messages = ([{"role": "system", "content": system}] if system else [])
-            return self.chat(messages + [{"role": "user", "content": prompt}], **kwargs)
-        text = f"{system}\n\n{prompt}" if system else prompt
-        return self.complete(text, **kwargs)
+            messages.append({"role": "user", "content": prompt})
+        else:
+            messages = list(prompt)
+        if self.info.kind == "chat":
+            return self.chat(messages, **kwargs)
+        return self.complete("\n\n".join(m["content"] for m in messages), **kwargs)
 
     def map(self, method: str, requests: list[dict], progress: bool = False) -> list[Completion]:
         """Run many calls (``method`` = "chat", "complete" or "ask"; each request is its kwargs), in order,

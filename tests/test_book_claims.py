@@ -1,0 +1,151 @@
+"""Claims ledger: verdicts follow from computed tests, never from typed strings."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lcrag.book.claims import (
+    COLUMNS,
+    ClaimsLedger,
+    greater,
+    less,
+    read_claims,
+    summary_markdown,
+    verdict,
+    verdict_counts,
+    within,
+)
+
+
+def test_verdict_from_test_outcome():
+    assert verdict(True) == "reproduced"
+    assert verdict(False) == "not reproduced"
+    assert verdict(None) == "inconclusive"
+    assert verdict(np.float64(0.7) > 0.5) == "reproduced"  # numpy bool from a comparison
+
+
+@pytest.mark.parametrize("typed", ["reproduced", 1, 0.0, "yes"])
+def test_typed_verdicts_are_refused(typed):
+    with pytest.raises(TypeError, match="test's outcome"):
+        verdict(typed)
+
+
+def test_within():
+    assert within(0.52, 0.50, tol=0.03) is True
+    assert within(0.54, 0.50, tol=0.03) is False
+    assert within(0.50, 0.50, tol=0) is True
+    assert within(55, 50, tol=0.1, relative=True) is True
+    assert within(56, 50, tol=0.1, relative=True) is False
+    assert within(None, 0.5, tol=1) is None
+    assert within(math.nan, 0.5, tol=1) is None
+    with pytest.raises(ValueError):
+        within(1, 1, tol=-1)
+
+
+def test_greater_on_point_values():
+    assert greater(0.7, 0.6) is True
+    assert greater(0.6, 0.6) is False
+    assert greater(0.7, 0.6, margin=0.2) is False
+    assert greater(None, 0.6) is None
+
+
+def test_greater_with_a_confidence_interval_of_the_difference():
+    assert greater(0.7, 0.6, ci=(0.02, 0.18)) is True
+    assert greater(0.7, 0.6, ci=(-0.03, 0.23)) is None  # straddles 0: inconclusive
+    assert greater(0.5, 0.6, ci=(-0.2, -0.01)) is False
+    assert greater(0.7, 0.6, margin=0.05, ci=(0.02, 0.18)) is None
+    with pytest.raises(ValueError, match="lo <= hi"):
+        greater(0.7, 0.6, ci=(0.2, 0.1))
+
+
+def test_less_mirrors_greater():
+    assert less(0.5, 0.6) is True
+    assert less(0.6, 0.5) is False
+    assert less(0.5, 0.6, ci=(-0.2, -0.01)) is True
+    assert less(0.5, 0.6, ci=(-0.2, 0.05)) is None
+
+
+def test_ledger_records_computed_verdicts(tmp_path, monkeypatch):
+    monkeypatch.setenv("LCRAG_RUN_DIR", str(tmp_path))
+    monkeypatch.setenv("LCRAG_CHAPTER", "thesis_bamboo")
+    monkeypatch.setenv("LCRAG_MODEL", "local/tiny")
+    ledger = ClaimsLedger(None, paper="thesis")
+    ledger.check("H1", "RAG is close to full context", 0.61, 0.58, within(0.58, 0.61, 0.05), evidence="n=158")
+    ledger.check("H2", "evidence beats full", 0.9, 0.7, greater(0.7, 0.9))
+    ledger.check(
+        "H3", "gap is significant", 0.1, 0.02, greater(0.52, 0.5, ci=(-0.01, 0.05)), anchor="thesis-h3"
+    )
+    ledger.check("H2", "evidence beats full", 0.9, 0.95, greater(0.95, 0.9))  # re-run cell replaces
+    assert [c.claim_id for c in ledger.claims] == ["H1", "H2", "H3"]
+    assert ledger.counts() == {"reproduced": 2, "not reproduced": 0, "inconclusive": 1}
+    table = ledger.table()
+    assert list(table.columns) == list(COLUMNS)
+    assert table["verdict"].tolist() == ["reproduced", "reproduced", "inconclusive"]
+    assert set(table["chapter"]) == {"thesis_bamboo"} and set(table["model"]) == {"local/tiny"}
+    path = ledger.save()
+    assert path == tmp_path / "claims.csv"
+    back = read_claims(path)
+    assert back["claim_id"].tolist() == ["H1", "H2", "H3"] and back.loc[2, "anchor"] == "thesis-h3"
+
+
+def test_explicit_chapter_and_model_win_over_the_environment(monkeypatch):
+    monkeypatch.setenv("LCRAG_CHAPTER", "env_chapter")
+    ledger = ClaimsLedger("mine", "longrag", "openai/gpt-4o")
+    c = ledger.check("C1", "t", 1, 1, True)
+    assert (c.chapter, c.paper, c.model) == ("mine", "longrag", "openai/gpt-4o")
+
+
+def test_read_claims_rejects_a_typed_verdict(tmp_path):
+    ledger = ClaimsLedger("ch", "thesis", "m")
+    ledger.check("H1", "t", 1, 1, True)
+    df = ledger.table()
+    df.loc[0, "verdict"] = "mostly reproduced"
+    df.to_csv(tmp_path / "claims.csv", index=False)
+    with pytest.raises(ValueError, match=r"claims.csv line 2: verdict 'mostly reproduced'"):
+        read_claims(tmp_path / "claims.csv")
+
+
+def _claims() -> pd.DataFrame:
+    rows = []
+    for paper, chapter, cid, v, anchor in [
+        ("thesis", "thesis_bamboo", "H1", "reproduced", "thesis-h1"),
+        ("thesis", "thesis_bamboo", "H2", "inconclusive", ""),
+        ("summhay", "summhay", "C1", "not reproduced", ""),
+    ]:
+        rows.append(
+            dict(
+                chapter=chapter,
+                claim_id=cid,
+                paper=paper,
+                text="a | b",
+                paper_value="0.5",
+                our_value="0.4",
+                model="m",
+                verdict=v,
+                evidence="",
+                anchor=anchor,
+            )
+        )
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def test_verdict_counts():
+    counts = verdict_counts(_claims())
+    assert counts.loc["thesis"].tolist() == [1, 0, 1, 2]
+    assert counts.loc["summhay"].tolist() == [0, 1, 0, 1]
+    assert counts.loc["all papers"].tolist() == [1, 1, 1, 3]
+
+
+def test_summary_markdown():
+    md = summary_markdown(_claims(), failed=["longrag"])
+    assert "| Thesis (Lu 2024) | 1 | 0 | 1 | 2 |" in md
+    assert "| all papers | 1 | 1 | 1 | 3 |" in md
+    assert "{ref}`H1 <thesis-h1>`" in md and "{doc}`thesis_bamboo`" in md
+    assert "a \\| b" in md  # pipes in cells are escaped
+    assert "not counted: longrag" in md
+    empty = summary_markdown(pd.DataFrame(columns=list(COLUMNS)))
+    assert "No chapter has checked a claim yet." in empty

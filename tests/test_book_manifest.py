@@ -1,0 +1,174 @@
+"""Run manifests, usage summaries and the store check."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lcrag.book import manifest as mf
+from lcrag.book.runner import check_store, read_store_keys
+
+USAGE = [
+    {
+        "ts": "t",
+        "model": "m",
+        "kind": "chat",
+        "key": "a",
+        "source": "network",
+        "prompt_tokens": 100,
+        "completion_tokens": 20,
+        "latency_s": 1.5,
+        "cost_usd": 0.01,
+        "estimated_tokens": True,
+        "truncated": False,
+        "serving": {"n_ctx": 4096},
+    },
+    {
+        "ts": "t",
+        "model": "m",
+        "kind": "chat",
+        "key": "b",
+        "source": "disk",
+        "prompt_tokens": 50,
+        "completion_tokens": 10,
+        "latency_s": 0.0,
+        "cost_usd": 0.0,
+        "estimated_tokens": False,
+        "truncated": True,
+        "serving": {"n_ctx": 4096},
+    },
+    {
+        "ts": "t",
+        "model": "e",
+        "kind": "embedding",
+        "key": "a",
+        "source": "store",
+        "prompt_tokens": 7,
+        "completion_tokens": 0,
+        "latency_s": 0.0,
+        "cost_usd": None,
+        "estimated_tokens": False,
+        "truncated": False,
+        "serving": None,
+    },
+]
+
+
+def write_usage(path: Path, records, extra_lines=()):
+    lines = [json.dumps(r) for r in records] + list(extra_lines)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_usage_summary(tmp_path):
+    write_usage(tmp_path / "usage.jsonl", USAGE)
+    log = mf.read_usage(tmp_path / "usage.jsonl")
+    s = mf.summarize_usage(log)
+    assert s["calls"] == 3
+    assert s["by_source"] == {"network": 1, "disk": 1, "store": 1}
+    assert s["by_kind"] == {"chat": 2, "embedding": 1}
+    assert s["models"] == ["e", "m"]
+    assert (s["prompt_tokens"], s["completion_tokens"]) == (157, 30)
+    assert s["cost_usd"] == pytest.approx(0.01)
+    assert (s["estimated_token_calls"], s["truncated_calls"]) == (1, 1)
+    assert s["serving"] == [{"n_ctx": 4096}]
+    assert mf.keys_used(log) == ["a", "b"]
+
+
+def test_malformed_usage_lines_are_counted_with_their_line(tmp_path):
+    write_usage(tmp_path / "usage.jsonl", USAGE[:1], extra_lines=["{not json", "[1, 2]", ""])
+    log = mf.read_usage(tmp_path / "usage.jsonl")
+    assert len(log.records) == 1
+    assert log.malformed[0].startswith("usage.jsonl line 2: not JSON")
+    assert log.malformed[1] == "usage.jsonl line 3: not a JSON object"
+    assert mf.summarize_usage(log)["malformed_lines"] == log.malformed
+
+
+def test_missing_usage_log_is_an_empty_run(tmp_path):
+    s = mf.summarize_usage(mf.read_usage(tmp_path / "usage.jsonl"))
+    assert s["calls"] == 0 and s["by_source"] == {} and s["cost_usd"] == 0
+
+
+def test_git_info_outside_a_checkout(tmp_path):
+    assert mf.git_info(tmp_path) == {"commit": None, "dirty": None}
+
+
+def test_manifest_markdown_escapes_and_reports():
+    m = {
+        "status": "ok",
+        "chapter": "c",
+        "profile": "quick",
+        "model": "m",
+        "parameters": {"sep": "a|b"},
+        "store_mode": "read",
+        "git": {"commit": "0123456789abcdef", "dirty": True},
+        "started": "s",
+        "wall_time_s": 12.34,
+        "usage": mf.summarize_usage(mf.UsageLog(records=USAGE)),
+        "versions": {"lcrag": "0.1.0", "torch": None},
+        "python": "3.11.7",
+    }
+    md = mf.manifest_markdown(m)
+    assert md.startswith("## Run manifest")
+    assert "| code | 0123456789ab (uncommitted changes) |" in md
+    assert "a\\|b" in md
+    assert "| model calls | 3 (disk: 1, network: 1, store: 1) |" in md
+    assert "| wall time | 12.3 s |" in md
+    assert "| calls with truncated input | 1 |" in md
+    assert "lcrag 0.1.0, python 3.11.7" in md and "torch" not in md
+
+
+def _book_run(root: Path, chapter: str, slug: str, keys: list[str], finished: str, status="ok", book=True):
+    d = root / "runs" / slug / "default" / chapter
+    d.mkdir(parents=True, exist_ok=True)
+    mf.write_manifest(
+        d / mf.MANIFEST_FILE, {"chapter": chapter, "status": status, "book": book, "finished": finished}
+    )
+    mf.write_keys(d / mf.KEYS_FILE, keys)
+    return d
+
+
+def _store(root: Path, chapter: str, slug: str, keys: list[str]):
+    p = root / "responses" / chapter / f"{slug}.jsonl"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text("".join(json.dumps({"key": k, "response": {}}) + "\n" for k in keys), encoding="utf-8")
+    return p
+
+
+def test_store_check_finds_orphans_and_missing(tmp_path, monkeypatch):
+    monkeypatch.delenv("LCRAG_STORE_DIR", raising=False)
+    _store(tmp_path, "quickstart", "m1", ["a", "b", "old"])
+    _book_run(tmp_path, "quickstart", "m1", ["a", "b", "new"], "2025-01-02")
+    # an older book run, a failed newer one and a non-book run are ignored
+    older = tmp_path / "runs" / "m1" / "quick" / "quickstart"
+    older.mkdir(parents=True)
+    mf.write_manifest(older / mf.MANIFEST_FILE, {"status": "ok", "book": True, "finished": "2025-01-01"})
+    mf.write_keys(older / mf.KEYS_FILE, ["old"])
+    _store(tmp_path, "other", "m1", ["x"])
+    _book_run(tmp_path, "other", "m1", ["x"], "2025-01-01")
+    _book_run(tmp_path, "nostore", "m2", ["y"], "2025-01-01", status="failed")
+
+    checks = {(c.chapter, c.slug): c for c in check_store(root=tmp_path)}
+    assert set(checks) == {("quickstart", "m1"), ("other", "m1")}
+    q = checks[("quickstart", "m1")]
+    assert (q.orphans, q.missing, q.store_keys, q.used_keys) == (["old"], ["new"], 3, 3)
+    assert not q.ok and checks[("other", "m1")].ok
+    assert [c.chapter for c in check_store("other", root=tmp_path)] == ["other"]
+
+
+def test_store_without_a_book_run_is_a_problem(tmp_path, monkeypatch):
+    monkeypatch.delenv("LCRAG_STORE_DIR", raising=False)
+    _store(tmp_path, "quickstart", "m1", ["a"])
+    (c,) = check_store(root=tmp_path)
+    assert not c.ok and "no successful book run" in c.problem
+
+
+def test_malformed_store_line_names_file_and_line(tmp_path):
+    p = tmp_path / "s.jsonl"
+    p.write_text('{"key": "a"}\n{"nokey": 1}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"s.jsonl line 2: no string field 'key'"):
+        read_store_keys(p)
+    p.write_text('{"key": "a"}\n\n{oops\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"s.jsonl line 3: not JSON"):
+        read_store_keys(p)

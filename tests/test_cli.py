@@ -1,0 +1,112 @@
+"""The `lcrag` command: exit codes 0 / 1 / 2 and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lcrag.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures" / "notebooks"
+
+
+@pytest.fixture()
+def project(tmp_path, monkeypatch):
+    root = tmp_path / "proj"
+    (root / "notebooks").mkdir(parents=True)
+    for src in FIXTURES.glob("*.md"):
+        shutil.copy(src, root / "notebooks" / src.name)
+    (root / "notebooks" / "profiles.yml").write_text("fixture_ok:\n  smoke: {n_items: 1}\n", encoding="utf-8")
+    monkeypatch.setenv("LCRAG_HOME", str(root))
+    for var in ("LCRAG_STORE", "LCRAG_STORE_DIR", "LCRAG_RUN_DIR", "LCRAG_CACHE_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    return root
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["frobnicate"],
+        ["run"],
+        ["run", "x", "--bogus"],
+        ["serve", "restart"],
+        ["store"],
+        ["data", "fetch", "-x"],
+    ],
+)
+def test_argparse_usage_errors_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+def test_unknown_chapter_profile_or_parameter_exit_2(project, capsys):
+    code, _, err = run(capsys, "run", "nope")
+    assert code == 2 and err.startswith("lcrag: error: no chapter 'nope'") and err.count("\n") == 1
+    code, _, err = run(capsys, "run", "fixture_ok", "--profile", "paper")
+    assert code == 2 and "its profiles are: smoke, default" in err
+    code, _, err = run(capsys, "run", "fixture_ok", "-p", "n_itemz=3")
+    assert code == 2 and "no parameter 'n_itemz'" in err and "n_items, scale, label" in err
+    code, _, err = run(capsys, "run", "fixture_ok", "-p", "n_items")
+    assert code == 2 and "name=value" in err
+    assert "Traceback" not in err
+
+
+def test_run_ok(project, capsys):
+    code, out, err = run(
+        capsys, "run", "fixture_ok", "--profile", "smoke", "-p", "scale=3", "--model", "m/x", "-q"
+    )
+    assert code == 0, err
+    run_dir = project / "runs" / "m--x" / "smoke" / "fixture_ok"
+    assert "fixture_ok: ok" in out and str(run_dir / "fixture_ok.ipynb") in out
+    m = json.loads((run_dir / "manifest.json").read_text())
+    assert m["parameters"] == {"n_items": 1, "scale": 3, "label": "demo"}
+    assert "model calls: 2 (network 1, store 1)" in out
+
+
+def test_run_failure_exit_1_one_line(project, capsys, tmp_path):
+    code, out, err = run(capsys, "run", "fixture_fail", "--out", str(tmp_path / "o"), "-q")
+    assert code == 1
+    lines = [ln for ln in err.splitlines() if ln.startswith("lcrag: error:")]
+    assert len(lines) == 1 and "fixture_fail" in lines[0] and "ZeroDivisionError" in lines[0]
+    assert "Traceback" not in err
+    assert json.loads((tmp_path / "o" / "manifest.json").read_text())["status"] == "failed"
+
+
+def test_debug_shows_the_traceback(project, capsys, monkeypatch):
+    monkeypatch.setenv("LCRAG_STORE", "sometimes")
+    code, _, err = run(capsys, "run", "fixture_ok", "-q")
+    assert code == 1 and "Traceback" not in err and "LCRAG_STORE must be read, record or off" in err
+    code, _, err = run(capsys, "--debug", "run", "fixture_ok", "-q")
+    assert code == 1 and "Traceback" in err
+    code, _, err = run(capsys, "run", "fixture_ok", "-q", "--debug")
+    assert code == 1 and "Traceback" in err
+
+
+def test_store_check_exit_codes(project, capsys):
+    code, out, _ = run(capsys, "store", "check")
+    assert code == 0 and "nothing to check" in out
+    store = project / "responses" / "fixture_ok" / "m.jsonl"
+    store.parent.mkdir(parents=True)
+    store.write_text('{"key": "k1"}\n', encoding="utf-8")
+    code, out, _ = run(capsys, "store", "check", "--chapter", "fixture_ok")
+    assert code == 1 and "PROBLEM fixture_ok / m" in out and "no successful book run" in out
+    code, out, _ = run(capsys, "store", "check", "--chapter", "other")
+    assert code == 0
+
+
+def test_cache_stats(project, capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("LCRAG_CACHE_DIR", str(tmp_path / "cache"))
+    code, out, _ = run(capsys, "cache", "stats")
+    assert code == 0 and "entries: 0" in out

@@ -1,0 +1,98 @@
+"""The quickstart chapter, executed for real with papermill on the embedded model (smoke profile)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+
+from lcrag.book.runner import run_chapter
+from lcrag.data.fetch import fetch
+
+pytestmark = pytest.mark.slow
+
+SMOKE = {"n_items": 2, "max_context_tokens": 600, "needle_lengths": [600], "needle_depths": [50]}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _data(mirror, tmp_path_factory):
+    os.environ["LCRAG_DATA_DIR"] = str(tmp_path_factory.mktemp("data"))
+    assert fetch(datasets=["bamboo", "paul_graham_essays"], mirror=mirror).ok
+    yield
+    os.environ.pop("LCRAG_DATA_DIR")
+
+
+def _tables(out):
+    return {name: pd.read_csv(out / f"{name}.csv") for name in ("bamboo_answers", "bamboo_accuracy", "needle_answers")}
+
+
+def test_smoke_run_produces_tables_manifest_and_is_repeatable(tmp_path):
+    first = run_chapter("quickstart", profile="smoke", out_dir=tmp_path / "a", progress=False)
+    assert first.ok
+    t = _tables(first.out_dir)
+    answers = t["bamboo_answers"]
+    assert len(answers) == 2 * 2  # 2 questions x (full, rag)
+    assert set(answers["setting"]) == {"full", "rag"}
+    assert answers["answer"].isin(list("ABCD")).all()
+    assert (answers["prompt_tokens"] > 100).all() and (answers["prompt_tokens"] <= 700).all()
+    acc = t["bamboo_accuracy"]
+    assert acc["accuracy"].between(0, 1).all() and (acc["n"] == 2).all()
+    assert len(t["needle_answers"]) == 2 and t["needle_answers"]["recall"].between(0, 1).all()
+    manifest = json.loads((first.out_dir / "manifest.json").read_text())
+    assert manifest["status"] == "ok" and manifest["profile"] == "smoke"
+    assert manifest["model"] == "local/smollm2-135m-instruct"
+    nb = json.loads(first.notebook.read_text())
+    assert "Run manifest" in "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    # same configuration twice: identical result tables (the second run is served by the cache)
+    second = run_chapter("quickstart", profile="smoke", out_dir=tmp_path / "b", progress=False)
+    u = [json.loads(x) for x in (second.out_dir / "usage.jsonl").read_text().splitlines()]
+    assert u and all(r["source"] == "disk" for r in u)
+    for name, df in _tables(second.out_dir).items():
+        pd.testing.assert_frame_equal(df, t[name], check_exact=True)
+
+
+def test_killed_runner_resumes_without_repeating_calls(tmp_path):
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "lcrag.cli", "run", "quickstart", "--profile", "smoke", "--out", str(out)]
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    usage_file = out / "usage.jsonl"
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        if usage_file.exists() and len(usage_file.read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done_before = [json.loads(x)["key"] for x in usage_file.read_text().splitlines() if x.strip()]
+    assert len(done_before) >= 2
+    cache = tmp_path / "cache" / "responses"
+    for f in cache.rglob("*.json"):
+        json.loads(f.read_text())  # no corrupt entry
+    again = run_chapter("quickstart", profile="smoke", out_dir=out, progress=False)
+    assert again.ok
+    usage = [json.loads(x) for x in usage_file.read_text().splitlines()]
+    by_key = {r["key"]: r["source"] for r in usage}
+    assert all(by_key[k] == "disk" for k in done_before)  # nothing answered before was asked again
+    assert len(usage) == 6
+
+
+def test_api_key_never_lands_anywhere(tmp_path, fault_server, monkeypatch):
+    key = "sk-lcrag-fake-0123456789ABCDEFGHIJ"
+    monkeypatch.setenv("LCRAG_API_KEY", key)
+    monkeypatch.setenv("LCRAG_STORE", "record")
+    spec = f"openai-compatible/fault-model@{fault_server.base_url}"
+    res = run_chapter("quickstart", profile="smoke", model=spec, out_dir=tmp_path / "run", progress=False,
+                      store_mode="record")
+    assert res.ok
+    assert fault_server.count() == 6
+    assert all(r["auth"] == f"Bearer {key}" for r in fault_server.requests)
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.suffix == ".ipynb" for p in files) and any(p.suffix == ".jsonl" for p in files)
+    for p in files:
+        assert key.encode() not in p.read_bytes(), p
