@@ -187,3 +187,65 @@ def test_usage_errors_before_anything_runs(project):
 def test_toc_chapters_of_the_real_book():
     assert "quickstart" in toc_chapters()
     assert "claims" not in toc_chapters()
+
+
+SLEEPY = """\
+---
+jupytext:
+  text_representation:
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+```{code-cell} ipython3
+:tags: [parameters]
+
+seconds = 120
+```
+
+```{code-cell} ipython3
+open("started.txt", "w").write("yes")
+```
+
+```{code-cell} ipython3
+import time
+time.sleep(seconds)
+```
+"""
+
+
+def test_sigterm_still_writes_the_manifest(project, tmp_path):
+    """A killed run (Ctrl-C, a CI time limit) keeps its partial notebook and says it was interrupted."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (project / "notebooks" / "sleepy.md").write_text(SLEEPY, encoding="utf-8")
+    out = tmp_path / "sleepy-run"
+    env = {**os.environ, "LCRAG_HOME": str(project)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lcrag.cli", "run", "sleepy", "-q", "--out", str(out)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not (out / "started.txt").exists():
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    # (the kernel may print its own shutdown noise; ours is one line, last)
+    assert err.strip().splitlines()[-1] == "lcrag: error: terminated by SIGTERM"
+    assert "lcrag/book/runner.py" not in err
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["status"] == "interrupted" and "was interrupted" in m["error"]["message"]
+    nb = nbformat.read(out / "sleepy.ipynb", as_version=4)
+    assert "| status | interrupted |" in nb.cells[-1].source

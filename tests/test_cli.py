@@ -110,3 +110,22 @@ def test_cache_stats(project, capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("LCRAG_CACHE_DIR", str(tmp_path / "cache"))
     code, out, _ = run(capsys, "cache", "stats")
     assert code == 0 and "entries: 0" in out
+
+
+def test_serve_status_lists_no_server_in_a_fresh_state_dir(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("LCRAG_STATE_DIR", str(tmp_path / "state"))
+    code, out, _ = run(capsys, "serve", "status")
+    assert code == 0 and out.strip() == "(none)"
+
+
+def test_data_fetch_from_the_mirror(capsys, tmp_path, monkeypatch, mirror):
+    monkeypatch.setenv("LCRAG_DATA_DIR", str(tmp_path / "data"))
+    code, out, err = run(capsys, "data", "fetch", "--mirror", str(mirror), "--dataset", "paul_graham_essays")
+    assert code == 0, out + err
+    assert len(list((tmp_path / "data").rglob("*.txt"))) == 49  # the 49 essays of the manifest
+
+
+def test_data_fetch_unknown_dataset_fails_in_one_line(capsys, tmp_path, monkeypatch, mirror):
+    monkeypatch.setenv("LCRAG_DATA_DIR", str(tmp_path / "data"))
+    code, _, err = run(capsys, "data", "fetch", "--mirror", str(mirror), "--dataset", "no_such_dataset")
+    assert code in (1, 2) and err.startswith("lcrag: error:") and "Traceback" not in err

@@ -97,7 +97,11 @@ def cmd_data_fetch(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_FAIL
 
 
-def _print_records(records: Any) -> None:
+SERVER_COLUMNS = ("spec", "alive", "healthy", "pid", "port", "base_url", "logits_all", "log")
+
+
+def _print_records(records: Any, columns: Sequence[str] | None = None) -> None:
+    """A list of dicts as a table; with ``columns``, only those present, in that order."""
     if not records:
         print("(none)")
         return
@@ -105,7 +109,10 @@ def _print_records(records: Any) -> None:
         records = [records]
     import pandas as pd
 
-    print(pd.DataFrame(list(records)).to_string(index=False))
+    df = pd.DataFrame(list(records))
+    if columns and any(c in df.columns for c in columns):
+        df = df[[c for c in columns if c in df.columns]]
+    print(df.to_string(index=False))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -114,14 +121,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise _unavailable("lcrag serve", exc) from exc
     if args.action == "start":
-        info = server.start(args.model or config.default_model())
-        _print_records(info if isinstance(info, (dict, list)) else {"started": str(info)})
+        h = server.start(args.model or config.default_model())
+        print(f"{h.spec}: serving at {h.base_url} (pid {h.pid}, log {h.log})")
     elif args.action == "stop":
         stopped = server.stop(args.model)
-        if stopped is not None:
-            _print_records(stopped if isinstance(stopped, (dict, list)) else {"stopped": str(stopped)})
+        print("stopped: " + ", ".join(stopped) if stopped else "no embedded server was running")
     else:
-        _print_records(server.status())
+        _print_records(server.status(), SERVER_COLUMNS)
     return EXIT_OK
 
 
@@ -273,9 +279,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         _err(str(exc))
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        _err("interrupted")
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM during a chapter (runner.Terminated)
+        _err(str(exc) or "interrupted")
+        return 143 if type(exc).__name__ == "Terminated" else 130
     except Exception as exc:  # one clear line for anything else
         if debug:
             traceback.print_exc()

@@ -94,6 +94,30 @@ def _environ(updates: dict[str, str | None]) -> Iterator[None]:
                 os.environ[k] = v
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM received while a chapter ran (a kill, a CI time limit)."""
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """Turn SIGTERM into :class:`Terminated` so that an interrupted run still writes its manifest."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise Terminated("terminated by SIGTERM")
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -151,7 +175,8 @@ def _describe_error(chapter: str, exc: BaseException) -> dict[str, Any]:
             "source": exc.source,
         }
     text = str(exc).strip().splitlines()
-    message = f"chapter {chapter!r} failed: {type(exc).__name__}: {text[0] if text else ''}"
+    what = "was interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+    message = f"chapter {chapter!r} {what}: {type(exc).__name__}: {text[0] if text else ''}"
     return {"message": message, "ename": type(exc).__name__, "evalue": str(exc)}
 
 
@@ -164,6 +189,63 @@ def _append_manifest_cell(notebook: Path, m: dict[str, Any]) -> None:
         nbformat.v4.new_markdown_cell(mf.manifest_markdown(m), metadata={"tags": ["lcrag-manifest"]})
     )
     nbformat.write(nb, notebook)
+
+
+def _clear_run_outputs(out: Path) -> None:
+    """Create the run directory and remove the outputs this run will rewrite (the usage log,
+    manifest, key list, claims). Everything else, e.g. a chapter's own caches, is kept."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name in (mf.USAGE_FILE, mf.KEYS_FILE, mf.MANIFEST_FILE, CLAIMS_FILE):
+        (out / name).unlink(missing_ok=True)
+
+
+def _delete_store_file(chapter: str, model: str) -> str | None:
+    """For ``--fresh``: remove the chapter's recorded responses for ``model``; its path, if it existed."""
+    sf = store_file(chapter, model)
+    if not sf.exists():
+        return None
+    sf.unlink()
+    return str(sf)
+
+
+def _kernel_env(out: Path, chapter: str, model: str) -> dict[str, str]:
+    """Environment of the notebook's kernel: where to write, what chapter and model it runs."""
+    package_parent = str(Path(lcrag.__file__).resolve().parent.parent)
+    return {
+        "LCRAG_RUN_DIR": str(out),
+        "LCRAG_CHAPTER": chapter,
+        "LCRAG_MODEL": model,
+        # the kernel imports the same lcrag as this process, installed or not
+        "PYTHONPATH": os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p),
+    }
+
+
+def _execute(
+    source: Path, notebook: Path, parameters: dict[str, Any], progress: bool
+) -> tuple[str, dict[str, Any] | None, BaseException | None]:
+    """Run the notebook with papermill in its run directory.
+
+    Returns ``(status, error, pending)``: ``pending`` is an interruption to re-raise once the
+    manifest is written.
+    """
+    import papermill as pm
+
+    chapter = notebook.stem
+    try:
+        pm.execute_notebook(
+            read_notebook(source),
+            str(notebook),
+            parameters=parameters,
+            kernel_name=KERNEL,
+            language="python",
+            cwd=str(notebook.parent),
+            progress_bar=progress,
+        )
+    except Exception as exc:  # a cell raised, or the kernel died
+        return "failed", _describe_error(chapter, exc), None
+    except BaseException as exc:  # Ctrl-C or SIGTERM: record it, then stop
+        return "interrupted", _describe_error(chapter, exc), exc
+    return "ok", None, None
 
 
 def run_chapter(
@@ -194,8 +276,6 @@ def run_chapter(
     On a notebook error the partial notebook and a manifest with status ``failed`` are kept, and
     :class:`ChapterFailed` is raised (or, with ``check=False``, the failed result is returned).
     """
-    import papermill as pm
-
     root = Path(root).resolve() if root else config.project_root()
     source = Path(chapter) if chapter.endswith(".md") else chapter_source(chapter, root)
     chapter = source.stem
@@ -205,51 +285,19 @@ def run_chapter(
     if fresh:
         store_mode = "record"
 
-    with _environ(
-        {"LCRAG_HOME": str(root), "LCRAG_STORE": store_mode} if store_mode else {"LCRAG_HOME": str(root)}
-    ):
-        effective_store = config.store_mode()
+    with _environ({"LCRAG_HOME": str(root), **({"LCRAG_STORE": store_mode} if store_mode else {})}):
+        effective_store = config.store_mode()  # validates LCRAG_STORE before anything runs
         parameters = resolve(chapter, profile, params, root=root, source=source)
-        profile_values = chapter_profiles(chapter, root)[profile]
         out = Path(out_dir).resolve() if out_dir else default_out_dir(chapter, profile, model, root)
-        out.mkdir(parents=True, exist_ok=True)
-        for name in (mf.USAGE_FILE, mf.KEYS_FILE, mf.MANIFEST_FILE, CLAIMS_FILE):
-            (out / name).unlink(missing_ok=True)
-        deleted_store = None
-        if fresh:
-            sf = store_file(chapter, model)
-            if sf.exists():
-                sf.unlink()
-                deleted_store = str(sf)
+        _clear_run_outputs(out)
+        deleted_store = _delete_store_file(chapter, model) if fresh else None
 
         notebook = out / f"{chapter}.ipynb"
-        package_parent = str(Path(lcrag.__file__).resolve().parent.parent)
-        pythonpath = os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p)
-        kernel_env = {
-            "LCRAG_RUN_DIR": str(out),
-            "LCRAG_CHAPTER": chapter,
-            "LCRAG_MODEL": model,
-            "PYTHONPATH": pythonpath,  # the kernel imports the same lcrag as this process
-        }
-        injected = {**parameters, "model": model, "profile": profile}
         started, t0 = _now(), time.monotonic()
-        status, error, pending = "ok", None, None
-        with _environ(kernel_env):
-            nb = read_notebook(source)
-            try:
-                pm.execute_notebook(
-                    nb,
-                    str(notebook),
-                    parameters=injected,
-                    kernel_name=KERNEL,
-                    language="python",
-                    cwd=str(out),
-                    progress_bar=progress,
-                )
-            except Exception as exc:  # a cell raised, or the kernel died
-                status, error = "failed", _describe_error(chapter, exc)
-            except BaseException as exc:  # Ctrl-C: record it, then stop
-                status, error, pending = "interrupted", _describe_error(chapter, exc), exc
+        with _environ(_kernel_env(out, chapter, model)), _sigterm_interrupts():
+            status, error, pending = _execute(
+                source, notebook, {**parameters, "model": model, "profile": profile}, progress
+            )
         wall = time.monotonic() - t0
 
         usage = mf.read_usage(out / mf.USAGE_FILE)
@@ -261,7 +309,7 @@ def run_chapter(
             "model": model,
             "model_slug": model_slug(model),
             "parameters": parameters,
-            "profile_values": profile_values,
+            "profile_values": chapter_profiles(chapter, root)[profile],
             "overrides": dict(params or {}),
             "store_mode": effective_store,
             "fresh": fresh,

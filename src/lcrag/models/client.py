@@ -339,8 +339,8 @@ def _completion_logprobs(lp) -> list[dict] | None:
     if not lp or not getattr(lp, "tokens", None):
         return None
     tops = lp.top_logprobs or [None] * len(lp.tokens)
-    return [{"token": t, "logprob": l, "top": dict(top or {})}
-            for t, l, top in zip(lp.tokens, lp.token_logprobs, tops)]
+    return [{"token": t, "logprob": lp_, "top": dict(top or {})}
+            for t, lp_, top in zip(lp.tokens, lp.token_logprobs, tops, strict=False)]
 
 
 def _completion(response: dict, key: str, source: str, info: ModelInfo, trunc: tok.Truncation) -> Completion:
