@@ -8,7 +8,9 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PROFILE ?= default
-MIRROR ?= $(LCRAG_DATA_MIRROR)
+# A data mirror laid out like data/manifest.json's paths: $LCRAG_DATA_MIRROR, else ../shared/data if present;
+# without one, `make data` downloads every file from its canonical URL.
+MIRROR ?= $(or $(LCRAG_DATA_MIRROR),$(wildcard ../shared/data))
 TORCH  ?= torch==2.13.0
 
 BOOK_FLAGS := --profile $(PROFILE) $(if $(MODEL),--model $(MODEL)) $(if $(filter 1 yes true,$(FRESH)),--fresh)
