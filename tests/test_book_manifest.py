@@ -166,9 +166,12 @@ def test_store_without_a_book_run_is_a_problem(tmp_path, monkeypatch):
 
 def test_malformed_store_line_names_file_and_line(tmp_path):
     p = tmp_path / "s.jsonl"
-    p.write_text('{"key": "a"}\n{"nokey": 1}\n', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"s.jsonl line 2: no string field 'key'"):
+    ok = '{"key": "a", "response": {"text": "x"}}\n'
+    p.write_text(ok + '{"nokey": 1}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"s.jsonl line 2: not a store entry"):
         read_store_keys(p)
-    p.write_text('{"key": "a"}\n\n{oops\n', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"s.jsonl line 3: not JSON"):
+    p.write_text(ok + '\n{oops\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"s.jsonl line 3: not a store entry"):
         read_store_keys(p)
+    p.write_text(ok, encoding="utf-8")
+    assert read_store_keys(p) == ["a"]

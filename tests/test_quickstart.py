@@ -69,6 +69,7 @@ def test_killed_runner_resumes_without_repeating_calls(tmp_path):
         time.sleep(0.2)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
+    _kill_processes_in(out)  # the notebook kernel runs in its own session: kill it too, as a crash would
     done_before = [json.loads(x)["key"] for x in usage_file.read_text().splitlines() if x.strip()]
     assert len(done_before) >= 2
     cache = tmp_path / "cache" / "responses"
@@ -80,6 +81,24 @@ def test_killed_runner_resumes_without_repeating_calls(tmp_path):
     by_key = {r["key"]: r["source"] for r in usage}
     assert all(by_key[k] == "disk" for k in done_before)  # nothing answered before was asked again
     assert len(usage) == 6
+
+
+def _kill_processes_in(cwd, timeout=15.0):
+    """SIGKILL every process working in ``cwd`` (the notebook kernel runs there) and wait until they are gone."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        busy = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if os.readlink(f"/proc/{pid}/cwd") == str(cwd):
+                    busy.append(int(pid))
+                    os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+        if not busy:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"processes still running in {cwd}")
 
 
 def test_api_key_never_lands_anywhere(tmp_path, fault_server, monkeypatch):

@@ -576,21 +576,13 @@ class StoreCheck:
 
 
 def read_store_keys(path: Path) -> list[str]:
-    """The ``key`` of every line of a store file (JSON lines); a bad line names file and line."""
-    import json
+    """The ``key`` of every line of a store file; a bad line is an error naming file and line."""
+    from lcrag.models.store import read_entries
 
-    keys = []
-    with Path(path).open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except ValueError as exc:
-                raise ValueError(f"{path} line {lineno}: not JSON ({exc.msg})") from None
-            if not isinstance(rec, dict) or not isinstance(rec.get("key"), str):
-                raise ValueError(f"{path} line {lineno}: no string field 'key'")
-            keys.append(rec["key"])
+    bad: list[tuple[str, int]] = []
+    keys = [e["key"] for e in read_entries(Path(path), bad)]
+    if bad:
+        raise ValueError(f"{bad[0][0]} line {bad[0][1]}: not a store entry (JSON with 'key' and 'response')")
     return keys
 
 
