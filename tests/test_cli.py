@@ -99,7 +99,7 @@ def test_store_check_exit_codes(project, capsys):
     assert code == 0 and "nothing to check" in out
     store = project / "responses" / "fixture_ok" / "m.jsonl"
     store.parent.mkdir(parents=True)
-    store.write_text('{"key": "k1"}\n', encoding="utf-8")
+    store.write_text('{"key": "k1", "response": {"text": "x"}}\n', encoding="utf-8")
     code, out, _ = run(capsys, "store", "check", "--chapter", "fixture_ok")
     assert code == 1 and "PROBLEM fixture_ok / m" in out and "no successful book run" in out
     code, out, _ = run(capsys, "store", "check", "--chapter", "other")
