@@ -88,3 +88,14 @@ def test_prefix_cache_reuses_the_shared_prefix():
     assert hits, new_log[-2000:]
     reused, evaluated = map(int, hits[-1])
     assert reused > 0.95 * m.count_tokens(doc) and evaluated < 30
+
+
+def test_a_server_that_went_away_is_started_again(monkeypatch, tmp_path):
+    m = get_model(SMOL)
+    m.chat([{"role": "user", "content": "Say hi."}], max_tokens=3)
+    old = server.start(SMOL).pid
+    server.stop(SMOL)
+    monkeypatch.setenv("LCRAG_CACHE_DIR", str(tmp_path / "fresh"))
+    r = m.chat([{"role": "user", "content": "Say hi."}], max_tokens=3)
+    assert r.source == "network" and r.text
+    assert server.start(SMOL).pid != old

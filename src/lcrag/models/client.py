@@ -93,7 +93,7 @@ class Model:
         self._client_lock = threading.Lock()
         self._client: openai.OpenAI | None = None
         self._base_url: str | None = None
-        self._serving: dict | None = None
+        self._local: dict[bool, tuple[openai.OpenAI, dict]] = {}  # local server (client, settings), by logits_all
 
     # ------------------------------------------------------------------ identity, tokens
     @property
@@ -228,12 +228,16 @@ class Model:
             default_store().append(chapter, self.info.slug, key, response, model=self.spec)
 
     # ------------------------------------------------------------------ the network
-    def _endpoint(self, logprobs: bool) -> tuple[openai.OpenAI, str]:
+    def _endpoint(self, logprobs: bool) -> tuple[openai.OpenAI, str, dict | None]:
+        """The client to call, the model name to send, and (local models) the server's settings."""
         if self.info.is_local:
-            handle = server.start(self.spec, logits_all=logprobs)
-            self._serving = {"runtime": "llama-cpp-python", **handle.settings}
-            return openai.OpenAI(base_url=handle.base_url, api_key="local", max_retries=0,
-                                 timeout=self.retry.timeout_s), self.info.name
+            if logprobs not in self._local:  # start (or find) the server once per process
+                handle = server.start(self.spec, logits_all=logprobs)
+                client = openai.OpenAI(base_url=handle.base_url, api_key="local", max_retries=0,
+                                       timeout=self.retry.timeout_s)
+                self._local[logprobs] = (client, {"runtime": "llama-cpp-python", **handle.settings})
+            client, serving = self._local[logprobs]
+            return client, self.info.name, serving
         with self._client_lock:
             if self._client is None:
                 key = next((os.environ[v] for v in self.api_key_env if os.environ.get(v)), None)
@@ -241,12 +245,12 @@ class Model:
                     raise AuthError(f"{self.spec} needs an API key: set OPENAI_API_KEY (or LCRAG_API_KEY)")
                 self._client = openai.OpenAI(base_url=self.info.base_url, api_key=key or "none",
                                              max_retries=0, timeout=self.retry.timeout_s)
-            return self._client, self.info.name
+            return self._client, self.info.name, None
 
     def _request(self, kind: str, body: dict, params: dict) -> dict:
         last: Exception | None = None
         for attempt in range(self.retry.max_retries + 1):
-            client, name = self._endpoint(bool(params.get("logprobs")))
+            client, name, serving = self._endpoint(bool(params.get("logprobs")))
             t0 = time.perf_counter()
             try:
                 raw = _send(client, name, kind, body, params)
@@ -262,6 +266,8 @@ class Model:
                     openai.APIConnectionError, openai.APIResponseValidationError, MalformedResponse,
                     ValueError) as exc:
                 last = exc
+                if isinstance(exc, openai.APIConnectionError):
+                    self._local.clear()  # a local server that went away is started again on the next try
                 if attempt < self.retry.max_retries:
                     time.sleep(self.retry.delay(attempt))
                 continue
@@ -272,8 +278,8 @@ class Model:
                     continue
                 raise ModelCallError(f"{self.spec}: HTTP {exc.status_code}: {_scrub(str(exc))}") from None
             response["latency_s"] = round(time.perf_counter() - t0, 4)
-            if self._serving:
-                response["serving"] = self._serving
+            if serving:
+                response["serving"] = serving
             return response
         raise ModelCallError(
             f"{self.spec}: gave up after {self.retry.max_retries + 1} attempts: "
