@@ -57,20 +57,24 @@ def bamboo_prompts(items: pd.DataFrame, settings=SETTINGS, top_k: int = 5, chunk
 
 def solve(model, prompts: pd.DataFrame, *, system: str | None = SYSTEM, max_tokens: int = 5,
           context_policy: str = "truncate_middle", max_context_tokens: int | None = None) -> pd.DataFrame:
-    """Ask ``model`` every prompt (greedy); add the response and its accounting to the table.
+    """Ask ``model`` every prompt (greedy; concurrently for remote endpoints, in order for local ones); add the
+    response and its accounting to the table.
 
     ``max_context_tokens`` (for the smoke profile) cuts each prompt to that many tokens first.
     """
-    out = []
-    for row in prompts.to_dict("records"):
+    rows = prompts.to_dict("records")
+    requests = []
+    for row in rows:
         prompt = row["prompt"]
         if max_context_tokens and isinstance(prompt, str):
             prompt, _ = model.fit(prompt, max_context_tokens, "truncate_middle")
-        r = model.ask(prompt, system=system, max_tokens=max_tokens, temperature=0.0,
-                      context_policy=context_policy)
-        out.append({**row, "response": r.text, "prompt_tokens": r.prompt_tokens,
-                    "completion_tokens": r.completion_tokens, "latency_s": r.latency_s,
-                    "truncated": r.truncation is not None, "model": model.spec})
+        requests.append({"prompt": prompt, "system": system, "max_tokens": max_tokens, "temperature": 0.0,
+                         "context_policy": context_policy})
+    out = [
+        {**row, "response": r.text, "prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens,
+         "latency_s": r.latency_s, "truncated": r.truncation is not None, "model": model.spec}
+        for row, r in zip(rows, model.map("ask", requests), strict=True)
+    ]
     return pd.DataFrame(out).drop(columns=["prompt"])
 
 
