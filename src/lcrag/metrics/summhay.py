@@ -41,8 +41,19 @@ _LABELS = {
 }
 LINK_POLICIES = ("parity", "zero")
 
-INSIGHT_COLUMNS = ["insight_id", "label", "coverage", "bullet_id", "linked_bullet", "n_cited", "n_gold",
-                   "precision", "recall", "f1", "joint"]
+INSIGHT_COLUMNS = [
+    "insight_id",
+    "label",
+    "coverage",
+    "bullet_id",
+    "linked_bullet",
+    "n_cited",
+    "n_gold",
+    "precision",
+    "recall",
+    "f1",
+    "joint",
+]
 
 
 def split_bullets(summary: str) -> list[str]:
@@ -124,9 +135,19 @@ def score_insights(
     for j in judgments:
         label = normalize_label(j["coverage"])
         cov = coverage_score(label, partial)
-        row = {"insight_id": j["insight_id"], "label": label, "coverage": cov, "bullet_id": j.get("bullet_id"),
-               "linked_bullet": None, "n_cited": np.nan, "n_gold": np.nan, "precision": np.nan,
-               "recall": np.nan, "f1": np.nan, "joint": 0.0}
+        row = {
+            "insight_id": j["insight_id"],
+            "label": label,
+            "coverage": cov,
+            "bullet_id": j.get("bullet_id"),
+            "linked_bullet": None,
+            "n_cited": np.nan,
+            "n_gold": np.nan,
+            "precision": np.nan,
+            "recall": np.nan,
+            "f1": np.nan,
+            "joint": 0.0,
+        }
         if cov > 0:
             if j["insight_id"] not in gold:
                 raise KeyError(f"insight {j['insight_id']!r} has no gold documents")
@@ -134,8 +155,15 @@ def score_insights(
             cited = set(extract_citations(bullets[idx])) if idx is not None else set()
             ref = set(gold[j["insight_id"]])
             p, r, f1 = citation_prf(cited, ref)
-            row.update(linked_bullet=idx, n_cited=len(cited), n_gold=len(ref), precision=p, recall=r, f1=f1,
-                       joint=cov * f1)
+            row.update(
+                linked_bullet=idx,
+                n_cited=len(cited),
+                n_gold=len(ref),
+                precision=p,
+                recall=r,
+                f1=f1,
+                joint=cov * f1,
+            )
         rows.append(row)
     return pd.DataFrame(rows, columns=INSIGHT_COLUMNS)
 
@@ -149,15 +177,17 @@ def micro_average(scores: pd.DataFrame, by: str | list[str] | None = None) -> pd
 
     def pooled(g: pd.DataFrame) -> pd.Series:
         covered = g[g["coverage"] > 0]
-        return pd.Series({
-            "coverage": g["coverage"].mean(),
-            "citation": covered["f1"].mean() if len(covered) else np.nan,
-            "joint": g["joint"].mean(),
-            "precision": covered["precision"].mean() if len(covered) else np.nan,
-            "recall": covered["recall"].mean() if len(covered) else np.nan,
-            "n_insights": len(g),
-            "n_covered": len(covered),
-        })
+        return pd.Series(
+            {
+                "coverage": g["coverage"].mean(),
+                "citation": covered["f1"].mean() if len(covered) else np.nan,
+                "joint": g["joint"].mean(),
+                "precision": covered["precision"].mean() if len(covered) else np.nan,
+                "recall": covered["recall"].mean() if len(covered) else np.nan,
+                "n_insights": len(g),
+                "n_covered": len(covered),
+            }
+        )
 
     if by is None:
         return pooled(scores).to_frame().T.astype({"n_insights": int, "n_covered": int})
@@ -165,15 +195,23 @@ def micro_average(scores: pd.DataFrame, by: str | list[str] | None = None) -> pd
     return out.astype({"n_insights": int, "n_covered": int})
 
 
-def summary_scores(bullets: Sequence[str] | str, judgments: Iterable[Mapping], gold: Mapping[str, Iterable[int]],
-                   *, partial: float = 0.5, link_policy: str = "parity") -> dict[str, float]:
+def summary_scores(
+    bullets: Sequence[str] | str,
+    judgments: Iterable[Mapping],
+    gold: Mapping[str, Iterable[int]],
+    *,
+    partial: float = 0.5,
+    link_policy: str = "parity",
+) -> dict[str, float]:
     """Coverage, citation and joint of one summary on the 0-100 scale (the numbers of the paper's Fig. 2 and 4).
 
     ``bullets`` may be the raw summary text; it is split with :func:`split_bullets`.
     """
     if isinstance(bullets, str):
         bullets = split_bullets(bullets)
-    row = micro_average(score_insights(bullets, judgments, gold, partial=partial, link_policy=link_policy)).iloc[0]
+    row = micro_average(
+        score_insights(bullets, judgments, gold, partial=partial, link_policy=link_policy)
+    ).iloc[0]
     return {k: 100 * float(row[k]) for k in ("coverage", "citation", "joint", "precision", "recall")}
 
 
@@ -197,10 +235,10 @@ def coverage_correlation(reference: Sequence[float], predicted: Sequence[float])
 def linking_accuracy(reference: Sequence, predicted: Sequence) -> tuple[float, int]:
     """Share of insights where the evaluator links the same bullet as the reference, and how many were compared.
 
-    Both sequences hold 0-based bullet indices, or None where no bullet was chosen. As in the released
+    Both sequences hold 0-based bullet indices, or None (or NaN) where no bullet was chosen. As in the released
     notebook, only insights where the reference chose a bullet and the evaluator returned one are compared.
     """
-    pairs = [(r, p) for r, p in zip(reference, predicted, strict=True) if r is not None and p is not None]
+    pairs = [(r, p) for r, p in zip(reference, predicted, strict=True) if not pd.isna(r) and not pd.isna(p)]
     if not pairs:
         return float("nan"), 0
     return float(np.mean([r == p for r, p in pairs])), len(pairs)
