@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import time
 
 import pandas as pd
 import pytest
+from conftest import ROOT
 
 from lcrag.book.runner import run_chapter
 from lcrag.data.fetch import fetch
@@ -102,16 +104,23 @@ def _kill_processes_in(cwd, timeout=15.0):
 
 
 def test_api_key_never_lands_anywhere(tmp_path, fault_server, monkeypatch):
+    """A run against an endpoint with a (fake) key, then a book built from it: the key is in no file."""
+    from test_book_build import copy_book
+
+    from lcrag.book.runner import build_book
+
     key = "sk-lcrag-fake-0123456789ABCDEFGHIJ"
     monkeypatch.setenv("LCRAG_API_KEY", key)
-    monkeypatch.setenv("LCRAG_STORE", "record")
+    monkeypatch.delenv("LCRAG_STORE_DIR")  # the store of the book copy: scanned below
+    book = copy_book(tmp_path / "book")
+    shutil.copy(ROOT / "notebooks" / "quickstart.md", book / "notebooks")
+    shutil.copy(ROOT / "notebooks" / "profiles.yml", book / "notebooks")
     spec = f"openai-compatible/fault-model@{fault_server.base_url}"
-    res = run_chapter("quickstart", profile="smoke", model=spec, out_dir=tmp_path / "run", progress=False,
-                      store_mode="record")
-    assert res.ok
-    assert fault_server.count() == 6
+    res = build_book(["quickstart"], profile="smoke", model=spec, root=book, progress=False, log=lambda s: None)
+    assert res.html and fault_server.count() == 6
     assert all(r["auth"] == f"Bearer {key}" for r in fault_server.requests)
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
-    assert any(p.suffix == ".ipynb" for p in files) and any(p.suffix == ".jsonl" for p in files)
+    kinds = {p.suffix for p in files}
+    assert {".ipynb", ".jsonl", ".html", ".json"} <= kinds
     for p in files:
         assert key.encode() not in p.read_bytes(), p
