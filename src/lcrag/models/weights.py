@@ -1,0 +1,249 @@
+"""Derived weight files: the shipped GGUFs rewritten once in another weight format, for speed.
+
+The embedded models ship as 4/5-bit GGUFs (SmolLM2 Q4_1, Gemma-3 "Q4_K_M", which for its 640-wide rows is
+mostly Q5_0). llama.cpp's fastest CPU kernels on this kind of machine are not the ones for those formats
+(``benchmarks/serving_variants.py`` measures them all), so the server may load a copy of the same model in
+another format, made here with llama.cpp's own quantize API (``llama_model_quantize``):
+
+- ``f32`` / ``f16`` / ``bf16``: the shipped weights dequantized; ``f32`` holds exactly the values the
+  shipped file encodes (no new rounding);
+- ``q8_0``: re-quantized to 8 bits (from 4/5-bit values: a small extra rounding);
+- ``q4_0`` / ``iq4_nl``: re-quantized to other 4-bit formats (lossy: a different rounding of the model).
+
+The token-embedding table keeps the shipped file's type, copied byte for byte (it is a row lookup, never a
+matrix product, so its format costs no speed; for Gemma-3's 262k vocabulary it is 2/3 of the model).
+
+Each derived file is made once per machine under ``config.state_dir()/models/derived/``: under a file lock
+(two processes never make it twice), written to a temporary name and renamed into place (a crash leaves no
+half file), with a sidecar JSON recording its sha256, the source file's sha256, the format and llama.cpp's
+version. The file name carries the source's sha256 prefix, so a new shipped file gets new derived files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import fcntl
+import hashlib
+import json
+import os
+import struct
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from lcrag import config
+from lcrag.models.cache import atomic_write_bytes
+
+# format name -> llama_cpp ftype constant name
+FORMATS: dict[str, str] = {
+    "f32": "LLAMA_FTYPE_ALL_F32",
+    "f16": "LLAMA_FTYPE_MOSTLY_F16",
+    "bf16": "LLAMA_FTYPE_MOSTLY_BF16",
+    "q8_0": "LLAMA_FTYPE_MOSTLY_Q8_0",
+    "q4_0": "LLAMA_FTYPE_MOSTLY_Q4_0",
+    "iq4_nl": "LLAMA_FTYPE_MOSTLY_IQ4_NL",
+}
+SHIPPED = "shipped"  # the weight format name meaning "serve the shipped file as it is"
+
+
+class WeightsError(RuntimeError):
+    """A derived weight file could not be made or does not match its record."""
+
+
+@dataclass(frozen=True)
+class DerivedWeights:
+    """A derived GGUF and what it was made from."""
+
+    path: Path
+    format: str
+    sha256: str
+    source: Path
+    source_sha256: str
+    llama_cpp: str
+
+    def record(self) -> dict:
+        d = asdict(self)
+        d["path"], d["source"] = str(self.path), str(self.source)
+        return d
+
+
+# --------------------------------------------------------------------------- GGUF header
+
+
+def _read_str(fh) -> str:
+    (n,) = struct.unpack("<Q", fh.read(8))
+    return fh.read(n).decode("utf-8", errors="replace")
+
+
+_SCALAR = {
+    0: "<B",
+    1: "<b",
+    2: "<H",
+    3: "<h",
+    4: "<I",
+    5: "<i",
+    6: "<f",
+    7: "<?",
+    10: "<Q",
+    11: "<q",
+    12: "<d",
+}
+
+
+def _skip_value(fh, vtype: int) -> None:
+    if vtype in _SCALAR:
+        fh.read(struct.calcsize(_SCALAR[vtype]))
+    elif vtype == 8:
+        _read_str(fh)
+    elif vtype == 9:
+        (item_type,) = struct.unpack("<I", fh.read(4))
+        (n,) = struct.unpack("<Q", fh.read(8))
+        if item_type in _SCALAR:
+            fh.seek(n * struct.calcsize(_SCALAR[item_type]), os.SEEK_CUR)
+        else:
+            for _ in range(n):
+                _skip_value(fh, item_type)
+    else:
+        raise WeightsError(f"unknown GGUF value type {vtype}")
+
+
+def tensor_types(path: Path) -> dict[str, int]:
+    """Tensor name -> ggml type id, read from a GGUF file's header (no tensor data is read)."""
+    with open(path, "rb") as fh:
+        if fh.read(4) != b"GGUF":
+            raise WeightsError(f"{path} is not a GGUF file")
+        (version,) = struct.unpack("<I", fh.read(4))
+        if version < 2:
+            raise WeightsError(f"{path}: GGUF version {version} is too old")
+        n_tensors, n_kv = struct.unpack("<QQ", fh.read(16))
+        for _ in range(n_kv):
+            _read_str(fh)
+            (vtype,) = struct.unpack("<I", fh.read(4))
+            _skip_value(fh, vtype)
+        types = {}
+        for _ in range(n_tensors):
+            name = _read_str(fh)
+            (n_dims,) = struct.unpack("<I", fh.read(4))
+            fh.seek(8 * n_dims, os.SEEK_CUR)
+            ttype, _offset = struct.unpack("<IQ", fh.read(12))
+            types[name] = ttype
+    return types
+
+
+# --------------------------------------------------------------------------- making derived files
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def derived_dir() -> Path:
+    return config.state_dir() / "models" / "derived"
+
+
+def _names(source: Path, source_sha: str, fmt: str) -> tuple[Path, Path]:
+    stem = f"{source.stem}.{fmt}.{source_sha[:12]}"
+    return derived_dir() / f"{stem}.gguf", derived_dir() / f"{stem}.json"
+
+
+@contextlib.contextmanager
+def _lock(path: Path, timeout: float = 600.0):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as fh:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise WeightsError(f"timed out waiting for {path}") from None
+                time.sleep(0.2)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _quantize(source: Path, target: Path, fmt: str, embedding_type: int | None, nthread: int) -> None:
+    import llama_cpp
+
+    params = llama_cpp.llama_model_quantize_default_params()
+    params.nthread = nthread
+    params.ftype = getattr(llama_cpp, FORMATS[fmt])
+    params.allow_requantize = True
+    if embedding_type is not None:
+        params.token_embedding_type = embedding_type  # same type as the source: copied, not re-rounded
+    rc = llama_cpp.llama_model_quantize(str(source).encode(), str(target).encode(), ctypes.byref(params))
+    if rc != 0:
+        raise WeightsError(f"llama_model_quantize({source.name} -> {fmt}) failed with code {rc}")
+
+
+def derive(source: Path, fmt: str, source_sha256: str | None = None, nthread: int = 2) -> DerivedWeights:
+    """The ``fmt`` copy of the GGUF ``source``: made once per machine, atomically, its sha256 recorded.
+
+    A later call returns the recorded file after checking that it is still there with the recorded size
+    (the sha256 itself is checked when the file is made; :func:`verify` re-hashes on demand).
+    """
+    if fmt not in FORMATS:
+        raise WeightsError(f"unknown weight format {fmt!r}; known: {', '.join([SHIPPED, *FORMATS])}")
+    source = Path(source)
+    source_sha = source_sha256 or file_sha256(source)
+    target, sidecar = _names(source, source_sha, fmt)
+    with _lock(sidecar.with_suffix(".lock")):
+        found = _recorded(target, sidecar)
+        if found is not None:
+            return found
+        embd = tensor_types(source).get("token_embd.weight")
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.partial")
+        try:
+            _quantize(source, tmp, fmt, embd, nthread)
+            sha = file_sha256(tmp)
+            os.replace(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
+        import llama_cpp
+
+        made = DerivedWeights(
+            path=target,
+            format=fmt,
+            sha256=sha,
+            source=source,
+            source_sha256=source_sha,
+            llama_cpp=llama_cpp.__version__,
+        )
+        atomic_write_bytes(
+            sidecar,
+            json.dumps(
+                {**made.record(), "size": target.stat().st_size, "made": time.strftime("%Y-%m-%dT%H:%M:%S")},
+                indent=1,
+            ).encode(),
+        )
+        return made
+
+
+def _recorded(target: Path, sidecar: Path) -> DerivedWeights | None:
+    try:
+        rec = json.loads(sidecar.read_text())
+    except (FileNotFoundError, ValueError):
+        return None
+    if not target.is_file() or target.stat().st_size != rec.get("size"):
+        return None
+    return DerivedWeights(
+        path=target,
+        format=rec["format"],
+        sha256=rec["sha256"],
+        source=Path(rec["source"]),
+        source_sha256=rec["source_sha256"],
+        llama_cpp=rec["llama_cpp"],
+    )
+
+
+def verify(weights: DerivedWeights) -> bool:
+    """Re-hash a derived file: True when it still has its recorded sha256."""
+    return file_sha256(weights.path) == weights.sha256
