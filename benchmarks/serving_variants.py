@@ -77,9 +77,15 @@ VARIANTS = [
     Variant("q4_0 weights", "q4_0", FA),
     Variant("iq4_nl weights", "iq4_nl", FA),
     Variant("f32 weights", "f32", FA),
-    Variant("f32 weights, no flash_attn", "f32", {}, sizes=(512, 2048)),
+    Variant("f32 weights, no flash_attn", "f32", {}),
+    Variant("f32 weights, KV f32", "f32", {**FA, "type_k": 0, "type_v": 0}),
+    Variant("f32 weights, KV f32, no flash_attn", "f32", {"type_k": 0, "type_v": 0}),
+    Variant("f32 weights, ubatch 2048", "f32", {**FA, "n_batch": 2048, "n_ubatch": 2048}),
     Variant("f32 weights, ubatch 1024", "f32", {**FA, "n_batch": 1024, "n_ubatch": 1024}),
     Variant("f32 prefill + shipped decode", weights.SHIPPED, FA, prefill="f32"),
+    Variant("f32 prefill, ubatch 2048", weights.SHIPPED, {**FA, "n_batch": 2048, "n_ubatch": 2048}, prefill="f32"),
+    Variant("f32 prefill, ubatch 2048, KV f32", weights.SHIPPED,
+            {**FA, "n_batch": 2048, "n_ubatch": 2048, "type_k": 0, "type_v": 0}, prefill="f32"),
 ]
 
 

@@ -63,6 +63,7 @@ class Completion:
     logprobs: list[dict] | None = None  # per generated token: {"token", "logprob", "top": {token: logprob}}
     truncation: dict | None = None
     model: str = ""
+    serving: dict | None = None  # local models: the server settings (weights and their sha256) that answered
 
     def top_logprobs(self, position: int = 0) -> dict[str, float]:
         """Top alternatives at a generated position (empty when the endpoint gave none)."""
@@ -357,6 +358,7 @@ def _completion(response: dict, key: str, source: str, info: ModelInfo, trunc: t
         completion_tokens=ct, key=key, source=source, latency_s=response.get("latency_s", 0.0),
         cost_usd=cost_usd(info, pt, ct), logprobs=response.get("logprobs"),
         truncation=trunc.as_dict() if trunc.truncated else None, model=info.spec,
+        serving=response.get("serving"),
     )
 
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lcrag import config
+from lcrag.models import weights
 from lcrag.models.cache import atomic_write_bytes
 from lcrag.models.registry import LOCAL_MODELS, ModelInfo, parse_spec
 
@@ -41,6 +42,8 @@ SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 START_TIMEOUT_S = 180.0
 LOGPROBS_SUFFIX = "+logprobs"
 LOGPROBS_SCORES_BYTES = 2 << 30  # memory allowed for the n_ctx x vocabulary logits of a logprobs server
+BUILTIN_GGUFS = ("smollm2", "gemma3")  # the models whose f32 copy is small enough to serve prompts with
+WEIGHT_KEYS = ("weights", "weights_sha256", "prefill_weights", "prefill_sha256")  # lcrag's, not the server's
 
 
 class ServerError(RuntimeError):
@@ -121,7 +124,8 @@ def logprobs_ctx(path: Path, n_ctx: int) -> int:
 
 
 def serving_settings(info: ModelInfo) -> dict:
-    """The llama.cpp server settings for a model: defaults, then ``LCRAG_SERVING`` overrides."""
+    """The llama.cpp server settings for a model: defaults, then ``LCRAG_SERVING`` overrides, then the sha256
+    of the weight files they name (so that every run manifest records exactly which weights answered)."""
     settings = {
         "n_ctx": info.context_window,
         "n_threads": min(2, os.cpu_count() or 1),
@@ -133,6 +137,12 @@ def serving_settings(info: ModelInfo) -> dict:
         # prefixes older than the last call, but saving the state after every call costs 0.25 s (SmolLM2) to
         # 1 s (Gemma-3, 32k window) per call, more than it saves on the book's workloads: off by default.
         "cache": False,
+        # Speed (benchmarks/serving_variants.py, issue 3): llama.cpp's tiled flash attention, and long prompts
+        # evaluated with the shipped weights dequantized to f32 (llama.cpp's fastest CPU matrix products),
+        # answers generated with the shipped file (lcrag.models.prefill).
+        "flash_attn": True,
+        "weights": weights.SHIPPED,
+        "prefill_weights": "f32" if info.gguf in BUILTIN_GGUFS else None,
     }
     override = os.environ.get("LCRAG_SERVING")
     if override:
@@ -140,14 +150,42 @@ def serving_settings(info: ModelInfo) -> dict:
             settings.update(json.loads(override))
         except ValueError as exc:
             raise ValueError(f"LCRAG_SERVING is not valid JSON: {exc}") from exc
+    return _with_digests(info, settings)
+
+
+def _with_digests(info: ModelInfo, settings: dict) -> dict:
+    settings = {k: v for k, v in settings.items() if k not in ("weights_sha256", "prefill_sha256")}
+    settings["weights_sha256"] = _weights(info, settings["weights"])[1]
+    if settings.get("prefill_weights"):
+        settings["prefill_sha256"] = _weights(info, settings["prefill_weights"])[1]
+    else:
+        settings["prefill_weights"] = None
     return settings
 
 
-def _server_args(path: Path, port: int, settings: dict) -> list[str]:
-    args = [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--host", "127.0.0.1",
-            "--port", str(port)]
+def _weights(info: ModelInfo, fmt: str) -> tuple[Path, str]:
+    """(path, sha256) of a local model's weights in format ``fmt`` (``shipped`` or a derived format)."""
+    shipped = gguf_path(info)
+    if fmt == weights.SHIPPED:
+        return shipped, model_digest(shipped)
+    made = weights.derive(shipped, fmt, source_sha256=model_digest(shipped))
+    return made.path, made.sha256
+
+
+def serving_model_paths(info: ModelInfo, settings: dict) -> tuple[Path, Path | None]:
+    """The GGUF the server answers with, and the one it evaluates long prompts with (None: the same)."""
+    prefill = settings.get("prefill_weights")
+    return _weights(info, settings["weights"])[0], (_weights(info, prefill)[0] if prefill else None)
+
+
+def _server_args(path: Path, port: int, settings: dict, prefill: Path | None = None) -> list[str]:
+    module = "lcrag.models.prefill" if prefill else "llama_cpp.server"
+    args = [sys.executable, "-m", module, "--model", str(path), "--host", "127.0.0.1", "--port", str(port)]
+    if prefill:
+        args += ["--prefill_model", str(prefill)]
     for key, value in settings.items():
-        args += [f"--{key}", str(value)]
+        if key not in WEIGHT_KEYS:
+            args += [f"--{key}", str(value)]
     return args
 
 
@@ -237,10 +275,12 @@ def start(spec: str, logits_all: bool = False) -> ServerHandle:
     info = parse_spec(spec)
     if not info.is_local:
         raise ServerError(f"{spec} is not a local model; nothing to serve")
-    path = gguf_path(info)
     settings = serving_settings(info)
-    if logits_all:
-        settings.update(logits_all=True, n_ctx=logprobs_ctx(path, settings["n_ctx"]))
+    if logits_all:  # no split prefill: prompt logprobs need the logits of every prompt token
+        settings.update(logits_all=True, n_ctx=logprobs_ctx(gguf_path(info), settings["n_ctx"]),
+                        prefill_weights=None)
+        settings.pop("prefill_sha256", None)
+    path, prefill = serving_model_paths(info, settings)
     state_path, lock_path, log_path = _paths(info, logits_all)
     with _locked(lock_path):
         state = _read_state(state_path)
@@ -253,7 +293,7 @@ def start(spec: str, logits_all: bool = False) -> ServerHandle:
             log.write(f"\n=== lcrag: starting {spec} on port {port} at {time.ctime()} ===\n".encode())
             log.flush()
             proc = subprocess.Popen(
-                _server_args(path, port, settings), stdout=log, stderr=subprocess.STDOUT,
+                _server_args(path, port, settings, prefill), stdout=log, stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL, start_new_session=True,
             )
         base_url = f"http://127.0.0.1:{port}/v1"
@@ -270,7 +310,8 @@ def start(spec: str, logits_all: bool = False) -> ServerHandle:
             time.sleep(0.25)
         state = {
             "spec": spec, "logits_all": logits_all, "pid": proc.pid, "port": port, "base_url": base_url, "settings": settings,
-            "model_path": str(path), "log": str(log_path), "started": time.time(),
+            "model_path": str(path), "prefill_path": str(prefill) if prefill else None, "log": str(log_path),
+            "started": time.time(),
         }
         atomic_write_bytes(state_path, json.dumps(state, indent=1).encode())
         return _handle(state)
