@@ -233,3 +233,74 @@ def _threshold_for_count(distances: np.ndarray, n_chunks: int) -> float:
     x = max(min(float(n_chunks), m), 1.0)
     p = 100.0 if m == 1.0 else (100.0 / (1.0 - m)) * (x - m)
     return float(np.percentile(distances, min(max(p, 0.0), 100.0)))
+
+
+# --------------------------------------------------------------------------- LongRAG's clause chunks
+
+CLAUSE_STOPS: tuple[str, ...] = ("!", "。", "，", "！", "?", "？", ",", ".", ";")
+"""The unit boundaries of LongRAG's released chunker (``gen_index.py``): they include the comma, so the "sentence"
+units are clauses."""
+
+_CLAUSE_SPLIT = re.compile("(" + "|".join(map(re.escape, CLAUSE_STOPS)) + ")")
+_NON_WORD = re.compile(r"\W")
+_HAN = re.compile(r"([\u4e00-\u9fa5])")
+
+
+def clause_units(text: str) -> list[str]:
+    """LongRAG's units: each piece of ``text`` up to and including a stop character.
+
+    As in the released code, a text without any stop character is one unit, and text after the last stop
+    character is dropped (``"a, b"`` gives ``["a,"]``): the released indexer loses those trailing words, and
+    reproducing its chunks means losing them too.
+    """
+    pieces = _CLAUSE_SPLIT.split(text)
+    if len(pieces) == 1:
+        return pieces
+    return [pieces[i] + pieces[i + 1] for i in range(0, len(pieces) - 1, 2)]
+
+
+def longrag_word_count(text: str) -> int:
+    """Words as LongRAG counts them: the lower-cased text split on non-word characters (``[\\W]``), each Han
+    character a word of its own, empty pieces ignored."""
+    count = 0
+    for word in _NON_WORD.split(text.lower()):
+        count += sum(1 for piece in _HAN.split(word) if piece.strip())
+    return count
+
+
+def clause_chunks(text: str, chunk_size: int = 200, min_units: int = 2, overlap: int = 2) -> list[str]:
+    """LongRAG's chunker (``gen_index.py --chunk_size 200 --min_sentence 2 --overlap 2``), re-implemented.
+
+    Units (:func:`clause_units`) are added to a chunk until its *new* units hold at least
+    ``chunk_size`` minus the words of the ``overlap`` units carried over from the previous chunk; every chunk
+    after the first starts with the last ``overlap`` units of the previous one. A final chunk of fewer than
+    ``min_units`` units (overlap included) is appended to the previous chunk. Chunks are the units joined with
+    no separator, so ``"".join`` of the first chunk and the new units of the others gives the text back
+    (less what :func:`clause_units` drops).
+    """
+    if chunk_size < 1 or overlap < 0 or min_units < 1:
+        raise ValueError("chunk_size and min_units must be positive and overlap non-negative")
+    units = clause_units(text)
+    if len(units) == 1:
+        return units
+    # Every unit ends with a non-word stop character, so the words of joined units are the sum of their words.
+    words = [longrag_word_count(u) for u in units]
+    chunks: list[str] = []
+    start, new_words, carried_words = 0, 0, 0  # first unit not yet in a chunk; its words so far; overlap's words
+    for i in range(len(units)):
+        new_words += words[i]
+        last = i == len(units) - 1
+        if new_words < chunk_size - carried_words and not last:
+            continue
+        if i + 1 > overlap:
+            carried_words = sum(words[i + 1 - overlap : i + 1])
+        first = start
+        if chunks and start > overlap:
+            first = start - overlap
+        piece = "".join(units[first : i + 1])
+        if chunks and last and i - first + 1 < min_units:
+            chunks[-1] += piece
+        else:
+            chunks.append(piece)
+        start, new_words = i + 1, 0
+    return chunks

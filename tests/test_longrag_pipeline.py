@@ -1,0 +1,210 @@
+"""LongRAG: the released chunker, LongBench F1, corpus building, the components' parsing rules, one real question."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from lcrag.data import load_longbench
+from lcrag.metrics.qa import dataset_f1, exact_match, normalize_answer, qa_f1
+from lcrag.pipelines import longrag as lr
+from lcrag.retrieval.base import Hit
+from lcrag.text.chunking import clause_chunks, clause_units, longrag_word_count
+
+# --------------------------------------------------------------------------- chunker (gen_index.py semantics)
+
+
+def test_units_end_at_every_stop_character_and_trailing_words_are_dropped():
+    assert clause_units("a b, c. d; e") == ["a b,", " c.", " d;"]  # " e" follows the last stop: dropped
+    assert clause_units("no stop at all") == ["no stop at all"]
+    assert clause_units("多，少。") == ["多，", "少。"]
+
+
+def test_word_count_splits_on_non_word_characters_and_each_han_character():
+    assert longrag_word_count("Hello-world, 東京 x") == 5
+    assert longrag_word_count("  ,, ") == 0
+    assert longrag_word_count("It's 3.5") == 4  # it / s / 3 / 5
+
+
+def test_chunks_carry_the_last_two_units_and_close_on_new_words():
+    text = "a b, c d, e f, g h, i j, k."
+    # First chunk: 6 >= 5 words. Later chunks need 5 - (words of the 2 carried units = 4) = 1 new word each.
+    assert clause_chunks(text, chunk_size=5) == [
+        "a b, c d, e f,", " c d, e f, g h,", " e f, g h, i j,", " g h, i j, k.",
+    ]
+
+
+def test_a_final_chunk_of_one_unit_is_merged_into_the_previous_one():
+    assert clause_chunks("a b c, d.", chunk_size=3) == ["a b c, d."]
+    assert clause_chunks("a b c, d.", chunk_size=3, min_units=1) == ["a b c,", " d."]
+
+
+def test_chunks_hold_about_chunk_size_words_on_real_paragraphs():
+    corpus = lr.build_corpus(load_longbench("2wikimqa").head(10))
+    text = max(corpus["text"], key=len)
+    chunks = clause_chunks(text, 200)
+    assert len(chunks) > 2
+    assert all(longrag_word_count(c) >= 200 for c in chunks[:-1])
+    body = "".join(clause_units(text))
+    assert chunks[0] == body[: len(chunks[0])]  # chunks are verbatim slices of the text
+    assert all(c in body for c in chunks)
+
+
+def test_bad_chunker_settings_are_errors():
+    with pytest.raises(ValueError):
+        clause_chunks("a, b.", chunk_size=0)
+
+
+# --------------------------------------------------------------------------- LongBench qa_f1_score
+
+
+def test_normalisation_and_f1_as_longbench():
+    assert normalize_answer("An  apple, the PIE.") == "apple pie"
+    assert qa_f1("The Eiffel Tower!", ["eiffel tower"]) == 1.0
+    assert qa_f1("Paris, France", ["Paris"]) == pytest.approx(2 / 3)
+    assert qa_f1("Paris, France", ["Lyon", "France"]) == pytest.approx(2 / 3)  # best gold answer
+    assert qa_f1("", ["x"]) == 0.0 and qa_f1(None, ["x"]) == 0.0
+    assert qa_f1("the the cat", ["cat cat"]) == pytest.approx(2 / 3)  # bags: one "cat" in common: p 1, r 1/2
+    assert exact_match("  The Beatles.", ["beatles"]) == 1.0 and exact_match("Beatles band", ["beatles"]) == 0.0
+    assert dataset_f1([1.0, 0.5, 0.0]) == 50.0
+    with pytest.raises(ValueError):
+        qa_f1("x", [])
+
+
+# --------------------------------------------------------------------------- corpus
+
+
+def test_corpus_pools_and_deduplicates_the_datasets_paragraphs():
+    records = load_longbench("2wikimqa")
+    corpus = lr.build_corpus(records)
+    assert len(records) == 100 and int(records["n_passages"].sum()) == 997
+    assert len(corpus) == 730  # distinct paragraphs of the 100-record subset (the paper's full 200: 1464)
+    assert corpus["text"].is_unique and corpus["paragraph_id"].tolist() == list(range(730))
+    assert int(corpus["n_records"].sum()) == 997 - _repeats_within_records(records)
+    assert not corpus["text"].str.startswith("Passage ").any()
+    chunks = lr.chunk_corpus(corpus)
+    assert set(chunks["paragraph_id"]) == set(corpus["paragraph_id"])
+    assert chunks["chunk_id"].tolist() == list(range(len(chunks)))
+
+
+def _repeats_within_records(records: pd.DataFrame) -> int:
+    from lcrag.data.longbench import split_passages
+
+    return sum(len(p) - len(set(p)) for p in (split_passages(c) for c in records["context"]))
+
+
+# --------------------------------------------------------------------------- components
+
+
+def test_source_paragraphs_follow_the_best_chunk_and_replace_long_paragraphs_by_their_chunk():
+    paragraphs = ["P0 short", "P1 long long long", "P2 short"]
+    chunk_paragraph = [0, 0, 1, 2]
+    hits = [Hit(1, 0.9, 1, "c1"), Hit(3, 0.8, 2, "c3"), Hit(0, 0.7, 3, "c0"), Hit(2, 0.6, 4, "c2")]
+    too_long = lambda text: "long" in text  # noqa: E731
+    assert lr.source_paragraphs(hits, chunk_paragraph, paragraphs, too_long) == ["P0 short", "P2 short", "c2"]
+
+
+@pytest.mark.parametrize(
+    ("response", "kept"),
+    [('{"status": "True"}', True), ('{"status": "false"}', False), ('{"status": true}', True),
+     ("status: True", True), ("I would cite it (true).", True), ('{"status": "FALSE"}', False),
+     ("No.", False), ("", False), (None, False)],
+)
+def test_filter_judgements_are_read_as_the_released_code_reads_them(response, kept):
+    assert lr.parse_status(response) is kept
+
+
+def test_nothing_kept_means_everything_kept():
+    assert lr.filtered(["a", "b"], [False, True]) == (["b"], False)
+    assert lr.filtered(["a", "b"], [False, False]) == (["a", "b"], True)
+    with pytest.raises(ValueError):
+        lr.filtered(["a"], [True, False])
+
+
+def test_strategy_inputs_join_their_parts_without_separators():
+    args = (["c1", "c2"], ["p1"], "EXT", ["c2"])
+    assert [lr.strategy_input(s, *args) for s in lr.STRATEGIES] == ["c1c2", "p1", "c1c2EXT", "c2", "c2EXT"]
+    with pytest.raises(ValueError, match="needs the extractor"):
+        lr.strategy_input("E&F", ["c"], [], None, ["c"])
+    with pytest.raises(ValueError, match="unknown strategy"):
+        lr.strategy_input("RAG", ["c"], [], None, None)
+
+
+def test_prompts_are_the_released_strings():
+    assert lr.generator_prompt("PASSAGES", "Q?").endswith("Question: Q?\nAnswer:")
+    assert "The following are given passages.\nPASSAGES\n\n" in lr.generator_prompt("PASSAGES", "Q?")
+    assert lr.cot_prompt(["a", "b"], "Q?") == (
+        "a\nb\n\nPlease combine the above information and give your thinking process for the following "
+        "question:Q?."
+    )
+    assert lr.extractor_prompt(["a", "b"], "Q?").startswith("ab.\n\nBased on the above background")
+    f = lr.filter_prompt("ART", "Q?", "COT")
+    assert f.startswith("Given an article:ART\nQuestion: Q?.\nThought process:COT.\n")
+    assert f.endswith('json format: {"status": "{the value of status}"}')
+
+
+# --------------------------------------------------------------------------- one real question, real model
+
+
+@pytest.mark.slow
+def test_one_question_through_every_strategy_on_the_embedded_model():
+    from lcrag.models import get_model
+    from lcrag.models.embeddings import get_embedder
+    from lcrag.retrieval.rerank import FusionReranker
+
+    records = load_longbench("2wikimqa").head(5)
+    corpus = lr.build_corpus(records)
+    chunks = lr.chunk_corpus(corpus)
+    embedder = get_embedder()
+    retriever = lr.Retriever(chunks, embedder, FusionReranker(embedder), n_candidates=20)
+    model = get_model("local/smollm2-135m-instruct")
+    qs = lr.questions(records)
+    item = next(qs.loc[[qs["context"].str.len().idxmin()]].itertuples())  # the shortest context: a cheap Full arm
+    budgets = lr.Budgets(answer=16, extractor=48, cot=48, judgement=12)
+    rows = lr.answer_question(item, retriever, model, k=3, arms=("Full", "Closed"), budgets=budgets,
+                              paragraphs=list(corpus["text"]))
+    df = pd.DataFrame(rows)
+    assert df["strategy"].tolist() == [*lr.STRATEGIES, "Full", "Closed"]
+    assert df["f1"].between(0, 1).all() and df["em"].isin([0.0, 1.0]).all()
+    assert all(len(c) == 3 for c in df.loc[df.strategy.isin(lr.STRATEGIES), "chunks"])
+    tokens = df.set_index("strategy")["input_tokens"]
+    assert tokens["Closed"] < tokens["Fil"] <= tokens["R&B"] < tokens["Ext"]
+    assert tokens["R&B"] < tokens["R&L"]
+    assert df.loc[df.strategy == "Full", "truncated"].item() in (True, False)
+    again = lr.answer_question(item, retriever, model, k=3, budgets=budgets, paragraphs=list(corpus["text"]))
+    assert [r["answer"] for r in again] == df["answer"].tolist()[:5]  # cached, deterministic
+
+
+# --------------------------------------------------------------------------- the chapter, smoke profile
+
+
+@pytest.fixture(scope="module")
+def smoke_run(mirror, tmp_path_factory):
+    import os
+
+    from lcrag.book.runner import run_chapter
+    from lcrag.data.fetch import fetch
+
+    data_dir = tmp_path_factory.mktemp("data")
+    os.environ["LCRAG_DATA_DIR"] = str(data_dir)
+    try:
+        assert fetch(datasets=["longbench"], mirror=mirror, download=False).ok
+        yield run_chapter("longrag", profile="smoke", out_dir=tmp_path_factory.mktemp("run"), progress=False)
+    finally:
+        os.environ.pop("LCRAG_DATA_DIR")
+
+
+@pytest.mark.slow
+def test_the_chapter_runs_in_the_smoke_profile(smoke_run):
+    import json
+
+    assert smoke_run.ok, smoke_run.error
+    answers = pd.read_csv(smoke_run.out_dir / "answers.csv")
+    assert len(answers) == 3 and set(answers["strategy"]) == {"R&B"} and set(answers["dataset"]) == {"2wikimqa"}
+    assert answers["f1"].between(0, 1).all()
+    corpus = pd.read_csv(smoke_run.out_dir / "corpus.csv").set_index("dataset")
+    assert corpus.loc["2wikimqa", "records"] == 100 and corpus.loc["2wikimqa", "paper_paragraphs"] == 1464
+    checks = pd.read_csv(smoke_run.out_dir / "paper_checks.csv")
+    assert len(checks) >= 20
+    manifest = json.loads((smoke_run.out_dir / "manifest.json").read_text())
+    assert manifest["status"] == "ok" and manifest["parameters"]["strategies"] == ["R&B"]
