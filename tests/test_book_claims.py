@@ -149,3 +149,18 @@ def test_summary_markdown():
     assert "not counted: longrag" in md
     empty = summary_markdown(pd.DataFrame(columns=list(COLUMNS)))
     assert "No chapter has checked a claim yet." in empty
+
+
+def test_several_ledgers_are_saved_as_one_claims_file(tmp_path):
+    from lcrag.book.claims import ClaimsLedger, read_claims, save_ledgers
+
+    a = ClaimsLedger("ch", paper="p", model="the paper's tables")
+    a.check("C1", "x", 1, 1, True)
+    b = ClaimsLedger("ch", paper="p", model="local/m")
+    b.check("C1", "x", 1, 2, False)
+    b.check("C2", "y", 1, None, None)
+    df = read_claims(save_ledgers([a, b], tmp_path / "claims.csv"))
+    assert df[["claim_id", "model", "verdict"]].values.tolist() == [
+        ["C1", "the paper's tables", "reproduced"], ["C1", "local/m", "not reproduced"],
+        ["C2", "local/m", "inconclusive"],
+    ]

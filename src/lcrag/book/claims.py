@@ -201,6 +201,15 @@ class ClaimsLedger:
         return path
 
 
+def save_ledgers(ledgers: list[ClaimsLedger], path: Path | None = None) -> Path:
+    """Write several ledgers of one chapter (e.g. one per model, or the paper's tables and our runs) as one
+    ``claims.csv``, in order; a claim id checked in two ledgers keeps both rows (their models differ)."""
+    path = Path(path) if path else (config.run_dir() or Path.cwd()) / CLAIMS_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pd.concat([ledger.table() for ledger in ledgers], ignore_index=True).to_csv(path, index=False)
+    return path
+
+
 def read_claims(path: Path) -> pd.DataFrame:
     """Read a ``claims.csv``; raise ValueError naming the file if columns or verdicts are wrong."""
     df = pd.read_csv(path, dtype=str, keep_default_na=False)
