@@ -25,6 +25,9 @@ from __future__ import annotations
 
 import argparse
 import os
+
+# OMP_WAIT_POLICY is inherited, as the embedded server inherits it (lcrag.models.prefill.main): PASSIVE helps
+# torch on an oversubscribed machine and costs llama.cpp's generation about 3x on a quiet one.
 import statistics
 import sys
 import time
@@ -59,6 +62,7 @@ class Variant:
     settings: dict = field(default_factory=dict)  # llama.cpp settings on top of BASE_SETTINGS
     prefill: str | None = None  # weight format of a second model that evaluates long prompt segments
     sizes: tuple[int, ...] | None = None  # prompt sizes to measure (None: all)
+    runtime: str = "llama.cpp"  # what evaluates the long prompt segments with the prefill weights
 
 
 BASE_SETTINGS = {"n_threads": 2, "n_batch": 512, "n_ubatch": 512, "logits_all": False}
@@ -86,6 +90,9 @@ VARIANTS = [
     Variant("f32 prefill, ubatch 2048", weights.SHIPPED, {**FA, "n_batch": 2048, "n_ubatch": 2048}, prefill="f32"),
     Variant("f32 prefill, ubatch 2048, KV f32", weights.SHIPPED,
             {**FA, "n_batch": 2048, "n_ubatch": 2048, "type_k": 0, "type_v": 0}, prefill="f32"),
+    Variant("torch prefill + shipped decode", weights.SHIPPED, FA, prefill="f32", runtime="torch"),
+    Variant("torch prefill, no flash_attn", weights.SHIPPED, {}, prefill="f32", runtime="torch",
+            sizes=(512, 2048)),
 ]
 
 
@@ -107,8 +114,12 @@ def others_share(a: tuple, b: tuple) -> float:
     return max(0.0, (busy - own) / max(total, 1e-9))
 
 
-def clean_timing(fn, retries: int = 4) -> tuple[float, float, object]:
+RETRIES = 4  # --retries
+
+
+def clean_timing(fn, retries: int | None = None) -> tuple[float, float, object]:
     """Run ``fn`` until other processes stayed below MAX_OTHERS of the CPU: (seconds, others' share, result)."""
+    retries = RETRIES if retries is None else retries
     for attempt in range(retries + 1):
         a = _cpu()
         t0 = time.perf_counter()
@@ -137,7 +148,7 @@ def open_variant(spec: str, v: Variant):
     from lcrag.models.prefill import PrefillLlama
 
     prefill = shipped if v.prefill == weights.SHIPPED else weights.derive(shipped, v.prefill).path
-    return PrefillLlama(str(path), prefill_model_path=str(prefill), **kwargs)
+    return PrefillLlama(str(path), prefill_model_path=str(prefill), prefill_runtime=v.runtime, **kwargs)
 
 
 # --------------------------------------------------------------------------- measurements
@@ -276,11 +287,13 @@ def answer(llm, tokens: list[int], max_tokens: int) -> tuple[str, np.ndarray]:
     return out["choices"][0]["text"], logp.astype(np.float32)
 
 
-def agreement_table(spec: str, variants: list[Variant], n_bamboo: int) -> pd.DataFrame:
+def agreement_table(spec: str, variants: list[Variant], n_bamboo: int, reference: str = BASELINE) -> pd.DataFrame:
+    """Answers and first-token logprobs of each variant against those of the ``reference`` variant."""
     prompts = book_prompts(spec, n_bamboo)
     rows = []
     ref = None
-    for v in [Variant(BASELINE)] + [v for v in variants if v.name != BASELINE]:
+    first = next(v for v in VARIANTS if v.name == reference)
+    for v in [first] + [v for v in variants if v.name != reference]:
         llm = open_variant(spec, v)
         results = [answer(llm, prompt_tokens(llm, p), k) for _, p, k in prompts]
         llm.close()
@@ -296,6 +309,7 @@ def agreement_table(spec: str, variants: list[Variant], n_bamboo: int) -> pd.Dat
             {
                 "model": spec,
                 "variant": v.name,
+                "reference": reference,
                 "prompts": len(prompts),
                 "identical answers": sum(same),
                 "same first token": sum(top1),
@@ -333,11 +347,14 @@ def summarize(speed: pd.DataFrame) -> pd.DataFrame:
                 rec[f"x ref {size}"] = row[c] / ISSUE_REFERENCE[model][size]
                 rec[f"x base {size}"] = row[c] / base[c]
         rec["gen x base"] = row["generation"] / base["generation"]
+        mine = speed[(speed["model"] == model) & (speed["variant"] == variant)]
+        rec["others (median)"] = mine["others"].median()  # CPU share other processes took while measuring
         out.append(rec)
     return pd.DataFrame(out)
 
 
 def main() -> None:
+    global RETRIES
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", nargs="+", default=list(ISSUE_REFERENCE))
     ap.add_argument("--variants", nargs="+", help="variant names (default: all)")
@@ -347,10 +364,13 @@ def main() -> None:
         "--agreement", type=int, default=10, help="BAMBOO prompts in the agreement check (0: skip)"
     )
     ap.add_argument("--agreement-variants", nargs="+", help="variants checked for agreement (default: all)")
+    ap.add_argument("--reference", default=BASELINE, help="the variant the others are compared with")
     ap.add_argument("--no-speed", action="store_true")
+    ap.add_argument("--retries", type=int, default=RETRIES, help="repeats of a measurement disturbed by others")
     ap.add_argument("--out", type=Path, help="write the tables as CSV with this stem")
     args = ap.parse_args()
     isolate()
+    RETRIES = args.retries
     variants = [v for v in VARIANTS if not args.variants or v.name in args.variants or v.name == BASELINE]
     pd.set_option("display.width", 250, "display.max_columns", 40, "display.max_colwidth", 120)
     print(f"load average at start: {os.getloadavg()}")
@@ -365,7 +385,7 @@ def main() -> None:
         if args.agreement:
             names = args.agreement_variants
             av = [v for v in variants if not names or v.name in names]
-            agree = agreement_table(spec, av, args.agreement)
+            agree = agreement_table(spec, av, args.agreement, args.reference)
             print(agree.drop(columns="differing").round(4).to_string(index=False))
             for _, r in agree.iterrows():
                 if r["differing"]:

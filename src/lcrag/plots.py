@@ -5,6 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
+from matplotlib.colors import LinearSegmentedColormap
 
 
 def accuracy_bars(table: pd.DataFrame, ax=None, title: str = ""):
@@ -30,12 +31,15 @@ def tokens_vs_latency(answers: pd.DataFrame, ax=None, title: str = ""):
     return ax
 
 
-def needle_heatmap(scores: pd.DataFrame, value: str = "recall", ax=None, title: str = ""):
-    """Kamradt-style heatmap: depth on y, context length on x, colour = score (0..1)."""
+def needle_heatmap(scores: pd.DataFrame, value: str = "recall", ax=None, title: str = "", vmin: float = 0,
+                   vmax: float = 1, cmap=None, annot: bool = True, fmt: str = ".2f", cbar: bool = True,
+                   x: str = "context_tokens"):
+    """Kamradt-style heatmap: depth on y, context length (column ``x``; an ordered categorical keeps its order) on
+    x, colour = score (``vmin``..``vmax``, default 0..1)."""
     ax = ax or plt.subplots(figsize=(5, 3))[1]
-    grid = scores.pivot_table(index="depth", columns="context_tokens", values=value, aggfunc="mean")
-    sns.heatmap(grid, vmin=0, vmax=1, cmap=sns.color_palette("RdYlGn", as_cmap=True), annot=True, fmt=".2f",
-                cbar_kws={"label": value}, ax=ax)
+    grid = scores.pivot_table(index="depth", columns=x, values=value, aggfunc="mean", observed=True)
+    sns.heatmap(grid, vmin=vmin, vmax=vmax, cmap=cmap or sns.color_palette("RdYlGn", as_cmap=True), annot=annot,
+                fmt=fmt, cbar=cbar, cbar_kws={"label": value} if cbar else None, ax=ax)
     ax.set_xlabel("context length (tokens)")
     ax.set_ylabel("needle depth (%)")
     ax.set_title(title)
@@ -91,4 +95,173 @@ def position_joint(table: pd.DataFrame, orders=("top", "full", "middle", "bottom
     ax.set_ylabel("Joint score")
     ax.set_title(title)
     ax.legend(fontsize=8, title="relevant documents")
+    return ax
+
+
+# ------------------------------------------------------------------------------ needle in a haystack (thesis)
+
+#: Kamradt's heatmap colours (red = miss, yellow, green = found), as in his repository's visualisation.
+KAMRADT_CMAP = LinearSegmentedColormap.from_list("kamradt", ["#F0496E", "#EBB839", "#0CD79F"])
+
+
+def needle_heatmap_grid(table: pd.DataFrame, value: str = "recall", rows: str = "model", cols: str = "needle",
+                        vmin: float = 0, vmax: float = 1, annot: bool = False, title: str = "",
+                        x: str = "context_tokens"):
+    """One Kamradt heatmap per (row, column) value pair (default: models x needles), depth on y, context length
+    on x, colour = ``value``; Kamradt's colour map. Each panel has its own x axis (models have different grids)."""
+    rv, cv = list(dict.fromkeys(table[rows])), list(dict.fromkeys(table[cols]))
+    fig, axes = plt.subplots(len(rv), len(cv), figsize=(4.6 * len(cv), 3.2 * len(rv)), squeeze=False)
+    for i, r in enumerate(rv):
+        for j, c in enumerate(cv):
+            ax = axes[i][j]
+            sub = table[(table[rows] == r) & (table[cols] == c)]
+            if sub.empty:
+                ax.axis("off")
+                continue
+            needle_heatmap(sub, value=value, ax=ax, title=f"{r}\n{c}", vmin=vmin, vmax=vmax, cmap=KAMRADT_CMAP,
+                           annot=annot, fmt=".1f" if vmax > 1 else ".2f", cbar=j == len(cv) - 1, x=x)
+            ax.tick_params(labelsize=7)
+            ax.title.set_fontsize(9)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def needle_depth_profile(profile: pd.DataFrame, value: str = "recall", ax=None, title: str = ""):
+    """Mean score by needle depth, one line per model, needle and setting (columns: model, needle, setting,
+    depth, ``value``): the lost-in-the-middle view of the heatmaps."""
+    ax = ax or plt.subplots(figsize=(6, 3.2))[1]
+    data = profile.assign(series=profile["model"].str.split("/").str[-1] + " · " + profile["needle"] + " · "
+                          + profile["setting"])
+    sns.lineplot(data=data, x="depth", y=value, hue="series", marker="o", ax=ax)
+    ax.set_xlabel("needle depth (%)")
+    ax.set_ylabel(f"mean {value} over lengths")
+    ax.set_title(title)
+    ax.legend(fontsize=7, loc="best")
+    return ax
+
+
+# ------------------------------------------------------------------------------ thesis (BAMBOO)
+
+PATTERN_ORDER = ("FRE", "FR-", "F-E", "F--", "-RE", "-R-", "--E", "---")
+_CRITICAL = {"FRE", "F-E", "-RE", "--E"}  # the thesis's "critical" columns (the others are "noise")
+
+
+def pattern_bars(counts: pd.DataFrame, ax=None, title: str = "", reference: dict | None = None):
+    """The eight Full/RAG/Evidence patterns of one run as bars, in the thesis's order (Fig. 6.3).
+
+    ``counts``: columns pattern, count (one run). ``reference``: the thesis's counts, drawn as black ticks
+    scaled to the same number of cases."""
+    ax = ax or plt.subplots(figsize=(4.5, 3))[1]
+    c = counts.set_index("pattern")["count"].reindex(PATTERN_ORDER, fill_value=0)
+    colours = [sns.color_palette()[0] if p in _CRITICAL else sns.color_palette()[7] for p in PATTERN_ORDER]
+    ax.bar(range(8), c.values, color=colours)
+    for x, v in enumerate(c.values):
+        ax.text(x, v, str(int(v)), ha="center", va="bottom", fontsize=7)
+    if reference:
+        total = sum(reference.values())
+        scale = c.sum() / total if total else 1.0
+        ax.scatter(range(8), [reference.get(p, 0) * scale for p in PATTERN_ORDER], marker="_", s=200, c="black",
+                   label="thesis (scaled)", zorder=3)
+        ax.legend(fontsize=7, loc="upper right")
+    ax.set_xticks(range(8), PATTERN_ORDER, fontsize=7)
+    ax.set_ylabel("cases")
+    ax.set_title(title, fontsize=9)
+    return ax
+
+
+def pattern_venn(counts: pd.DataFrame, ax=None, title: str = ""):
+    """The same eight counts as a 3-set Venn diagram of the cases Full, RAG and Evidence get right (unweighted
+    layout; the "---" count, outside every set, is written under the diagram)."""
+    from matplotlib_venn import venn3
+    from matplotlib_venn.layout.venn3 import DefaultLayoutAlgorithm
+
+    ax = ax or plt.subplots(figsize=(3.2, 3.2))[1]
+    c = counts.set_index("pattern")["count"].reindex(PATTERN_ORDER, fill_value=0)
+    # venn3 subset order: F only, R only, F∩R, E only, F∩E, R∩E, F∩R∩E
+    subsets = tuple(int(c[p]) for p in ("F--", "-R-", "FR-", "--E", "F-E", "-RE", "FRE"))
+    venn3(subsets, set_labels=("Full", "RAG", "Evidence"), ax=ax,
+          layout_algorithm=DefaultLayoutAlgorithm(fixed_subset_sizes=(1,) * 7))
+    ax.set_title(title, fontsize=9)
+    ax.text(0.5, -0.02, f"none right (---): {int(c['---'])}", transform=ax.transAxes, ha="center", fontsize=7)
+    return ax
+
+
+def tile_grid(grid: pd.DataFrame, ax=None, title: str = "", label: str = "F-E"):
+    """Cases (rows) × runs (columns): coloured where the case is ``label`` in that run, grey where it is not,
+    white where the run did not ask the case (Fig. 6.7)."""
+    ax = ax or plt.subplots(figsize=(0.45 * max(len(grid.columns), 4) + 2, 0.28 * max(len(grid), 4) + 1.5))[1]
+    if grid.empty:
+        ax.text(0.5, 0.5, f"no {label} case", ha="center", va="center")
+        ax.set_axis_off()
+        return ax
+    from matplotlib.colors import ListedColormap
+
+    sns.heatmap(grid.astype(float), cmap=ListedColormap(["#dddddd", sns.color_palette()[3]]), vmin=0, vmax=1,
+                cbar=False, linewidths=0.5, linecolor="white", ax=ax)
+    ax.set_xlabel("pipeline / prompt")
+    ax.set_ylabel("")
+    ax.set_title(title or f"{label} cases per run", fontsize=10)
+    ax.tick_params(axis="x", labelsize=7, rotation=90)
+    ax.tick_params(axis="y", labelsize=7)
+    return ax
+
+
+def accuracy_heatmap(table: pd.DataFrame, ax=None, title: str = "", value: str = "accuracy",
+                     rows: str = "run", columns: str = "prompt"):
+    """Accuracy over runs (rows: Full, the RAG pipelines, Evidence) × prompts (columns), annotated."""
+    ax = ax or plt.subplots(figsize=(4.5, 3.5))[1]
+    grid = table.pivot_table(index=rows, columns=columns, values=value, aggfunc="first", sort=False)
+    sns.heatmap(grid, vmin=0, vmax=1, annot=True, fmt=".2f", cmap="viridis", cbar_kws={"label": value}, ax=ax)
+    ax.set_xlabel(columns)
+    ax.set_ylabel("")
+    ax.set_title(title, fontsize=10)
+    return ax
+
+
+def distance_distributions(dist: pd.DataFrame, ax=None, title: str = "", order=("cosine", "svm", "bm25", "naive")):
+    """Distributions of the ranking distance to the target, one box (with the cases as points) per ranker."""
+    ax = ax or plt.subplots(figsize=(4, 3))[1]
+    order = [r for r in order if r in set(dist["ranker"])]
+    sns.boxplot(data=dist, x="ranker", y="distance", order=order, ax=ax, color=sns.color_palette()[0],
+                showfliers=False, width=0.5)
+    sns.stripplot(data=dist, x="ranker", y="distance", order=order, ax=ax, size=2, color="black", alpha=0.35)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("")
+    ax.set_title(title, fontsize=9)
+    return ax
+
+
+def strategy_bars(table: pd.DataFrame, order=None, value: str = "f1", ax=None, title: str = ""):
+    """F1 (0-100) per strategy, one group of bars per strategy and one colour per dataset (columns: dataset,
+    strategy, ``value``)."""
+    ax = ax or plt.subplots(figsize=(6, 3))[1]
+    sns.barplot(data=table, x="strategy", y=value, hue="dataset", order=order, ax=ax)
+    ax.set_ylabel("F1 (x100)" if value == "f1" else value)
+    ax.set_xlabel("")
+    ax.set_title(title)
+    return ax
+
+
+def kpr_radar(table: pd.DataFrame, axis: str, value: str = "kpr", series: str = "judge", ax=None, title: str = "",
+              rmax: float | None = None):
+    """Radar plot in the style of Long²RAG's Figs 4/5: one spoke per ``axis`` value (domain or category), one
+    closed line per ``series`` value (a judge, a model or a variant); ``value`` is the radius."""
+    import numpy as np
+
+    spokes = list(dict.fromkeys(table[axis]))
+    angles = np.linspace(0, 2 * np.pi, len(spokes), endpoint=False).tolist()
+    if ax is None:
+        ax = plt.subplots(figsize=(4.5, 4.5), subplot_kw={"polar": True})[1]
+    for name, g in table.groupby(series, sort=False):
+        r = g.set_index(axis)[value].reindex(spokes).fillna(0).tolist()
+        ax.plot([*angles, angles[0]], [*r, r[0]], label=str(name), linewidth=1.2)
+        ax.fill([*angles, angles[0]], [*r, r[0]], alpha=0.08)
+    ax.set_xticks(angles)
+    ax.set_xticklabels(spokes, fontsize=8)
+    ax.set_ylim(0, rmax if rmax is not None else max(0.05, float(table[value].max()) * 1.1))
+    ax.tick_params(axis="y", labelsize=7)
+    ax.legend(fontsize=7, loc="upper right", bbox_to_anchor=(1.35, 1.1))
+    ax.set_title(title, fontsize=10)
     return ax

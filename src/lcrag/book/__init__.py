@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from lcrag import config
-from lcrag.book.claims import Claim, ClaimsLedger, greater, less, verdict, within
+from lcrag.book.claims import Claim, ClaimsLedger, greater, less, save_ledgers, verdict, within
 from lcrag.book.profiles import PROFILES, ProfileError, UsageError, resolve
 from lcrag.book.runner import BookError, BookResult, ChapterFailed, RunResult, build_book, run_chapter
 
@@ -44,6 +44,7 @@ __all__ = [
     "ChapterFailed",
     "Claim",
     "ClaimsLedger",
+    "save_ledgers",
     "ProfileError",
     "RunResult",
     "UsageError",

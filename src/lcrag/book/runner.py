@@ -612,12 +612,15 @@ def check_store(chapter: str | None = None, *, root: Path | None = None) -> list
         sdir = config.store_dir()
     runs = latest_book_runs(root)
     pairs = {(p.parent.name, p.stem) for p in sdir.glob("*/*.jsonl")} | set(runs)
+    # A chapter may call several models (e.g. a second model as a judge): a run is compared with every store
+    # file of its chapter, and a store file whose model has no run of its own is covered by the chapter's run.
+    pairs = {(ch, slug) for ch, slug in pairs if (ch, slug) in runs or not any(c == ch for c, _ in runs)}
     if chapter:
         pairs = {p for p in pairs if p[0] == chapter}
     out = []
     for ch, slug in sorted(pairs):
         sf = sdir / ch / f"{slug}.jsonl"
-        stored = set(read_store_keys(sf)) if sf.exists() else set()
+        stored = {k for f in sdir.glob(f"{ch}/*.jsonl") for k in read_store_keys(f)}
         run = runs.get((ch, slug))
         if run is None:
             out.append(

@@ -28,3 +28,80 @@ def needle_recall(answer: str, needle: str) -> float:
         raise ValueError("the needle has no content words")
     found = set(re.findall(r"[a-z0-9]+", (answer or "").lower()))
     return sum(w in found for w in words) / len(words)
+
+
+def answer_words(needle: str, question: str) -> list[str]:
+    """The needle's content words that the question does not already contain: the part of the needle an
+    answer must bring (for the simple needle: eat, sandwich, sit, dolores, park, sunny, day)."""
+    asked = set(content_words(question))
+    words = [w for w in content_words(needle) if w not in asked]
+    if not words:
+        raise ValueError("every content word of the needle is in the question: nothing to recall")
+    return words
+
+
+def answer_recall(answer: str, needle: str, question: str) -> float:
+    """Share of :func:`answer_words` present in the answer (0..1): a RULER-style string match that gives no
+    credit for repeating the question ("The best thing to do in San Francisco is ..." alone scores 0)."""
+    words = answer_words(needle, question)
+    found = set(re.findall(r"[a-z0-9]+", (answer or "").lower()))
+    return sum(w in found for w in words) / len(words)
+
+
+def values_recall(answer: str, values: list[str]) -> float:
+    """Share of ``values`` (RULER's needle values, e.g. 7-digit numbers) found verbatim in the answer."""
+    if not values:
+        raise ValueError("no values to recall")
+    text = answer or ""
+    return sum(re.search(rf"(?<![0-9A-Za-z]){re.escape(v)}(?![0-9A-Za-z])", text) is not None
+               for v in values) / len(values)
+
+
+# ----------------------------------------------------------------------------- Kamradt's LLM judge
+#
+# Kamradt's evaluator (gkamradt/LLMTest_NeedleInAHaystack, needlehaystack/evaluators/openai.py) is LangChain's
+# ``labeled_score_string`` evaluator with one criterion, "accuracy", and the reference answer = the needle.
+# The prompt below is LangChain's SCORING_TEMPLATE_WITH_REFERENCE with that criterion filled in, verbatim
+# (Kamradt's criterion text keeps its indentation and its typo "numberical").
+
+JUDGE_SYSTEM = "You are a helpful assistant."
+KAMRADT_CRITERIA = {"accuracy": """
+                Score 1: The answer is completely unrelated to the reference.
+                Score 3: The answer has minor relevance but does not align with the reference.
+                Score 5: The answer has moderate relevance but contains inaccuracies.
+                Score 7: The answer aligns with the reference but has minor omissions.
+                Score 10: The answer is completely accurate and aligns perfectly with the reference.
+                Only respond with a numberical score"""}
+_CRITERIA_INSTRUCTIONS = "For this evaluation, you should primarily consider the following criteria:\n"
+_JUDGE_TEMPLATE = (
+    "[Instruction]\nPlease act as an impartial judge and evaluate the quality of the response provided by an AI "
+    "assistant to the user question displayed below. {criteria}[Ground truth]\n{reference}\nBegin your "
+    "evaluation by providing a short explanation. Be as objective as possible. After providing your explanation, "
+    'you must rate the response on a scale of 1 to 10 by strictly following this format: "[[rating]]", for '
+    'example: "Rating: [[5]]".\n\n[Question]\n{input}\n\n[The Start of Assistant\'s Answer]\n{prediction}\n'
+    "[The End of Assistant's Answer]"
+)
+RATING_PREFIX = "Rating: [["  # what a forced-format judge's answer is started with (see the needle pipeline)
+_DOUBLE_BRACKETS = re.compile(r"\[\[(.*?)\]\]")
+_LOOSE_RATING = re.compile(r"(?:rating|score)\s*[:=]?\s*\[*\s*(10|[1-9])\b", re.IGNORECASE)
+
+
+def judge_messages(question: str, reference: str, answer: str) -> list[dict]:
+    """Kamradt's judge request: LangChain's labeled 1-10 scoring prompt with his "accuracy" criterion."""
+    criteria = "\n".join(f"{k}: {v}" for k, v in KAMRADT_CRITERIA.items()).strip()
+    user = _JUDGE_TEMPLATE.format(criteria=_CRITERIA_INSTRUCTIONS + criteria + "\n", reference=reference,
+                                  input=question, prediction=answer)
+    return [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": user}]
+
+
+def parse_rating(text: str) -> tuple[int | None, str]:
+    """The judge's 1-10 score and how it was read: ``"strict"`` (LangChain's parser: the first ``[[...]]`` holds
+    1..10), ``"loose"`` ("Rating: 7", "score 7", "[[7" cut off by a stop sequence), or ``(None, "none")``."""
+    text = text or ""
+    m = _DOUBLE_BRACKETS.search(text)
+    if m and m.group(1).strip() in {str(i) for i in range(1, 11)}:
+        return int(m.group(1).strip()), "strict"
+    m = _LOOSE_RATING.search(text) or re.search(r"\[\[\s*(10|[1-9])\b", text)
+    if m:
+        return int(m.group(1)), "loose"
+    return None, "none"

@@ -14,9 +14,18 @@ generated token are evaluated by the shipped model. Short segments (a question a
 turn) stay in the shipped model. Prefix reuse across calls works as before; the copy is skipped when the f32
 context already holds the same prefix.
 
+Two runtimes evaluate the long segments (``prefill_runtime`` in ``server.serving_settings``):
+
+- ``"llama.cpp"``: the second ``Llama`` above;
+- ``"torch"``: :class:`lcrag.models.torch_prefill.TorchPrefill`, the same model in PyTorch (faster f32 matrix
+  products and attention on this CPU), reading the same f32 file; it reads this model's cache of the prefix
+  (``llama_state_seq_get_data``), evaluates the new tokens on top of it and writes the whole sequence back
+  (``llama_state_seq_set_data``). No second llama.cpp context is kept.
+
 Run as the embedded server (``lcrag.models.server`` does this when the settings name ``prefill_weights``)::
 
-    python -m lcrag.models.prefill --prefill_model F32.gguf --model SHIPPED.gguf [llama_cpp.server options]
+    python -m lcrag.models.prefill --prefill_model F32.gguf [--prefill_runtime torch] --model SHIPPED.gguf \
+        [llama_cpp.server options]
 
 The logprobs server (``logits_all``) does not split: prompt logprobs need every prompt token's logits.
 """
@@ -30,6 +39,7 @@ import llama_cpp
 import numpy as np
 
 PREFILL_MIN_TOKENS = 64
+RUNTIMES = ("llama.cpp", "torch")
 _Llama = llama_cpp.Llama  # the original class, also after main() rebinds llama_cpp.Llama for the server
 
 
@@ -52,21 +62,38 @@ class PrefillLlama(_Llama):
         *,
         prefill_model_path: str,
         prefill_min_tokens: int = PREFILL_MIN_TOKENS,
+        prefill_runtime: str = "llama.cpp",
         **kwargs,
     ):
+        if prefill_runtime not in RUNTIMES:
+            raise ValueError(f"prefill_runtime must be one of {RUNTIMES}, not {prefill_runtime!r}")
         super().__init__(model_path, **kwargs)
-        self.prefill_llm = _Llama(prefill_model_path, **{**kwargs, "logits_all": False})
-        if self.prefill_llm.n_vocab() != self.n_vocab() or self.prefill_llm.n_embd() != self.n_embd():
-            raise ValueError(f"{prefill_model_path} is not the same model as {model_path}")
+        self.prefill_runtime = prefill_runtime
         self.prefill_min_tokens = prefill_min_tokens
-        self._shared = 0  # leading positions whose KV is the same in both contexts
+        self._shared = 0  # leading positions whose KV is the same in both contexts (llama.cpp runtime)
+        self.prefill_llm = self.torch_model = None
+        if prefill_runtime == "torch":
+            from lcrag.models.torch_prefill import TorchPrefill
+
+            threads = kwargs.get("n_threads_batch") or kwargs.get("n_threads") or None
+            self.torch_model = TorchPrefill(prefill_model_path, n_threads=threads)
+            if self.torch_model.hp.n_embd != self.n_embd():
+                raise ValueError(f"{prefill_model_path} is not the same model as {model_path}")
+            self._cache_layout = self._probe_cache_layout()
+        else:
+            self.prefill_llm = _Llama(prefill_model_path, **{**kwargs, "logits_all": False})
+            if self.prefill_llm.n_vocab() != self.n_vocab() or self.prefill_llm.n_embd() != self.n_embd():
+                raise ValueError(f"{prefill_model_path} is not the same model as {model_path}")
 
     def eval(self, tokens):
         tokens = list(tokens)
         self._shared = min(self._shared, self.n_tokens)
         if len(tokens) > self.prefill_min_tokens and not self._logits_all:
             head, tokens = tokens[:-1], tokens[-1:]
-            self._prefill(head)
+            if self.torch_model is not None:
+                self._prefill_torch(head)
+            else:
+                self._prefill(head)
         super().eval(tokens)
 
     def _prefill(self, head: list[int]) -> None:
@@ -85,41 +112,90 @@ class PrefillLlama(_Llama):
         self.input_ids[n_past : n_past + len(head)] = head
         self.n_tokens = self._shared = n_past + len(head)
 
+    def _prefill_torch(self, head: list[int]) -> None:
+        """Evaluate ``head`` with torch on top of this context's cache (see the module docstring).
+
+        When the cache no longer holds what the new tokens attend to (a sliding-window cache keeps only the
+        window of its last position, so a shorter prefix reused later may miss cells), the whole prompt is
+        evaluated again from position 0.
+        """
+        from lcrag.models import torch_prefill
+
+        n_past = self.n_tokens
+        self._ctx.kv_cache_seq_rm(-1, n_past, -1)
+        try:
+            torch_prefill.prefill(self.torch_model, self._ctx.ctx, head, n_past, *self._cache_layout)
+        except torch_prefill.CacheGapError:
+            head = [int(t) for t in self.input_ids[:n_past]] + head
+            n_past = 0
+            self._ctx.kv_cache_seq_rm(-1, 0, -1)
+            torch_prefill.prefill(self.torch_model, self._ctx.ctx, head, 0, *self._cache_layout)
+        self.input_ids[n_past : n_past + len(head)] = head
+        self.n_tokens = n_past + len(head)
+
+    def _probe_cache_layout(self) -> tuple[bool, int, int]:
+        """(flash attention: V not transposed, K type, V type) of this context's cache, read from the state of
+        a one-token evaluation (what llama.cpp chose, not what the settings asked for)."""
+        from lcrag.models import torch_prefill
+
+        self.reset()
+        super().eval([self.token_bos()])
+        caches = torch_prefill.read_seq_state(
+            torch_prefill.get_seq_state(self._ctx.ctx), len(torch_prefill._layer_caches(self.torch_model.hp))
+        )
+        self.reset()
+        self._ctx.kv_cache_seq_rm(-1, 0, -1)
+        c = caches[0]
+        return not c.v_trans, c.k_type, c.v_type
+
     def load_state(self, state) -> None:
         super().load_state(state)
         self._shared = 0
 
     def close(self) -> None:
-        self.prefill_llm.close()
+        if self.prefill_llm is not None:
+            self.prefill_llm.close()
         super().close()
 
 
-def _split_argv(argv: list[str]) -> tuple[str, int, list[str]]:
-    prefill, min_tokens, rest = None, PREFILL_MIN_TOKENS, []
+def _split_argv(argv: list[str]) -> tuple[str, int, str, list[str]]:
+    prefill, min_tokens, runtime, rest = None, PREFILL_MIN_TOKENS, "llama.cpp", []
     it = iter(argv)
     for arg in it:
         if arg == "--prefill_model":
             prefill = next(it)
         elif arg == "--prefill_min_tokens":
             min_tokens = int(next(it))
+        elif arg == "--prefill_runtime":
+            runtime = next(it)
         else:
             rest.append(arg)
-    if not prefill:
+    if not prefill or runtime not in RUNTIMES:
         raise SystemExit(
-            "usage: python -m lcrag.models.prefill --prefill_model F32.gguf [llama_cpp.server options]"
+            "usage: python -m lcrag.models.prefill --prefill_model F32.gguf [--prefill_runtime llama.cpp|torch]"
+            " [llama_cpp.server options]"
         )
-    return prefill, min_tokens, rest
+    return prefill, min_tokens, runtime, rest
 
 
 def main(argv: list[str] | None = None) -> None:
     """llama-cpp-python's server, with every model it loads wrapped in :class:`PrefillLlama`."""
     from llama_cpp.server import __main__ as server_main
 
-    prefill, min_tokens, rest = _split_argv(sys.argv[1:] if argv is None else argv)
+    prefill, min_tokens, runtime, rest = _split_argv(sys.argv[1:] if argv is None else argv)
+    # OMP_WAIT_POLICY is left as the user set it. PASSIVE (threads sleep while they wait) keeps torch fast on a
+    # machine oversubscribed by other processes, but on a quiet 2-core machine it cuts llama.cpp's generation
+    # speed about 3x (SmolLM2: 28 vs 88 tok/s, benchmarks/serving_variants.py), so it is not the default.
 
     class ServedLlama(PrefillLlama):
         def __init__(self, model_path: str, **kwargs):
-            super().__init__(model_path, prefill_model_path=prefill, prefill_min_tokens=min_tokens, **kwargs)
+            super().__init__(
+                model_path,
+                prefill_model_path=prefill,
+                prefill_min_tokens=min_tokens,
+                prefill_runtime=runtime,
+                **kwargs,
+            )
 
     # The server builds its model with ``llama_cpp.Llama(...)``, looked up at call time.
     llama_cpp.Llama = ServedLlama  # type: ignore[misc]

@@ -43,6 +43,10 @@ START_TIMEOUT_S = 180.0
 LOGPROBS_SUFFIX = "+logprobs"
 LOGPROBS_SCORES_BYTES = 2 << 30  # memory allowed for the n_ctx x vocabulary logits of a logprobs server
 BUILTIN_GGUFS = ("smollm2", "gemma3")  # the models whose f32 copy is small enough to serve prompts with
+# The prefill runtime per built-in model (benchmarks/serving_variants.py, issue 3); others: "llama.cpp".
+# Torch vs llama.cpp f32 prefill, interleaved: SmolLM2 1.7x (2k) / 2.8x (7k), Gemma-3 1.3x (2k) / 1.6x (7k);
+# first answer tokens identical, top-5 logprobs within 0.3 (tests/test_serving.py).
+PREFILL_RUNTIME = {"smollm2": "torch", "gemma3": "torch"}
 WEIGHT_KEYS = ("weights", "weights_sha256", "prefill_weights", "prefill_sha256")  # lcrag's, not the server's
 
 
@@ -143,6 +147,9 @@ def serving_settings(info: ModelInfo) -> dict:
         "flash_attn": True,
         "weights": weights.SHIPPED,
         "prefill_weights": "f32" if info.gguf in BUILTIN_GGUFS else None,
+        # What evaluates those long prompts with the f32 weights: a second llama.cpp model, or the same model
+        # in PyTorch (lcrag.models.torch_prefill), whichever the benchmark found faster for this model.
+        "prefill_runtime": PREFILL_RUNTIME.get(info.gguf, "llama.cpp"),
     }
     override = os.environ.get("LCRAG_SERVING")
     if override:
@@ -182,9 +189,9 @@ def _server_args(path: Path, port: int, settings: dict, prefill: Path | None = N
     module = "lcrag.models.prefill" if prefill else "llama_cpp.server"
     args = [sys.executable, "-m", module, "--model", str(path), "--host", "127.0.0.1", "--port", str(port)]
     if prefill:
-        args += ["--prefill_model", str(prefill)]
+        args += ["--prefill_model", str(prefill), "--prefill_runtime", settings.get("prefill_runtime") or "llama.cpp"]
     for key, value in settings.items():
-        if key not in WEIGHT_KEYS:
+        if key not in WEIGHT_KEYS and key != "prefill_runtime":
             args += [f"--{key}", str(value)]
     return args
 
@@ -280,6 +287,7 @@ def start(spec: str, logits_all: bool = False) -> ServerHandle:
         settings.update(logits_all=True, n_ctx=logprobs_ctx(gguf_path(info), settings["n_ctx"]),
                         prefill_weights=None)
         settings.pop("prefill_sha256", None)
+        settings.pop("prefill_runtime", None)
     path, prefill = serving_model_paths(info, settings)
     state_path, lock_path, log_path = _paths(info, logits_all)
     with _locked(lock_path):

@@ -1,0 +1,246 @@
+"""The needle-in-a-haystack chapter: haystack construction with the models' real tokenizers, both scorers on
+handmade answers, Kamradt's judge on the embedded SmolLM2, and the smoke profile executed end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pandas as pd
+import pytest
+
+from lcrag.book.claims import VERDICTS
+from lcrag.book.runner import run_chapter
+from lcrag.data.fetch import fetch
+from lcrag.metrics import needle as metrics
+from lcrag.models import get_model
+from lcrag.pipelines import needle as nd
+
+SMOL, GEMMA = "local/smollm2-135m-instruct", "local/gemma3-270m"
+
+
+@pytest.fixture(scope="module")
+def essays(mirror, tmp_path_factory):
+    os.environ["LCRAG_DATA_DIR"] = str(tmp_path_factory.mktemp("data"))
+    try:
+        assert fetch(datasets=["paul_graham_essays"], mirror=mirror, download=False).ok
+        from lcrag.data import load_essays
+
+        yield list(load_essays()["text"])
+    finally:
+        os.environ.pop("LCRAG_DATA_DIR")
+
+
+# ----------------------------------------------------------------------------- haystack construction
+
+
+@pytest.mark.parametrize("spec", [SMOL, GEMMA])
+def test_needle_goes_at_the_last_sentence_start_before_the_depth(spec, essays):
+    tok = get_model(spec).tokenizer
+    periods = set(tok.encode("."))
+    base = nd.haystack_tokens(essays, tok.encode, 4000)
+    for needle in nd.needles_for(["simple", "complex"]):
+        n_needle = len(tok.encode("\n" + needle.text + "\n"))
+        hay = base[: 4000 - nd.BUFFER_TOKENS - n_needle]
+        for depth in (0, 10, 33, 50, 77, 90):
+            h = nd.make_haystack(base, tok, 4000, depth, needle)
+            at, cut = h.needle_at[0], int(len(hay) * depth / 100)
+            assert at <= cut
+            assert at == 0 or hay[at - 1] in periods  # right after a period: a sentence boundary
+            assert not any(t in periods for t in hay[at:cut])  # and the last one at or before the depth
+            assert cut - at < 150  # a sentence, not a paragraph, away
+            text_before, _, text_after = h.text.partition("\n" + needle.text + "\n")
+            assert text_after, "the needle is in the text, framed by newlines"
+            assert depth == 0 or text_before.rstrip().endswith(".")
+            assert tok.decode(hay[:at]) == text_before
+        end = nd.make_haystack(base, tok, 4000, 100, needle)
+        assert end.needle_at[0] == len(hay) and end.text.endswith(needle.text + "\n")
+
+
+@pytest.mark.parametrize("spec", [SMOL, GEMMA])
+def test_haystack_is_token_exact(spec, essays):
+    """Kamradt's trimming, in the model's tokens: haystack + needle = length - 200 exactly; the decoded text,
+    re-encoded, loses at most one token where the needle meets the haystack (a merge across a seam)."""
+    m = get_model(spec)
+    tok = m.tokenizer
+    lengths = [1000, 3000, 7500] + ([16000] if spec == GEMMA else [])
+    base = nd.haystack_tokens(essays, tok.encode, max(lengths))
+    diffs = []
+    for length in lengths:
+        for depth in (0, 10, 25, 50, 75, 90, 100):
+            for needle in nd.needles_for(["simple", "complex"]):
+                h = nd.make_haystack(base, tok, length, depth, needle)
+                assert h.n_tokens == length - nd.BUFFER_TOKENS
+                diffs.append(len(tok.encode(h.text)) - (length - nd.BUFFER_TOKENS))
+    assert min(diffs) >= -1 and max(diffs) <= 0
+    assert diffs.count(0) > len(diffs) / 2
+
+
+def test_the_essays_repeat_when_too_short(essays):
+    tok = get_model(SMOL).tokenizer
+    one = tok.encode("".join(essays))
+    more = nd.haystack_tokens(essays, tok.encode, len(one) + 500)
+    assert len(more) == len(one) + 500 and more[: len(one)] == one
+    with pytest.raises(ValueError, match="no room"):
+        nd.make_haystack(one, tok, 250, 50, nd.NEEDLES["complex"])
+    with pytest.raises(ValueError, match="depth"):
+        nd.insertion_point(one[:100], 101, {13})
+
+
+def test_ruler_variants_insert_every_needle_in_order(essays):
+    tok = get_model(SMOL).tokenizer
+    base = nd.haystack_tokens(essays, tok.encode, 3000)
+    for kind in ("multi_key", "multi_value"):
+        needle = nd.ruler_needle(kind)
+        h = nd.make_haystack(base, tok, 3000, 20, needle)
+        assert h.n_tokens == 3000 - nd.BUFFER_TOKENS
+        positions = [h.text.index(p) for p in needle.parts]
+        assert positions == sorted(positions) and len(set(positions)) == 4
+        assert h.actual_depth <= 20
+    assert nd.ruler_needle("multi_key") == nd.ruler_needle("multi_key")  # seeded: the same every run
+    assert len(nd.ruler_needle("multi_value").values) == 4 and len(nd.ruler_needle("multi_key").values) == 1
+
+
+def test_prefix_order_costs_least(essays):
+    m = get_model(SMOL)
+    cells = nd.needle_grid(m, essays, [1000, 2000, 3000], [0, 25, 50, 75, 100], nd.needles_for(["simple", "complex"]))
+    cost = {how: nd.prefill_cost(nd.prefix_order(cells, how)) for how in ("prefix", "length_depth", "kamradt")}
+    no_reuse = sum(c["haystack_tokens"] for c in cells)
+    # every prompt pays from its needle on, and the first one (no previous prompt) pays its whole haystack
+    lower_bound = sum(c["haystack_tokens"] - c["needle_at"] for c in cells) + max(c["needle_at"] for c in cells)
+    assert cost["prefix"] <= lower_bound
+    assert cost["prefix"] < cost["length_depth"] < cost["kamradt"] < no_reuse
+    order = nd.prefix_order(cells)
+    assert [c["needle_at"] for c in order] == sorted((c["needle_at"] for c in cells), reverse=True)
+
+
+def test_prompts_are_kamradts(essays):
+    msgs = nd.needle_messages("HAY", nd.SIMPLE_QUESTION)
+    assert msgs == [
+        {"role": "system", "content": "You are a helpful AI bot that answers questions for a user. Keep your "
+                                      "response short and direct"},
+        {"role": "user", "content": "HAY"},
+        {"role": "user", "content": "What is the best thing to do in San Francisco? Don't give information "
+                                    "outside the document or repeat your findings"},
+    ]
+    method, kwargs = nd.request_for(get_model(GEMMA), "HAY", nd.SIMPLE_QUESTION, 64)
+    assert method == "complete" and kwargs["prompt"].startswith(nd.SYSTEM + "\n\nHAY\n\n")
+    assert kwargs["prompt"].endswith("repeat your findings\nAnswer:")
+    assert nd.request_for(get_model(SMOL), "HAY", nd.SIMPLE_QUESTION, 64)[0] == "chat"
+    assert nd.NEEDLES["complex"].question_by == "ours" and nd.NEEDLES["simple"].question_by == "Kamradt"
+
+
+def test_quickstart_haystack_is_unchanged(essays):
+    """The quickstart's recorded prompts depend on build_haystack's old framing (a space each side)."""
+    m = get_model(SMOL)
+    hay = nd.build_haystack(m, essays, 1000, 50)
+    assert " " + nd.SIMPLE_NEEDLE + " " in hay
+    assert len(m.tokenizer.encode(hay)) in (799, 800)
+
+
+# ----------------------------------------------------------------------------- scorers
+
+
+def test_deterministic_recall_on_handmade_answers():
+    s = nd.NEEDLES["simple"]
+    assert metrics.answer_words(s.text, s.question) == ["eat", "sandwich", "sit", "dolores", "park", "sunny", "day"]
+    assert s.score("Eat a sandwich and sit in Dolores Park on a sunny day.") == 1.0
+    assert s.score("The best thing to do in San Francisco is to visit it.") == 0.0  # repeating the question
+    assert s.score("eat a sandwich in Dolores Park") == pytest.approx(4 / 7)
+    assert s.score("") == 0.0 and s.score(None) == 0.0
+    c = nd.NEEDLES["complex"]
+    words = metrics.answer_words(c.text, c.question)
+    assert len(words) == 25 and "laser" not in words and "diode" not in words and "ghz" in words
+    assert c.score(nd.COMPLEX_NEEDLE) == 1.0
+    assert c.score("It can amplify one sideband of a seed laser.") == pytest.approx(4 / 25)
+    mv = nd.ruler_needle("multi_value")
+    assert mv.score(f"They are {mv.values[0]}, {mv.values[2]} and 1234567.") == 0.5
+    assert metrics.values_recall("x 12345678 y", ["1234567"]) == 0.0  # digits must match whole
+
+
+def test_rating_parser():
+    assert metrics.parse_rating("The answer is right. Rating: [[7]]") == (7, "strict")
+    assert metrics.parse_rating("[[10]]") == (10, "strict")
+    assert metrics.parse_rating("Rating: [[3") == (3, "loose")
+    assert metrics.parse_rating("Score: 8/10") == (8, "loose")
+    assert metrics.parse_rating("[[11]]") == (None, "none")
+    assert metrics.parse_rating("I cannot judge this.") == (None, "none")
+
+
+def test_judge_prompt_is_langchains_with_kamradts_rubric():
+    msgs = metrics.judge_messages("Q?", "the needle", "an answer")
+    assert msgs[0] == {"role": "system", "content": "You are a helpful assistant."}
+    user = msgs[1]["content"]
+    assert user.startswith("[Instruction]\nPlease act as an impartial judge")
+    assert "criteria:\naccuracy: \n                Score 1: The answer is completely unrelated" in user
+    assert "Only respond with a numberical score\n[Ground truth]\nthe needle\nBegin your evaluation" in user
+    assert user.endswith("[Question]\nQ?\n\n[The Start of Assistant's Answer]\nan answer\n[The End of Assistant's Answer]")
+
+
+def test_agreement_and_h4_on_a_handmade_table():
+    assert nd.cohen_kappa([True, True, False, False], [True, False, False, False]) == pytest.approx(0.5)
+    rows = []
+    for needle in ("simple", "complex"):
+        for length in (1000, 2000, 4000, 8000):
+            for depth in (0, 50, 100):
+                miss = needle == "simple" and length == 8000 and depth == 0
+                rows.append({"model": "m", "needle": needle, "setting": "full", "context_tokens": length,
+                             "depth": depth, "recall": 0.0 if miss else 1.0})
+    t = nd.h4_tests(nd.add_found(pd.DataFrame(rows)), window=8000)
+    assert t["complex_everywhere"] is True and t["simple_fails_late"] is True and t["no_upper_right"] is True
+    rows[0]["recall"] = 0.0  # simple, 1000 tokens, depth 0: an early miss (1000 < 30 % of 8000)
+    t = nd.h4_tests(nd.add_found(pd.DataFrame(rows)), window=8000)
+    assert t["simple_fails_late"] is False and t["simple_early_fails"] == 1
+
+
+@pytest.mark.slow
+def test_smollm2_judge_scores_handmade_answers(essays):
+    judge = get_model(SMOL)
+    s = nd.NEEDLES["simple"]
+    df = pd.DataFrame([{"needle": "simple", "_needle": s, "response": r} for r in
+                       (s.text, "Eat a sandwich in Dolores Park.", "Paul Graham writes essays about startups.")])
+    out = nd.judge_cells(judge, df)
+    assert out["judge_parse"].eq("forced").all()
+    assert out["judge_score"].between(1, 10).all()
+    assert out["judge_text"].str.startswith("Rating: [[").all()
+
+
+# ----------------------------------------------------------------------------- the chapter, smoke profile
+
+
+@pytest.mark.slow
+def test_smoke_profile_runs_end_to_end(essays, tmp_path):
+    res = run_chapter("needle", profile="smoke", out_dir=tmp_path / "run", progress=False)  # data: `essays`
+    assert res.ok, res.error
+    out = res.out_dir
+    answers = pd.read_csv(out / "answers.csv")
+    # full: 2 models x 2 needles x 2 lengths x 2 depths; rag: the longest length only
+    assert len(answers) == 16 + 8
+    assert set(answers.loc[answers["setting"] == "rag", "context_tokens"]) == {1000}
+    assert set(answers["model"]) == {SMOL, GEMMA} and set(answers["setting"]) == {"full", "rag"}
+    assert answers["recall"].between(0, 1).all() and answers["judge_score"].between(1, 10).all()
+    assert (answers["judge_parse"] == "forced").all()
+    assert (answers["haystack_tokens"] == answers["context_tokens"] - 200).all()
+    full = answers[answers["setting"] == "full"]
+    assert full["prompt_tokens"].between(full["context_tokens"] - 200, full["context_tokens"]).all()
+    grid = pd.read_csv(out / "grid.csv")
+    assert len(grid) == 16 and (grid.loc[grid["depth"] == 0, "needle_at"] == 0).all()
+    orders = pd.read_csv(out / "prefix_orders.csv").set_index(["model", "order"])["tokens_evaluated"]
+    for m in (SMOL, GEMMA):
+        assert orders[(m, "prefix")] < orders[(m, "no reuse")]
+    claims = pd.read_csv(out / "claims.csv")
+    assert sorted(claims["claim_id"]) == ["H4a", "H4a", "H4b", "H4b", "H4c", "H4c"]
+    assert set(claims["model"]) == {SMOL, GEMMA} and claims["verdict"].isin(VERDICTS).all()
+    variants = pd.read_csv(out / "variants.csv")
+    assert len(variants) == 2 and set(variants["needle"]) == {"multi_key"}
+    freq = pd.read_csv(out / "word_frequencies.csv")
+    assert list(freq.loc[freq["needle"] == "simple", "word"]) == metrics.content_words(nd.SIMPLE_NEEDLE)
+    assert freq.loc[(freq["needle"] == "complex") & (freq["word"] == "sideband"), "count"].iloc[0] == 0
+    ranks = pd.read_csv(out / "bm25_needle_rank.csv")
+    assert len(ranks) == 8 and (ranks["rank"] >= 1).all()  # 2 models x 2 needles x 2 lengths
+    agreement = pd.read_csv(out / "scorer_agreement.csv")
+    assert agreement["n"].sum() == 24
+    rescue = pd.read_csv(out / "full_vs_rag.csv")
+    assert len(rescue) == 4 and (rescue["cells"] == 2).all()
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "ok" and manifest["profile"] == "smoke"
