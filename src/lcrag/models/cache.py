@@ -6,10 +6,13 @@ A hit never touches the network. The API key is never part of a key nor stored.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -93,3 +96,24 @@ class DiskCache:
             "entries": len(files),
             "bytes": sum(f.stat().st_size for f in files),
         }
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, timeout: float, error: type[Exception] = TimeoutError):
+    """Hold an exclusive ``flock`` on ``path`` (created if needed) across processes; raise ``error`` after
+    ``timeout`` seconds of waiting."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as fh:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise error(f"timed out waiting for the lock {path}") from None
+                time.sleep(0.2)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)

@@ -19,7 +19,6 @@ environment variable ``LCRAG_SERVING`` (JSON, e.g. ``{"n_threads": 4}``).
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import importlib.util
 import json
@@ -35,7 +34,7 @@ from pathlib import Path
 
 from lcrag import config
 from lcrag.models import weights
-from lcrag.models.cache import atomic_write_bytes
+from lcrag.models.cache import atomic_write_bytes, file_lock
 from lcrag.models.registry import LOCAL_MODELS, ModelInfo, parse_spec
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -216,22 +215,8 @@ def _paths(info: ModelInfo, logits_all: bool = False) -> tuple[Path, Path, Path]
     return root / f"{name}.json", root / f"{name}.lock", root / f"{name}.log"
 
 
-@contextlib.contextmanager
 def _locked(lock_path: Path, timeout: float = START_TIMEOUT_S + 30):
-    with open(lock_path, "a+") as fh:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise ServerError(f"timed out waiting for the server lock {lock_path}") from None
-                time.sleep(0.2)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    return file_lock(lock_path, timeout, ServerError)
 
 
 def _free_port() -> int:

@@ -28,13 +28,15 @@ import ctypes
 import functools
 import math
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch.nn.attention.bias import causal_lower_right
+
+from lcrag.models.gguf import GGUFError, GGUFFile
 
 GGML_F32, GGML_F16, GGML_Q8_0 = 0, 1, 8
 STATE_MAGIC = 0xAF143CD8  # llama-context.cpp's io_magic, first in a sequence state, then the sequence id
@@ -52,91 +54,15 @@ class CacheGapError(TorchPrefillError):
 # --------------------------------------------------------------------------- GGUF file
 
 
-_SCALARS = {
-    0: "<B",
-    1: "<b",
-    2: "<H",
-    3: "<h",
-    4: "<I",
-    5: "<i",
-    6: "<f",
-    7: "<?",
-    10: "<Q",
-    11: "<q",
-    12: "<d",
-}
-_NP_SCALARS = {
-    0: "<u1",
-    1: "<i1",
-    2: "<u2",
-    3: "<i2",
-    4: "<u4",
-    5: "<i4",
-    6: "<f4",
-    7: "?",
-    10: "<u8",
-    11: "<i8",
-    12: "<f8",
-}
-
-
-def _read_str(fh) -> str:
-    (n,) = struct.unpack("<Q", fh.read(8))
-    return fh.read(n).decode("utf-8", errors="replace")
-
-
-def _read_value(fh, vtype: int):
-    """One GGUF metadata value; arrays of strings are skipped (None): the tokenizer is not needed here."""
-    if vtype in _SCALARS:
-        fmt = _SCALARS[vtype]
-        return struct.unpack(fmt, fh.read(struct.calcsize(fmt)))[0]
-    if vtype == 8:
-        return _read_str(fh)
-    if vtype == 9:
-        item_type, n = struct.unpack("<IQ", fh.read(12))
-        if item_type in _NP_SCALARS:
-            return np.frombuffer(
-                fh.read(n * np.dtype(_NP_SCALARS[item_type]).itemsize), _NP_SCALARS[item_type]
-            )
-        for _ in range(n):
-            _read_value(fh, item_type)
-        return None
-    raise TorchPrefillError(f"unknown GGUF value type {vtype}")
-
-
-@dataclass
-class GGUF:
-    """A GGUF file's metadata and tensors, the tensors memory-mapped (numpy, ggml's dimension order reversed)."""
-
-    path: Path
-    metadata: dict = field(default_factory=dict)
-    tensors: dict = field(default_factory=dict)  # name -> (ggml type, shape in numpy order, offset in file)
+class GGUF(GGUFFile):
+    """A GGUF file (:class:`lcrag.models.gguf.GGUFFile`) whose tensors are read memory-mapped."""
 
     @classmethod
     def open(cls, path: Path | str) -> GGUF:
-        g = cls(Path(path))
-        with open(g.path, "rb") as fh:
-            if fh.read(4) != b"GGUF":
-                raise TorchPrefillError(f"{path} is not a GGUF file")
-            (version,) = struct.unpack("<I", fh.read(4))
-            if version < 2:
-                raise TorchPrefillError(f"{path}: GGUF version {version} is too old")
-            n_tensors, n_kv = struct.unpack("<QQ", fh.read(16))
-            for _ in range(n_kv):
-                key = _read_str(fh)
-                (vtype,) = struct.unpack("<I", fh.read(4))
-                g.metadata[key] = _read_value(fh, vtype)
-            infos = []
-            for _ in range(n_tensors):
-                name = _read_str(fh)
-                (n_dims,) = struct.unpack("<I", fh.read(4))
-                dims = struct.unpack(f"<{n_dims}Q", fh.read(8 * n_dims))
-                ttype, offset = struct.unpack("<IQ", fh.read(12))
-                infos.append((name, ttype, tuple(reversed(dims)), offset))
-            align = int(g.metadata.get("general.alignment", 32))
-            start = (fh.tell() + align - 1) // align * align
-        g.tensors = {name: (t, shape, start + off) for name, t, shape, off in infos}
-        return g
+        try:
+            return super().open(path)
+        except GGUFError as exc:
+            raise TorchPrefillError(str(exc)) from None
 
     def raw(self, name: str) -> np.ndarray:
         """A tensor's bytes, one row per leading index (memory-mapped, read-only)."""

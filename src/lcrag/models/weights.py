@@ -21,19 +21,17 @@ version. The file name carries the source's sha256 prefix, so a new shipped file
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
-import fcntl
 import hashlib
 import json
 import os
-import struct
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from lcrag import config
-from lcrag.models.cache import atomic_write_bytes
+from lcrag.models.cache import atomic_write_bytes, file_lock
+from lcrag.models.gguf import GGUFError, GGUFFile
 
 # format name -> llama_cpp ftype constant name
 FORMATS: dict[str, str] = {
@@ -71,64 +69,12 @@ class DerivedWeights:
 # --------------------------------------------------------------------------- GGUF header
 
 
-def _read_str(fh) -> str:
-    (n,) = struct.unpack("<Q", fh.read(8))
-    return fh.read(n).decode("utf-8", errors="replace")
-
-
-_SCALAR = {
-    0: "<B",
-    1: "<b",
-    2: "<H",
-    3: "<h",
-    4: "<I",
-    5: "<i",
-    6: "<f",
-    7: "<?",
-    10: "<Q",
-    11: "<q",
-    12: "<d",
-}
-
-
-def _skip_value(fh, vtype: int) -> None:
-    if vtype in _SCALAR:
-        fh.read(struct.calcsize(_SCALAR[vtype]))
-    elif vtype == 8:
-        _read_str(fh)
-    elif vtype == 9:
-        (item_type,) = struct.unpack("<I", fh.read(4))
-        (n,) = struct.unpack("<Q", fh.read(8))
-        if item_type in _SCALAR:
-            fh.seek(n * struct.calcsize(_SCALAR[item_type]), os.SEEK_CUR)
-        else:
-            for _ in range(n):
-                _skip_value(fh, item_type)
-    else:
-        raise WeightsError(f"unknown GGUF value type {vtype}")
-
-
 def tensor_types(path: Path) -> dict[str, int]:
     """Tensor name -> ggml type id, read from a GGUF file's header (no tensor data is read)."""
-    with open(path, "rb") as fh:
-        if fh.read(4) != b"GGUF":
-            raise WeightsError(f"{path} is not a GGUF file")
-        (version,) = struct.unpack("<I", fh.read(4))
-        if version < 2:
-            raise WeightsError(f"{path}: GGUF version {version} is too old")
-        n_tensors, n_kv = struct.unpack("<QQ", fh.read(16))
-        for _ in range(n_kv):
-            _read_str(fh)
-            (vtype,) = struct.unpack("<I", fh.read(4))
-            _skip_value(fh, vtype)
-        types = {}
-        for _ in range(n_tensors):
-            name = _read_str(fh)
-            (n_dims,) = struct.unpack("<I", fh.read(4))
-            fh.seek(8 * n_dims, os.SEEK_CUR)
-            ttype, _offset = struct.unpack("<IQ", fh.read(12))
-            types[name] = ttype
-    return types
+    try:
+        return GGUFFile.open(path).tensor_types()
+    except GGUFError as exc:
+        raise WeightsError(str(exc)) from None
 
 
 # --------------------------------------------------------------------------- making derived files
@@ -151,23 +97,8 @@ def _names(source: Path, source_sha: str, fmt: str) -> tuple[Path, Path]:
     return derived_dir() / f"{stem}.gguf", derived_dir() / f"{stem}.json"
 
 
-@contextlib.contextmanager
 def _lock(path: Path, timeout: float = 600.0):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as fh:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise WeightsError(f"timed out waiting for {path}") from None
-                time.sleep(0.2)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    return file_lock(path, timeout, WeightsError)
 
 
 def _quantize(source: Path, target: Path, fmt: str, embedding_type: int | None, nthread: int) -> None:
