@@ -57,3 +57,16 @@ def fault_server():
     srv = FaultServer(slow_s=1.5).start()
     yield srv
     srv.stop()
+
+
+def fetched_data_dir(mirror: Path, tmp_path_factory, datasets: list[str]):
+    """Generator for a module fixture: LCRAG_DATA_DIR -> a fresh tmp dir holding ``datasets`` copied from the
+    mirror (a clean clone has no ``data/files``)."""
+    from lcrag.data.fetch import fetch
+
+    dest = tmp_path_factory.mktemp("data")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LCRAG_DATA_DIR", str(dest))
+        report = fetch(datasets=datasets, mirror=mirror, download=False)
+        assert report.ok, report.summary()
+        yield dest

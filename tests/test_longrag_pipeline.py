@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from conftest import fetched_data_dir
 
 from lcrag.data import load_longbench
 from lcrag.metrics.qa import dataset_f1, exact_match, normalize_answer, qa_f1
 from lcrag.pipelines import longrag as lr
 from lcrag.retrieval.base import Hit
 from lcrag.text.chunking import clause_chunks, clause_units, longrag_word_count
+
+
+@pytest.fixture(scope="module", autouse=True)
+def longbench_data(mirror, tmp_path_factory):
+    yield from fetched_data_dir(mirror, tmp_path_factory, ["longbench"])
+
 
 # --------------------------------------------------------------------------- chunker (gen_index.py semantics)
 
@@ -179,19 +186,10 @@ def test_one_question_through_every_strategy_on_the_embedded_model():
 
 
 @pytest.fixture(scope="module")
-def smoke_run(mirror, tmp_path_factory):
-    import os
-
+def smoke_run(longbench_data, tmp_path_factory):
     from lcrag.book.runner import run_chapter
-    from lcrag.data.fetch import fetch
 
-    data_dir = tmp_path_factory.mktemp("data")
-    os.environ["LCRAG_DATA_DIR"] = str(data_dir)
-    try:
-        assert fetch(datasets=["longbench"], mirror=mirror, download=False).ok
-        yield run_chapter("longrag", profile="smoke", out_dir=tmp_path_factory.mktemp("run"), progress=False)
-    finally:
-        os.environ.pop("LCRAG_DATA_DIR")
+    return run_chapter("longrag", profile="smoke", out_dir=tmp_path_factory.mktemp("run"), progress=False)
 
 
 @pytest.mark.slow

@@ -8,6 +8,7 @@ import threading
 
 import numpy as np
 import pytest
+from conftest import fetched_data_dir
 
 from lcrag.models import server, weights
 from lcrag.models.client import Model
@@ -15,6 +16,12 @@ from lcrag.models.registry import LOCAL_MODELS, parse_spec
 
 SMOL = "local/smollm2-135m-instruct"
 GGML_F32, GGML_Q8_0 = 0, 8
+
+
+@pytest.fixture(scope="module", autouse=True)
+def book_data(mirror, tmp_path_factory):
+    """The real book prompts (BAMBOO, essays) come from the mirror: a clean clone has no data/files."""
+    yield from fetched_data_dir(mirror, tmp_path_factory, ["bamboo", "paul_graham_essays"])
 
 
 @pytest.fixture()

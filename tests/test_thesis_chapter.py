@@ -9,11 +9,11 @@ test_retrieval.py; the loader's parsing tests in test_data_loaders.py.
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import fetched_data_dir
 from scipy.stats import binomtest
 
 from lcrag.book.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, ClaimsLedger
@@ -54,6 +54,11 @@ PQ_REMOVED = [
     89,
     90,
 ]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def bamboo_data(mirror, tmp_path_factory):
+    yield from fetched_data_dir(mirror, tmp_path_factory, ["bamboo"])
 
 
 @pytest.fixture(scope="module")
@@ -463,17 +468,10 @@ def test_at_least():
 
 
 @pytest.mark.slow
-def test_the_chapter_runs_in_the_smoke_profile(mirror, tmp_path_factory):
+def test_the_chapter_runs_in_the_smoke_profile(bamboo_data, tmp_path_factory):
     from lcrag.book.runner import run_chapter
-    from lcrag.data.fetch import fetch
 
-    data_dir = tmp_path_factory.mktemp("data")
-    os.environ["LCRAG_DATA_DIR"] = str(data_dir)
-    try:
-        assert fetch(datasets=["bamboo"], mirror=mirror, download=False).ok
-        run = run_chapter("thesis", profile="smoke", out_dir=tmp_path_factory.mktemp("run"), progress=False)
-    finally:
-        os.environ.pop("LCRAG_DATA_DIR")
+    run = run_chapter("thesis", profile="smoke", out_dir=tmp_path_factory.mktemp("run"), progress=False)
     assert run.ok, run.error
     nb = json.loads(run.notebook.read_text())
     errors = [
