@@ -70,3 +70,12 @@ def fetched_data_dir(mirror: Path, tmp_path_factory, datasets: list[str]):
         report = fetch(datasets=datasets, mirror=mirror, download=False)
         assert report.ok, report.summary()
         yield dest
+
+
+def notebook_errors(notebook: Path) -> list[dict]:
+    """The error outputs of an executed notebook's code cells."""
+    import json
+
+    nb = json.loads(Path(notebook).read_text())
+    return [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])
+            if o.get("output_type") == "error"]

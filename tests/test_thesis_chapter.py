@@ -8,12 +8,10 @@ test_retrieval.py; the loader's parsing tests in test_data_loaders.py.
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import fetched_data_dir
+from conftest import fetched_data_dir, notebook_errors
 from scipy.stats import binomtest
 
 from lcrag.book.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, ClaimsLedger
@@ -473,15 +471,7 @@ def test_the_chapter_runs_in_the_smoke_profile(bamboo_data, tmp_path_factory):
 
     run = run_chapter("thesis", profile="smoke", out_dir=tmp_path_factory.mktemp("run"), progress=False)
     assert run.ok, run.error
-    nb = json.loads(run.notebook.read_text())
-    errors = [
-        o
-        for c in nb["cells"]
-        if c["cell_type"] == "code"
-        for o in c.get("outputs", [])
-        if o.get("output_type") == "error"
-    ]
-    assert errors == []
+    assert notebook_errors(run.notebook) == []
     out = run.out_dir
     cleaning = pd.read_csv(out / "cleaning.csv").set_index("task")
     assert cleaning["kept"].to_dict() == {"meetingqa": 84, "paperqa": 74}

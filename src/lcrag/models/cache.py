@@ -117,3 +117,12 @@ def file_lock(path: Path, timeout: float, error: type[Exception] = TimeoutError)
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file's bytes, read in 1 MiB blocks (GGUF files are hundreds of MB)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

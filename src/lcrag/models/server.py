@@ -19,7 +19,6 @@ environment variable ``LCRAG_SERVING`` (JSON, e.g. ``{"n_threads": 4}``).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib.util
 import json
 import os
@@ -34,7 +33,7 @@ from pathlib import Path
 
 from lcrag import config
 from lcrag.models import weights
-from lcrag.models.cache import atomic_write_bytes, file_lock
+from lcrag.models.cache import atomic_write_bytes, file_lock, file_sha256
 from lcrag.models.registry import LOCAL_MODELS, ModelInfo, parse_spec
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -89,14 +88,6 @@ def _gemma3_path() -> Path:
             raise ServerError("assembled Gemma-3-270M GGUF does not match the package's sha256")
         os.replace(tmp, target)
     return target
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def model_digest(path: Path) -> str:

@@ -22,7 +22,6 @@ version. The file name carries the source's sha256 prefix, so a new shipped file
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import json
 import os
 import time
@@ -30,7 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from lcrag import config
-from lcrag.models.cache import atomic_write_bytes, file_lock
+from lcrag.models.cache import atomic_write_bytes, file_lock, file_sha256
 from lcrag.models.gguf import GGUFError, GGUFFile
 
 # format name -> llama_cpp ftype constant name
@@ -78,14 +77,6 @@ def tensor_types(path: Path) -> dict[str, int]:
 
 
 # --------------------------------------------------------------------------- making derived files
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def derived_dir() -> Path:

@@ -386,3 +386,26 @@ def corpus_counts(corpora: dict[str, pd.DataFrame], chunks: dict[str, pd.DataFra
                      "passages": int(records[name]["n_passages"].sum()), "paragraphs": len(corpus),
                      "mean_words": round(float(np.mean(corpus["words"])), 1), "chunks": len(chunks[name])})
     return pd.DataFrame(rows)
+
+
+def settings_grid(results: pd.DataFrame, grid: Sequence[Sequence[int]], datasets: Sequence[str],
+                  questions: dict[str, pd.DataFrame], n_questions: int, generator, component=None, *,
+                  corpus_records: int = 0, embedder=None, reranker: str = "fusion", n_candidates: int = 100,
+                  **kwargs) -> pd.DataFrame:
+    """R&B and E&F at each (chunk size, top-k) of ``grid`` on the first ``n_questions`` of each dataset, next to
+    the same questions' rows of ``results`` (the default setting); a ``setting`` column ("200*7")."""
+    runs = []
+    for size, k in grid:
+        for ds in datasets:
+            _, corpus, retriever = dataset_index(ds, chunk_size=size, corpus_records=corpus_records,
+                                                 embedder=embedder, reranker=reranker, n_candidates=n_candidates)
+            runs.append(answer_questions(questions[ds].head(n_questions), retriever, generator, component,
+                                         dataset=ds, chunk_size=size, k=k, strategies=["R&B", "E&F"],
+                                         paragraphs=list(corpus["text"]), **kwargs))
+    firsts = {ds: set(questions[ds].head(n_questions)["question_id"]) for ds in datasets}
+    first = np.array([qid in firsts.get(ds, ()) for ds, qid in zip(results["dataset"], results["question_id"],
+                                                                   strict=True)], dtype=bool)
+    base = results[results["strategy"].isin(["R&B", "E&F"]).to_numpy() & first]
+    out = pd.concat([base, *runs], ignore_index=True)
+    out["setting"] = out["chunk_size"].astype(str) + "*" + out["top_k"].astype(str)
+    return out
