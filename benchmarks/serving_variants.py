@@ -63,6 +63,7 @@ class Variant:
     prefill: str | None = None  # weight format of a second model that evaluates long prompt segments
     sizes: tuple[int, ...] | None = None  # prompt sizes to measure (None: all)
     runtime: str = "llama.cpp"  # what evaluates the long prompt segments with the prefill weights
+    compile: bool = False  # torch runtime: the layers fused by torch.compile
 
 
 BASE_SETTINGS = {"n_threads": 2, "n_batch": 512, "n_ubatch": 512, "logits_all": False}
@@ -93,6 +94,7 @@ VARIANTS = [
     Variant("torch prefill + shipped decode", weights.SHIPPED, FA, prefill="f32", runtime="torch"),
     Variant("torch prefill, no flash_attn", weights.SHIPPED, {}, prefill="f32", runtime="torch",
             sizes=(512, 2048)),
+    Variant("torch prefill, compiled", weights.SHIPPED, FA, prefill="f32", runtime="torch", compile=True),
 ]
 
 
@@ -148,7 +150,8 @@ def open_variant(spec: str, v: Variant):
     from lcrag.models.prefill import PrefillLlama
 
     prefill = shipped if v.prefill == weights.SHIPPED else weights.derive(shipped, v.prefill).path
-    return PrefillLlama(str(path), prefill_model_path=str(prefill), prefill_runtime=v.runtime, **kwargs)
+    return PrefillLlama(str(path), prefill_model_path=str(prefill), prefill_runtime=v.runtime,
+                        prefill_compile=v.compile, **kwargs)
 
 
 # --------------------------------------------------------------------------- measurements

@@ -219,6 +219,7 @@ def test_settings_record_the_prefill_runtime_and_pass_it_to_the_server(monkeypat
     assert s["prefill_runtime"] in ("torch", "llama.cpp")
     args = server._server_args(shipped(), 1, s, prefill=f32_path(SMOL))
     assert args[args.index("--prefill_runtime") + 1] == s["prefill_runtime"]
+    assert args[args.index("--prefill_compile") + 1] == str(s["prefill_compile"]).lower()
     assert "--prefill_runtime" not in server._server_args(shipped(), 1, s)[4:]  # no split: plain llama.cpp server
     monkeypatch.setenv("LCRAG_SERVING", json.dumps({"prefill_runtime": "llama.cpp"}))
     s = server.serving_settings(info)
@@ -228,10 +229,12 @@ def test_settings_record_the_prefill_runtime_and_pass_it_to_the_server(monkeypat
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
 @pytest.mark.parametrize("spec", RUNTIME_CASES)
-def test_torch_keys_and_values_are_what_llama_cpp_stores(spec):
-    """The torch forward pass against llama.cpp's own f32 evaluation of the same 700 real tokens, cache cell by
-    cache cell (Gemma-3: global and sliding-window caches); and the state codec reproduces llama.cpp's bytes."""
+def test_torch_keys_and_values_are_what_llama_cpp_stores(spec, compiled):
+    """The torch forward pass (op by op, and fused by torch.compile) against llama.cpp's own f32 evaluation of
+    the same 700 real tokens, cache cell by cache cell (Gemma-3: global and sliding-window caches); and the
+    state codec reproduces llama.cpp's bytes."""
     from llama_cpp import Llama
 
     from lcrag.models import torch_prefill as tp
@@ -240,7 +243,7 @@ def test_torch_keys_and_values_are_what_llama_cpp_stores(spec):
     tokens = [llm.token_bos()] + essay_tokens(llm, 0, 699)
     llm.eval(tokens)
     raw = tp.get_seq_state(llm._ctx.ctx)
-    model = tp.TorchPrefill(f32_path(spec), n_threads=2)
+    model = tp.TorchPrefill(f32_path(spec), n_threads=2, compile=compiled)
     caches = tp.read_seq_state(raw, len(tp._layer_caches(model.hp)))
     assert tp.write_seq_state(caches) == raw
     llm.close()
@@ -284,7 +287,7 @@ def test_torch_prefill_answers_like_the_llama_cpp_prefill(spec):
     llama.cpp's own flash and non-flash kernels already disagree on later tokens) both find the needle."""
     results = {}
     for runtime in ("llama.cpp", "torch"):
-        llm = split_model(spec, runtime)
+        llm = split_model(spec, runtime, prefill_compile=runtime == "torch")  # torch: as the server runs it
         out = []
         for name, tokens, k in book_prompt_tokens(llm, spec, 1):
             llm.reset()

@@ -63,6 +63,7 @@ class PrefillLlama(_Llama):
         prefill_model_path: str,
         prefill_min_tokens: int = PREFILL_MIN_TOKENS,
         prefill_runtime: str = "llama.cpp",
+        prefill_compile: bool = False,
         **kwargs,
     ):
         if prefill_runtime not in RUNTIMES:
@@ -76,10 +77,12 @@ class PrefillLlama(_Llama):
             from lcrag.models.torch_prefill import TorchPrefill
 
             threads = kwargs.get("n_threads_batch") or kwargs.get("n_threads") or None
-            self.torch_model = TorchPrefill(prefill_model_path, n_threads=threads)
+            self.torch_model = TorchPrefill(prefill_model_path, n_threads=threads, compile=prefill_compile)
             if self.torch_model.hp.n_embd != self.n_embd():
                 raise ValueError(f"{prefill_model_path} is not the same model as {model_path}")
             self._cache_layout = self._probe_cache_layout()
+            if prefill_compile:  # compile now, at the server's start, not inside the first request
+                self.torch_model.warm_up(self.prefill_min_tokens + 1)
         else:
             self.prefill_llm = _Llama(prefill_model_path, **{**kwargs, "logits_all": False})
             if self.prefill_llm.n_vocab() != self.n_vocab() or self.prefill_llm.n_embd() != self.n_embd():
@@ -158,8 +161,8 @@ class PrefillLlama(_Llama):
         super().close()
 
 
-def _split_argv(argv: list[str]) -> tuple[str, int, str, list[str]]:
-    prefill, min_tokens, runtime, rest = None, PREFILL_MIN_TOKENS, "llama.cpp", []
+def _split_argv(argv: list[str]) -> tuple[str, int, str, bool, list[str]]:
+    prefill, min_tokens, runtime, compile_, rest = None, PREFILL_MIN_TOKENS, "llama.cpp", "false", []
     it = iter(argv)
     for arg in it:
         if arg == "--prefill_model":
@@ -168,21 +171,25 @@ def _split_argv(argv: list[str]) -> tuple[str, int, str, list[str]]:
             min_tokens = int(next(it))
         elif arg == "--prefill_runtime":
             runtime = next(it)
+        elif arg == "--prefill_compile":
+            compile_ = next(it).lower()
         else:
             rest.append(arg)
-    if not prefill or runtime not in RUNTIMES:
+    if not prefill or runtime not in RUNTIMES or compile_ not in ("true", "false"):
         raise SystemExit(
             "usage: python -m lcrag.models.prefill --prefill_model F32.gguf [--prefill_runtime llama.cpp|torch]"
-            " [llama_cpp.server options]"
+            " [--prefill_compile true|false] [llama_cpp.server options]"
         )
-    return prefill, min_tokens, runtime, rest
+    return prefill, min_tokens, runtime, compile_ == "true", rest
 
 
 def main(argv: list[str] | None = None) -> None:
     """llama-cpp-python's server, with every model it loads wrapped in :class:`PrefillLlama`."""
     from llama_cpp.server import __main__ as server_main
 
-    prefill, min_tokens, runtime, rest = _split_argv(sys.argv[1:] if argv is None else argv)
+    # torch.compile keeps its kernels in torch's own cache directory (TORCHINDUCTOR_CACHE_DIR, by default under
+    # the system's temporary directory), shared by every server on the machine.
+    prefill, min_tokens, runtime, compile_, rest = _split_argv(sys.argv[1:] if argv is None else argv)
     # OMP_WAIT_POLICY is left as the user set it. PASSIVE (threads sleep while they wait) keeps torch fast on a
     # machine oversubscribed by other processes, but on a quiet 2-core machine it cuts llama.cpp's generation
     # speed about 3x (SmolLM2: 28 vs 88 tok/s, benchmarks/serving_variants.py), so it is not the default.
@@ -194,6 +201,7 @@ def main(argv: list[str] | None = None) -> None:
                 prefill_model_path=prefill,
                 prefill_min_tokens=min_tokens,
                 prefill_runtime=runtime,
+                prefill_compile=compile_,
                 **kwargs,
             )
 

@@ -46,6 +46,7 @@ BUILTIN_GGUFS = ("smollm2", "gemma3")  # the models whose f32 copy is small enou
 # first answer tokens identical, top-5 logprobs within 0.3 (tests/test_serving.py).
 PREFILL_RUNTIME = {"smollm2": "torch", "gemma3": "torch"}
 WEIGHT_KEYS = ("weights", "weights_sha256", "prefill_weights", "prefill_sha256")  # lcrag's, not the server's
+PREFILL_KEYS = ("prefill_runtime", "prefill_compile")  # lcrag.models.prefill's own options
 
 
 class ServerError(RuntimeError):
@@ -140,6 +141,10 @@ def serving_settings(info: ModelInfo) -> dict:
         # What evaluates those long prompts with the f32 weights: a second llama.cpp model, or the same model
         # in PyTorch (lcrag.models.torch_prefill), whichever the benchmark found faster for this model.
         "prefill_runtime": PREFILL_RUNTIME.get(info.gguf, "llama.cpp"),
+        # The torch runtime's elementwise work (norms, RoPE, GELU, casts: half its time when run op by op)
+        # fused by torch.compile into a few C++ loops; needs a C++ compiler, compiled once per server start
+        # (about 20 s cold, seconds from torch's inductor cache).
+        "prefill_compile": PREFILL_RUNTIME.get(info.gguf) == "torch",
     }
     override = os.environ.get("LCRAG_SERVING")
     if override:
@@ -180,8 +185,9 @@ def _server_args(path: Path, port: int, settings: dict, prefill: Path | None = N
     args = [sys.executable, "-m", module, "--model", str(path), "--host", "127.0.0.1", "--port", str(port)]
     if prefill:
         args += ["--prefill_model", str(prefill), "--prefill_runtime", settings.get("prefill_runtime") or "llama.cpp"]
+        args += ["--prefill_compile", str(bool(settings.get("prefill_compile"))).lower()]
     for key, value in settings.items():
-        if key not in WEIGHT_KEYS and key != "prefill_runtime":
+        if key not in WEIGHT_KEYS and key not in PREFILL_KEYS:
             args += [f"--{key}", str(value)]
     return args
 
