@@ -1081,6 +1081,8 @@ def judges_table(labels: pd.DataFrame) -> pd.DataFrame:
     parts = {"all": labels, **{h: labels[halves == h] for h in HALVES}}
     rows = []
     for part, lab in parts.items():
+        if not (lab["evaluator"] == "human").any():
+            continue  # a subset with no record in this half
         t = agreement(lab.drop(columns=["similarity", "argmax", "half"], errors="ignore"))
         t.insert(1, "half", part)
         ref = lab[lab["evaluator"] == "human"].set_index(["record", "insight_id"])
@@ -1100,7 +1102,11 @@ def judges_table(labels: pd.DataFrame) -> pd.DataFrame:
                 extra.append({"raw_corr": np.nan, "link_acc_argmax": np.nan, "n_argmax": np.nan})
         rows.append(pd.concat([t, pd.DataFrame(extra)], axis=1))
     out = pd.concat(rows, ignore_index=True)
-    out["judge"] = np.where(out["evaluator"].isin(list(DETERMINISTIC_JUDGES)), "ours (no LLM)", "paper's LLM")
+    out["judge"] = np.where(
+        out["evaluator"].isin(list(DETERMINISTIC_JUDGES)),
+        "ours (no LLM)",
+        np.where(out["evaluator"].str.startswith("llm:"), "ours (LLM)", "paper's LLM"),
+    )
     paper = {k: v for k, v in PAPER_TABLE1.items() if k != "Manual Annot."}
     out["paper_cov_corr"] = [
         paper[e][0] if e in paper and h == "all" else np.nan
