@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import fetched_data_dir
 
 from lcrag.data.longbench import load_longbench, split_passages
 from lcrag.pipelines import lrginstruction as li
@@ -21,6 +22,12 @@ INVENTORY = Path(__file__).resolve().parents[2] / "shared" / "papers" / "longrag
 
 
 # ----------------------------------------------------------------------------- prompts against the inventory
+
+
+@pytest.fixture(scope="module", autouse=True)
+def longbench_data(mirror, tmp_path_factory):
+    """A clean clone has no data/files: the LongBench files come from the mirror, as in CI."""
+    yield from fetched_data_dir(mirror, tmp_path_factory, ["longbench"])
 
 
 @pytest.fixture(scope="module")
