@@ -613,6 +613,15 @@ def build_dataset(
     }
 
 
+
+def stack(built: dict) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The tables of :func:`build_dataset` for several datasets (``{dataset: tables}``), stacked:
+    (records looked at, model calls, candidate instructions); empty tables when nothing was built."""
+    keys = ("records", "calls", "instructions")
+    if not built:
+        return pd.DataFrame(), pd.DataFrame(), pd.DataFrame()
+    return tuple(pd.concat([b[k] for b in built.values()], ignore_index=True) for k in keys)
+
 def summary(instructions: pd.DataFrame) -> pd.DataFrame:
     """Candidates, kept instructions and the reasons for the rest (under the run's rule), per dataset and task;
     how many each rule would keep; and Table 15's count beside."""
