@@ -50,6 +50,15 @@ def mirror() -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def built_book(mirror, tmp_path_factory):
+    """The whole book built ONCE per session from the committed store, offline, in a temporary project copy
+    (``tests/bookbuild.py``): its run directories and HTML, for the store-consistency and browser tests."""
+    from bookbuild import build_from_store
+
+    return build_from_store(ROOT, tmp_path_factory.mktemp("book"), mirror)
+
+
 @pytest.fixture()
 def fault_server():
     from faultserver import FaultServer

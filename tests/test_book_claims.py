@@ -164,3 +164,68 @@ def test_several_ledgers_are_saved_as_one_claims_file(tmp_path):
         ["C1", "the paper's tables", "reproduced"], ["C1", "local/m", "not reproduced"],
         ["C2", "local/m", "inconclusive"],
     ]
+
+
+def test_dashboard_lists_every_claim_with_filters_and_no_network():
+    from lcrag.book.claims import DASHBOARD_COLUMNS, DASHBOARD_ID
+
+    md = summary_markdown(_claims())
+    assert f":name: {DASHBOARD_ID}" in md and "```{table}" in md
+    assert "| " + " | ".join(DASHBOARD_COLUMNS) + " |" in md
+    rows = [ln for ln in md.splitlines() if ln.startswith("| Thesis |") or ln.startswith("| SummHay |")]
+    assert len(rows) == 3 and "**not reproduced**" in rows[2] and rows[2].endswith("{doc}`summhay` |")
+    assert f'<select id="{DASHBOARD_ID}-paper"><option value="">all</option><option value="Thesis">' in md
+    assert '<option value="inconclusive">inconclusive</option>' in md
+    assert f'<input id="{DASHBOARD_ID}-text" type="search"' in md
+    script = md[md.index("<script>"):]
+    assert "src=" not in script and "http" not in script  # inline, nothing fetched
+    assert "COLS = {paper: 0, model: 5, verdict: 6}" in script
+
+
+def _dashboard_html(md: str, df: pd.DataFrame) -> str:
+    """The page as the HTML builder renders it: the raw-HTML blocks verbatim, the table as a <table> with the id."""
+    from html import escape
+
+    from lcrag.book.claims import DASHBOARD_COLUMNS, DASHBOARD_ID, PAPER_SHORT
+
+    controls = md[md.index("<style>"):md.index("```{table}")]
+    script = md[md.index("<script>"):]
+    body = "".join(
+        "<tr>" + "".join(f"<td><p>{escape(str(v))}</p></td>" for v in (
+            PAPER_SHORT[r.paper], r.claim_id, r.text, r.paper_value, r.our_value, r.model, r.verdict, r.evidence,
+            r.chapter)) + "</tr>"
+        for r in df.itertuples())
+    head = "".join(f"<th>{c}</th>" for c in DASHBOARD_COLUMNS)
+    table = f'<table class="table" id="{DASHBOARD_ID}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return f"<!DOCTYPE html><html><body>{controls}{table}{script}</body></html>"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not __import__("shutil").which("chromium"), reason="needs Debian's chromium")
+def test_dashboard_filters_rows_in_a_real_browser(tmp_path):
+    import re
+    import subprocess
+
+    df = _claims()
+    df.loc[1, "model"] = "other/model"
+    page = _dashboard_html(summary_markdown(df), df)
+    drive = """<script>
+    var set = function (id, v, ev) { var e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event(ev)); };
+    set("claims-dashboard-paper", "Thesis", "change");
+    document.body.setAttribute("data-after-paper", document.getElementById("claims-dashboard-count").textContent);
+    set("claims-dashboard-model", "m", "change");
+    document.body.setAttribute("data-after-model", document.getElementById("claims-dashboard-count").textContent);
+    set("claims-dashboard-paper", "", "change"); set("claims-dashboard-model", "", "change");
+    set("claims-dashboard-text", "SUMMHAY", "input");
+    </script>"""
+    (tmp_path / "page.html").write_text(page.replace("</body>", drive + "</body>"), encoding="utf-8")
+    out = subprocess.run(
+        ["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+         "--dump-dom", (tmp_path / "page.html").as_uri()],
+        capture_output=True, text=True, timeout=120, check=True)
+    dom, log = out.stdout, out.stderr
+    assert 'data-after-paper="showing 2 of 3 claims: 1 reproduced, 0 not reproduced, 1 inconclusive"' in dom
+    assert 'data-after-model="showing 1 of 3 claims: 1 reproduced, 0 not reproduced, 0 inconclusive"' in dom
+    assert re.search(r'claims-dashboard-count"[^>]*>showing 1 of 3 claims: 0 reproduced, 1 not reproduced', dom)
+    assert dom.count('style="display: none;"') == 2
+    assert not re.search(r"CONSOLE.*(Uncaught|Error)", log)

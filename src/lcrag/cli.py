@@ -2,6 +2,7 @@
 
     lcrag run <chapter> [--profile P] [--model SPEC] [-p name=value ...] [--out DIR] [--fresh]
     lcrag book [--profile P] [--model SPEC] [--chapter C ...] [--fresh] [--no-build]
+    lcrag sweep [CHAPTER ...] [--spec FILE] [--model SPEC ...] [--profile P] [-p name=VALUES ...] [--cluster ADDR]
     lcrag data fetch [--mirror DIR] [--dataset NAME ...]
     lcrag serve start|stop|status [SPEC]
     lcrag cache stats
@@ -85,6 +86,37 @@ def cmd_book(args: argparse.Namespace) -> int:
     if res.html is None:
         print(f"pages prepared in {config.project_root() / 'book' / 'executed'} (not built: --no-build)")
     return EXIT_OK
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    import time
+
+    from lcrag.book import sweep
+
+    spec = sweep.read_spec(args.spec) if args.spec else sweep.SweepSpec(chapters={}, models=[])
+    if args.chapter:
+        spec.chapters = {c: spec.chapters.get(c, {}) for c in args.chapter}
+    spec.models = args.model or spec.models
+    spec.profile = args.profile or spec.profile
+    spec.grid = {**spec.grid, **sweep.parse_grid_params(args.param)}
+    tasks = sweep.plan(spec, args.out)
+    print(f"sweep: {len(tasks)} tasks on {args.cluster or 'this machine'}")
+    t0 = time.monotonic()
+    table = sweep.run_sweep(
+        tasks,
+        n_jobs=args.jobs,
+        cluster=args.cluster,
+        max_concurrency=args.max_concurrency,
+        local_lanes=args.local_lanes,
+    )
+    path = sweep.save_sweep_table(table, args.table or sweep.default_table_path(args.out))
+    shown = ["chapter", "model", "point", "status", "wall_s", "calls", "cost_usd", "out_dir"]
+    print(table[shown].to_string(index=False))
+    failed = int((~table["ok"]).sum())
+    print(f"{len(table) - failed} ok, {failed} failed in {time.monotonic() - t0:.1f} s; table: {path}")
+    for row in table[~table["ok"]].itertuples():
+        _err(f"{row.chapter} / {row.model} / {row.point or '-'}: {row.error}")
+    return EXIT_OK if failed == 0 else EXIT_FAIL
 
 
 def cmd_data_fetch(args: argparse.Namespace) -> int:
@@ -232,6 +264,42 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--no-build", action="store_true", help="run and gather pages, do not call jupyter-book")
     b.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     b.set_defaults(func=cmd_book)
+
+    sw = sub.add_parser("sweep", parents=[common], help="run chapters x models x parameter grids")
+    sw.add_argument("chapter", nargs="*", help="chapters to run (or the spec's)")
+    sw.add_argument("--spec", default=None, metavar="FILE", help="a YAML sweep spec (see lcrag.book.sweep)")
+    sw.add_argument("--model", action="append", default=[], help=model_help + "; repeatable")
+    sw.add_argument(
+        "--profile", default=None, help="the profile of every run (default: the spec's, else default)"
+    )
+    sw.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        metavar="NAME=VALUES",
+        default=[],
+        help="sweep a parameter over a YAML list, e.g. n_items='[5, 10]'; repeatable (cartesian product)",
+    )
+    sw.add_argument(
+        "--out", default=None, metavar="ROOT", help="root of the run directories (default: runs/)"
+    )
+    sw.add_argument("--table", default=None, metavar="CSV", help="where to save the sweep table")
+    sw.add_argument(
+        "--jobs", type=int, default=None, help="lanes at once (default: 1; all workers on a cluster)"
+    )
+    sw.add_argument(
+        "--cluster", default=None, metavar="ADDRESS", help="a Dask scheduler, e.g. tcp://host:8786"
+    )
+    sw.add_argument(
+        "--max-concurrency", type=int, default=4, help="tasks at once per remote endpoint (default: 4)"
+    )
+    sw.add_argument(
+        "--local-lanes",
+        type=int,
+        default=1,
+        help="lanes per embedded model, for clusters of machines (default: 1)",
+    )
+    sw.set_defaults(func=cmd_sweep)
 
     d = sub.add_parser("data", parents=[common], help="datasets")
     dsub = d.add_subparsers(dest="action", metavar="ACTION", required=True)

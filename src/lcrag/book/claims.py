@@ -39,6 +39,14 @@ PAPERS: dict[str, str] = {
     "long2rag": "Long²RAG (Qi et al. 2024)",
 }
 
+#: Short paper names for the claims dashboard's paper column (and its filter).
+PAPER_SHORT: dict[str, str] = {
+    "thesis": "Thesis",
+    "longrag": "LongRAG",
+    "summhay": "SummHay",
+    "long2rag": "Long²RAG",
+}
+
 CLAIMS_FILE = "claims.csv"
 COLUMNS = (
     "chapter",
@@ -235,12 +243,94 @@ def _md(value: Any) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
+DASHBOARD_ID = "claims-dashboard"  # the HTML id of the table of every claim, for the filter script
+#: Columns of the dashboard table, in order (the filter script finds paper, model and verdict by position).
+DASHBOARD_COLUMNS = (
+    "paper",
+    "claim",
+    "claim text",
+    "paper's number",
+    "our number",
+    "model",
+    "verdict",
+    "evidence",
+    "checked in",
+)
+
+
+def _options(values: list[str]) -> str:
+    from html import escape
+
+    return '<option value="">all</option>' + "".join(
+        f'<option value="{escape(v)}">{escape(v)}</option>' for v in values
+    )
+
+
+def _filter_controls(df: pd.DataFrame) -> list[str]:
+    """The raw-HTML filter bar above the dashboard (no blank line inside: one HTML block)."""
+    papers = [PAPER_SHORT.get(p, p) for p in dict.fromkeys(df["paper"])]
+    models = sorted(set(df["model"].astype(str)))
+    verdicts = [v for v in VERDICTS if v in set(df["verdict"])]
+    return [
+        '<div class="claims-filter" style="display:flex;flex-wrap:wrap;gap:0.5em 1.5em;margin:0.5em 0 1em 0">',
+        f'<label>paper <select id="{DASHBOARD_ID}-paper">{_options(papers)}</select></label>',
+        f'<label>verdict <select id="{DASHBOARD_ID}-verdict">{_options(verdicts)}</select></label>',
+        f'<label>model <select id="{DASHBOARD_ID}-model">{_options(models)}</select></label>',
+        f'<label>text <input id="{DASHBOARD_ID}-text" type="search" placeholder="words in any column"></label>',
+        f'<output id="{DASHBOARD_ID}-count" aria-live="polite"></output>',
+        "</div>",
+    ]
+
+
+#: A denser table than the theme's default: nine columns share the page's width.
+_DASHBOARD_STYLE = (
+    f"<style>#{DASHBOARD_ID} {{font-size: 0.8em;}} #{DASHBOARD_ID} td, #{DASHBOARD_ID} th "
+    "{padding: 0.25em 0.4em; vertical-align: top;}</style>"
+)
+
+#: Filters the dashboard's rows in the browser: plain JavaScript, no library, nothing fetched.
+_FILTER_SCRIPT = """<script>
+(function () {
+  var ID = "%(id)s", COLS = {paper: %(paper)d, model: %(model)d, verdict: %(verdict)d};
+  var VERDICTS = %(verdicts)s;
+  var holder = document.getElementById(ID);
+  if (!holder) { return; }
+  var table = holder.tagName === "TABLE" ? holder : holder.querySelector("table");
+  if (!table) { return; }
+  var rows = Array.prototype.slice.call(table.querySelectorAll("tbody tr"));
+  var control = function (name) { return document.getElementById(ID + "-" + name); };
+  var cell = function (row, i) { return row.cells[i] ? row.cells[i].textContent.trim() : ""; };
+  function apply() {
+    var text = (control("text").value || "").toLowerCase(), counts = {}, shown = 0;
+    rows.forEach(function (row) {
+      var keep = Object.keys(COLS).every(function (name) {
+        var want = control(name).value;
+        return !want || cell(row, COLS[name]) === want;
+      }) && (!text || row.textContent.toLowerCase().indexOf(text) !== -1);
+      row.style.display = keep ? "" : "none";
+      if (keep) { shown += 1; counts[cell(row, COLS.verdict)] = (counts[cell(row, COLS.verdict)] || 0) + 1; }
+    });
+    control("count").textContent = "showing " + shown + " of " + rows.length + " claims: " +
+      VERDICTS.map(function (v) { return (counts[v] || 0) + " " + v; }).join(", ");
+  }
+  ["paper", "verdict", "model"].forEach(function (name) { control(name).addEventListener("change", apply); });
+  control("text").addEventListener("input", apply);
+  apply();
+})();
+</script>"""
+
+
 def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: str = "Claims") -> str:
-    """The synthesis page: verdict counts per paper, then every claim with a link to its chapter.
+    """The claims dashboard: verdict counts per paper, then every claim in one filterable table.
 
     ``df`` concatenates the ``claims.csv`` of the runs used in the book; ``failed`` names chapters
-    whose run failed (their claims are not counted, and the page says so).
+    whose run failed (their claims are not counted, and the page says so). Each claim links to the
+    section of the chapter that checks it (its ``anchor``, a MyST label) and to the chapter. In the
+    HTML page a filter bar (paper, verdict, model, free text) hides rows and recounts the verdicts;
+    it is a small inline script that needs no network.
     """
+    import json
+
     lines = [f"# {title}", ""]
     lines.append(
         "Every claim below was checked by a chapter of this book: the chapter computed our value and a "
@@ -269,14 +359,29 @@ def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: s
         )
     lines += ["", "## All claims", ""]
     lines.append(
-        "| chapter | claim | paper | claim text | paper value | our value | model | verdict | evidence |"
+        "One row per claim and model (a chapter may check a claim on the paper's own tables and on our runs). "
+        "*claim* links to the section that checks it, *checked in* to the chapter. In the HTML page, the "
+        "filters below hide rows and recount the verdicts."
     )
-    lines.append("|---|---|---|---|---|---|---|---|---|")
+    lines += ["", _DASHBOARD_STYLE, "", *_filter_controls(df), ""]
+    lines += ["```{table} Every claim of the four papers, with its verdict", f":name: {DASHBOARD_ID}", ""]
+    lines.append("| " + " | ".join(DASHBOARD_COLUMNS) + " |")
+    lines.append("|---" * len(DASHBOARD_COLUMNS) + "|")
     for r in df.itertuples(index=False):
         claim = f"{{ref}}`{_md(r.claim_id)} <{r.anchor}>`" if r.anchor else _md(r.claim_id)
-        chapter = f"{{doc}}`{r.chapter}`"
-        lines.append(
-            f"| {chapter} | {claim} | {_md(r.paper)} | {_md(r.text)} | {_md(r.paper_value)} | "
-            f"{_md(r.our_value)} | {_md(r.model)} | **{r.verdict}** | {_md(r.evidence)} |"
-        )
+        cells = [
+            _md(PAPER_SHORT.get(str(r.paper), r.paper)),
+            claim,
+            _md(r.text),
+            _md(r.paper_value),
+            _md(r.our_value),
+            _md(r.model),
+            f"**{r.verdict}**",
+            _md(r.evidence),
+            f"{{doc}}`{r.chapter}`",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["```", ""]
+    index = {name: DASHBOARD_COLUMNS.index(name) for name in ("paper", "model", "verdict")}
+    lines.append(_FILTER_SCRIPT % {"id": DASHBOARD_ID, "verdicts": json.dumps(list(VERDICTS)), **index})
     return "\n".join(lines) + "\n"

@@ -1,0 +1,303 @@
+"""The built book in a real browser: headless Chromium (the system's, driven by Playwright) on a loopback server.
+
+Every page of ``_toc.yml`` (the intro, each chapter, the claims page) is opened and must
+
+- load with no console error, no uncaught exception, and no failed or >= 400 request to the book's server
+  (requests leaving loopback, e.g. MathJax from its CDN, are blocked: CI has no internet; their load errors are
+  not the book's);
+- show every ``<img>`` loaded (``naturalWidth > 0``); a page built from an executed notebook shows at least one
+  figure, and at least as many as its notebook has image outputs;
+- have only internal links that resolve: every ``<a href>`` to the book's server answers 200, and a
+  ``#fragment`` names an ``id`` (or ``name``) in the target page.
+
+A full-page screenshot of each page is saved in ``$LCRAG_ARTIFACTS_DIR`` (default ``_build/screenshots/``),
+listed in ``index.txt`` there.
+
+The book is the one ``built_book`` (``conftest.py``) builds from the committed store; ``LCRAG_BOOK_HTML=<dir>``
+browses an existing build instead (e.g. ``_build/html`` after ``lcrag book``). Chromium is found as
+``$LCRAG_CHROMIUM`` or ``chromium`` on the PATH (Debian: ``apt-get install chromium``). Without it, or without
+Playwright, the test skips, unless ``LCRAG_REQUIRE_BROWSER=1`` (set by ``.ci/run``), which makes it fail.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+from html.parser import HTMLParser
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from lcrag.book.runner import CLAIMS_PAGE, EXECUTED_DIR, read_toc, toc_files
+
+pytestmark = pytest.mark.slow
+
+ARTIFACTS = Path(os.environ.get("LCRAG_ARTIFACTS_DIR") or ROOT / "_build" / "screenshots")
+TIMEOUT_MS = 120_000  # a loaded 2-core machine renders the long chapters slowly
+
+
+def book_pages(root: Path = ROOT) -> list[str]:
+    """Document names to visit: every ``root``/``file`` of ``_toc.yml`` in order, and the claims page."""
+    pages = [f.removesuffix(".md").removesuffix(".ipynb") for f in toc_files(read_toc(root))]
+    claims = f"{EXECUTED_DIR.as_posix()}/{CLAIMS_PAGE}"
+    return pages if claims in pages else [*pages, claims]
+
+
+PAGES = book_pages()
+
+
+def _require(reason: str):
+    if os.environ.get("LCRAG_REQUIRE_BROWSER", "") not in {"", "0", "false", "False"}:
+        pytest.fail(f"{reason} (LCRAG_REQUIRE_BROWSER is set)")
+    pytest.skip(reason)
+
+
+def chromium_executable() -> str | None:
+    """``$LCRAG_CHROMIUM``, else the first Chromium on the PATH."""
+    if os.environ.get("LCRAG_CHROMIUM"):
+        return os.environ["LCRAG_CHROMIUM"]
+    names = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+    return next((path for path in map(shutil.which, names) if path), None)
+
+
+# ------------------------------------------------------------------------------------------------ fixtures
+
+
+@pytest.fixture(scope="module")
+def book_html(request) -> Path:
+    """The HTML directory to browse: ``$LCRAG_BOOK_HTML``, else the session's build from the store."""
+    if os.environ.get("LCRAG_BOOK_HTML"):
+        html = Path(os.environ["LCRAG_BOOK_HTML"]).resolve()
+    else:
+        book = request.getfixturevalue("built_book")
+        assert book.html is not None, f"the book did not build: {book.error}\n" + "\n".join(book.log[-20:])
+        html = book.html
+    assert (html / "index.html").exists(), f"{html} holds no built book (no index.html)"
+    return html
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        pass
+
+
+@pytest.fixture(scope="module")
+def server(book_html):
+    """An HTTP server for the book on 127.0.0.1 (a free port), in a thread."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(book_html)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    exe = chromium_executable()
+    if exe is None:
+        _require("no Chromium found (apt-get install chromium, or set LCRAG_CHROMIUM)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _require("Playwright is not installed (pip install -e '.[dev]')")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=exe, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def screenshots() -> list[Path]:
+    """Screenshots saved by the module's tests; their list goes to ``index.txt`` at the end."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    saved: list[Path] = []
+    yield saved
+    (ARTIFACTS / "index.txt").write_text("".join(f"{p}\n" for p in saved), encoding="utf-8")
+    print("\nscreenshots:\n" + "\n".join(f"  {p}" for p in saved))
+
+
+@pytest.fixture(scope="module")
+def link_checker(server):
+    return LinkChecker(server)
+
+
+# ------------------------------------------------------------------------------------------------ links
+
+
+class _Anchors(HTMLParser):
+    """Every ``id`` and ``<a name>`` of a page: the fragments a link may point to."""
+
+    def __init__(self):
+        super().__init__()
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        for key, value in attrs:
+            if value and (key == "id" or (key == "name" and tag == "a")):
+                self.ids.add(value)
+
+
+class LinkChecker:
+    """Fetches each internal link target once: its HTTP status and the anchors it holds."""
+
+    def __init__(self, base: str):
+        self.base = base
+        self._seen: dict[str, tuple[int, set[str]]] = {}
+
+    def is_internal(self, url: str) -> bool:
+        return url.startswith(self.base)
+
+    def target(self, url: str) -> tuple[int, set[str]]:
+        if url not in self._seen:
+            try:
+                with urllib.request.urlopen(url, timeout=30) as resp:
+                    status, body = resp.status, resp.read()
+                    is_html = "html" in resp.headers.get("Content-Type", "")
+            except urllib.error.HTTPError as exc:
+                status, body, is_html = exc.code, b"", False
+            parser = _Anchors()
+            if is_html:
+                parser.feed(body.decode("utf-8", "replace"))
+            self._seen[url] = (status, parser.ids)
+        return self._seen[url]
+
+    def broken(self, links: list[str]) -> list[str]:
+        """The internal links of ``links`` that do not resolve, each with the reason."""
+        problems = []
+        for link in sorted(set(filter(self.is_internal, links))):
+            url, fragment = urllib.parse.urldefrag(link)
+            status, ids = self.target(url)
+            if status != 200:
+                problems.append(f"{link}: HTTP {status}")
+            elif fragment and urllib.parse.unquote(fragment) not in ids:
+                problems.append(f"{link}: no id {urllib.parse.unquote(fragment)!r} in {url}")
+        return problems
+
+
+# ------------------------------------------------------------------------------------------------ a page
+
+
+_IMAGES_JS = """async () => {
+  const imgs = Array.from(document.images);
+  await Promise.all(imgs.map(i => i.complete ? null : new Promise(r => { i.onload = i.onerror = r; })));
+  const article = document.querySelector('article') || document.querySelector('main') || document.body;
+  return imgs.map(i => ({src: i.currentSrc || i.src, width: i.naturalWidth, inArticle: article.contains(i)}));
+}"""
+
+
+def notebook_figures(html: Path, page: str) -> int | None:
+    """Image outputs of the page's notebook (``_sources/<page>.ipynb``); None when the page is not a notebook."""
+    source = html / "_sources" / f"{page}.ipynb"
+    if not source.exists():
+        return None
+    nb = json.loads(source.read_text(encoding="utf-8"))
+    return sum(
+        any(kind.startswith("image/") for kind in out.get("data", {}))
+        for cell in nb["cells"]
+        if cell["cell_type"] == "code"
+        for out in cell.get("outputs", [])
+    )
+
+
+def visit(browser, base: str, page_name: str) -> dict:
+    """Open one page; what it logged, which requests failed, its images and links, and a screenshot."""
+    origin = base.rstrip("/")
+    found: dict = {"console": [], "exceptions": [], "failed": [], "blocked": []}
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(TIMEOUT_MS)
+
+    def route(r):
+        if r.request.url.startswith(origin):
+            r.continue_()
+        else:
+            found["blocked"].append(r.request.url)
+            r.abort()
+
+    def on_console(msg):
+        where = msg.location.get("url", "") if msg.location else ""
+        if msg.type == "error" and not (where and not where.startswith(origin)):
+            found["console"].append(f"{msg.text} ({where})")
+
+    def on_failed(req):
+        if req.url.startswith(origin):
+            found["failed"].append(f"{req.url}: {req.failure}")
+
+    def on_response(resp):
+        if resp.url.startswith(origin) and resp.status >= 400:
+            found["failed"].append(f"{resp.url}: HTTP {resp.status}")
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("console", on_console)
+    page.on("pageerror", lambda exc: found["exceptions"].append(str(exc)))
+    page.on("requestfailed", on_failed)
+    page.on("response", on_response)
+    try:
+        response = page.goto(f"{base}{page_name}.html", wait_until="load")
+        page.wait_for_load_state("networkidle")
+        found["status"] = response.status if response else None
+        found["images"] = page.evaluate(_IMAGES_JS)
+        found["links"] = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
+        shot = ARTIFACTS / f"{page_name.replace('/', '__')}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        found["screenshot"] = shot
+        found["url"] = page.url
+    finally:
+        context.close()
+    return found
+
+
+# ------------------------------------------------------------------------------------------------ tests
+
+
+def test_the_book_lists_its_chapters():
+    assert "book/intro" in PAGES
+    assert f"{EXECUTED_DIR.as_posix()}/{CLAIMS_PAGE}" in PAGES
+    assert sum(p.startswith(f"{EXECUTED_DIR.as_posix()}/") for p in PAGES) >= 2
+
+
+@pytest.mark.parametrize("page_name", PAGES)
+def test_page_renders_with_figures_and_working_links(
+    page_name, book_html, server, browser, link_checker, screenshots
+):
+    assert (book_html / f"{page_name}.html").exists(), f"{page_name} is in _toc.yml but not in the build"
+    found = visit(browser, server, page_name)
+    screenshots.append(found["screenshot"])
+    assert found["screenshot"].stat().st_size > 0
+
+    assert found["status"] == 200
+    assert found["exceptions"] == [], "uncaught JavaScript exceptions"
+    assert found["console"] == [], "console errors"
+    assert found["failed"] == [], "failed requests to the book's server"
+
+    broken = [i["src"] for i in found["images"] if i["width"] == 0]
+    assert broken == [], "images that did not load"
+    expected = notebook_figures(book_html, page_name)
+    if expected is not None:  # an executed chapter
+        shown = sum(i["inArticle"] for i in found["images"])
+        assert expected >= 1, f"{page_name}: an executed chapter shows no figure"
+        assert shown >= expected, f"{page_name}: {shown} images shown, its notebook has {expected} figures"
+
+    internal = [link for link in found["links"] if link_checker.is_internal(link)]
+    assert internal, "a book page links to other pages (navigation, table of contents)"
+    assert link_checker.broken(internal) == [], "broken internal links"
+
+
+def test_the_root_leads_to_the_intro(server, browser):
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(server + "index.html", wait_until="load", timeout=TIMEOUT_MS)
+        page.wait_for_url("**/book/intro.html", timeout=TIMEOUT_MS)
+        assert page.title()
+    finally:
+        context.close()

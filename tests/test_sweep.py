@@ -1,0 +1,271 @@
+"""``lcrag sweep``: grid expansion, planning, lanes (fast); and a real sweep of two chapters' smoke profiles on
+a Dask LocalCluster started here, whose result tables must equal those of the sequential run (slow)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import fetched_data_dir
+
+from lcrag.book import sweep
+from lcrag.book.profiles import UsageError
+from lcrag.book.sweep import SweepSpec, Task
+
+SMOL = "local/smollm2-135m-instruct"
+GEMMA = "local/gemma3-270m"
+CHAPTERS = ["quickstart", "long2rag"]  # the two cheapest smoke profiles (about 30 s and 45 s warm)
+TIMING_COLUMNS = ["latency_s"]  # measured per call: differs between two uncached runs by nature
+
+
+# ---------------------------------------------------------------------------------------------- the grid
+
+
+def test_expand_grid_is_the_cartesian_product_in_order():
+    assert sweep.expand_grid({"a": [1, 2], "b": ["x", "y"]}) == [
+        {"a": 1, "b": "x"},
+        {"a": 1, "b": "y"},
+        {"a": 2, "b": "x"},
+        {"a": 2, "b": "y"},
+    ]
+    assert sweep.expand_grid({}) == [{}]
+    assert sweep.expand_grid({"depths": [[0, 50], [100]]}) == [{"depths": [0, 50]}, {"depths": [100]}]
+    with pytest.raises(UsageError, match="'a'.*non-empty list"):
+        sweep.expand_grid({"a": []})
+    with pytest.raises(UsageError, match="'a'"):
+        sweep.expand_grid({"a": 3})
+
+
+def test_cli_params_become_a_grid():
+    grid = sweep.parse_grid_params(["n_items=[5, 10]", "top_k=3", "needle_depths=[[0, 50]]", "task=x"])
+    assert grid == {"n_items": [5, 10], "top_k": [3], "needle_depths": [[0, 50]], "task": ["x"]}
+    with pytest.raises(UsageError, match="name=value"):
+        sweep.parse_grid_params(["n_items"])
+
+
+def test_point_ids_are_readable_safe_and_distinct():
+    assert sweep.point_id({}) == ""
+    assert sweep.point_id({"n_items": 5, "top_k": 2}) == "n_items=5,top_k=2"
+    assert sweep.point_id({"depths": [0, 50], "rate": 0.5, "flag": True}) == "depths=0+50,rate=0.5,flag=true"
+    a, b = sweep.point_id({"s": "a b"}), sweep.point_id({"s": "a_b"})
+    assert a.startswith("s=a_b-") and b == "s=a_b" and a != b  # sanitised ids get a hash: no collision
+    long = sweep.point_id({"lengths": list(range(1000, 1100))})
+    assert len(long) <= 89 and "/" not in long
+
+
+# ---------------------------------------------------------------------------------------------- planning
+
+
+def test_plan_orders_tasks_and_lays_out_run_dirs(tmp_path):
+    spec = SweepSpec(
+        chapters={"quickstart": {"n_items": [2, 3]}, "long2rag": {}}, models=[SMOL, GEMMA], profile="smoke"
+    )
+    tasks = sweep.plan(spec, tmp_path)
+    got = [(t.index, t.chapter, t.model, t.point) for t in tasks]
+    assert got == [
+        (0, "quickstart", SMOL, "n_items=2"),
+        (1, "quickstart", SMOL, "n_items=3"),
+        (2, "quickstart", GEMMA, "n_items=2"),
+        (3, "quickstart", GEMMA, "n_items=3"),
+        (4, "long2rag", SMOL, ""),
+        (5, "long2rag", GEMMA, ""),
+    ]
+    assert (
+        tasks[1].out_dir == tmp_path / "local--smollm2-135m-instruct" / "smoke" / "quickstart" / "n_items=3"
+    )
+    assert tasks[1].params == {"n_items": 3}
+    # no grid: the run lands where `lcrag run` puts it
+    assert tasks[5].out_dir == tmp_path / "local--gemma3-270m" / "smoke" / "long2rag"
+
+
+def test_plan_rejects_bad_tasks_before_running_any(tmp_path):
+    ok = {"quickstart": {}}
+    with pytest.raises(UsageError, match="quickstart.*no parameter 'n_itemz'"):
+        sweep.plan(SweepSpec(chapters=ok, models=[SMOL], grid={"n_itemz": [1]}), tmp_path)
+    with pytest.raises(UsageError, match="expects int"):
+        sweep.plan(SweepSpec(chapters={"quickstart": {"n_items": ["many"]}}, models=[SMOL]), tmp_path)
+    with pytest.raises(UsageError, match="unknown provider"):
+        sweep.plan(SweepSpec(chapters=ok, models=["hf/some-model"]), tmp_path)
+    with pytest.raises(UsageError, match="no chapter 'nope'"):
+        sweep.plan(SweepSpec(chapters={"nope": {}}, models=[SMOL]), tmp_path)
+    with pytest.raises(UsageError, match="unknown profile"):
+        sweep.plan(SweepSpec(chapters=ok, models=[SMOL], profile="huge"), tmp_path)
+    with pytest.raises(UsageError, match="at least one chapter"):
+        sweep.plan(SweepSpec(chapters={}, models=[SMOL]), tmp_path)
+
+
+def test_read_spec(tmp_path):
+    f = tmp_path / "sweep.yml"
+    f.write_text(
+        "profile: quick\nmodels: local/gemma3-270m\nchapters: [quickstart, thesis]\ngrid: {top_k: [1, 2]}\n"
+    )
+    assert sweep.read_spec(f) == SweepSpec(
+        chapters={"quickstart": {}, "thesis": {}}, models=[GEMMA], profile="quick", grid={"top_k": [1, 2]}
+    )
+    f.write_text("chapters: {quickstart: {n_items: [2, 4]}}\nmodel: x\n")
+    with pytest.raises(UsageError, match=r"sweep\.yml: unknown keys \['model'\]"):
+        sweep.read_spec(f)
+    f.write_text("chapters: [quickstart\n")
+    with pytest.raises(UsageError, match="sweep.yml: cannot read it"):
+        sweep.read_spec(f)
+
+
+def test_cli_sweep_reports_a_bad_task_as_a_usage_error(tmp_path, capsys):
+    from lcrag.cli import main
+
+    out = tmp_path / "runs"
+    assert main(["sweep", "quickstart", "--profile", "smoke", "-p", "n_itemz=[1, 2]", "--out", str(out)]) == 2
+    assert "no parameter 'n_itemz'" in capsys.readouterr().err
+    assert not out.exists()  # nothing ran, nothing written
+
+
+# ---------------------------------------------------------------------------------------------- lanes
+
+
+def _tasks(models: list[str]) -> list[Task]:
+    return [Task("quickstart", m, "smoke", index=i) for i, m in enumerate(models)]
+
+
+def test_tasks_of_one_local_model_share_one_lane():
+    tasks = _tasks([SMOL, GEMMA, SMOL, SMOL, GEMMA])
+    lanes = [[t.index for t in lane] for lane in sweep.assign_lanes(tasks, max_concurrency=8)]
+    assert lanes == [[0, 2, 3], [1, 4]]  # one lane per embedded model, whatever max_concurrency says
+    lanes = [[t.index for t in lane] for lane in sweep.assign_lanes(tasks, local_lanes=2)]
+    assert lanes == [[0, 3], [1], [2], [4]]
+
+
+def test_remote_endpoints_get_at_most_max_concurrency_lanes():
+    vllm = "openai-compatible/qwen@http://gpu1:8000/v1"
+    vllm_other_name = "openai-compatible/llama@http://gpu1:8000/v1"  # same server: same endpoint
+    ollama = "openai-compatible/llama@http://gpu2:11434/v1"
+    tasks = _tasks([vllm, vllm_other_name, vllm, ollama, vllm, "openai/gpt-4o-mini", SMOL])
+    lanes = sweep.assign_lanes(tasks, max_concurrency=2)
+    assert [[t.index for t in lane] for lane in lanes] == [[0, 2], [1, 4], [3], [5], [6]]
+    per_endpoint: dict[str, int] = {}
+    for lane in lanes:
+        assert len({sweep.endpoint(t.model) for t in lane}) == 1
+        ep = sweep.endpoint(lane[0].model)
+        per_endpoint[ep] = per_endpoint.get(ep, 0) + 1
+    assert per_endpoint == {
+        "http://gpu1:8000/v1": 2,
+        "http://gpu2:11434/v1": 1,
+        "https://api.openai.com/v1": 1,
+        f"local:{SMOL}": 1,
+    }
+    assert len(sweep.assign_lanes(tasks, max_concurrency=1)) == 4
+    with pytest.raises(UsageError):
+        sweep.assign_lanes(tasks, max_concurrency=0)
+
+
+def test_local_model_lock_makes_two_processes_take_turns(tmp_path):
+    """Two processes on one machine (one state dir) holding the same local model's lock never overlap."""
+    code = textwrap.dedent(
+        """
+        import sys, time
+        from lcrag.book.sweep import local_model_lock
+        with local_model_lock(sys.argv[1]):
+            t0 = time.time(); time.sleep(1.0); print(t0, time.time())
+        """
+    )
+    env = {**os.environ, "LCRAG_STATE_DIR": str(tmp_path / "state")}
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, SMOL], env=env, stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    (a0, a1), (b0, b1) = sorted(tuple(map(float, p.communicate()[0].split())) for p in procs)
+    assert b0 >= a1  # the second started after the first let go
+    assert (tmp_path / "state" / "sweep" / "local--smollm2-135m-instruct.lock").exists()
+
+
+def test_workers_get_lcrag_variables_but_no_secrets():
+    env = {
+        "LCRAG_DATA_DIR": "/d",
+        "LCRAG_CACHE_DIR": "/c",
+        "LCRAG_API_KEY": "sk-1",
+        "OPENAI_API_KEY": "sk-2",
+        "OPENAI_BASE_URL": "http://x/v1",
+        "LCRAG_RUN_DIR": "/r",
+        "HOME": "/h",
+    }
+    assert sweep.worker_environment(env) == {
+        "LCRAG_DATA_DIR": "/d",
+        "LCRAG_CACHE_DIR": "/c",
+        "OPENAI_BASE_URL": "http://x/v1",
+    }
+
+
+# ---------------------------------------------------------------------------------------------- a real sweep
+
+
+@pytest.fixture(scope="module")
+def sweep_data(mirror, tmp_path_factory):
+    yield from fetched_data_dir(mirror, tmp_path_factory, ["bamboo", "paul_graham_essays", "summhay"])
+
+
+def _tables(out_dir: str) -> dict[str, pd.DataFrame]:
+    return {p.name: pd.read_csv(p) for p in sorted(Path(out_dir).glob("*.csv"))}
+
+
+def _manifest(out_dir: str) -> dict:
+    return json.loads((Path(out_dir) / "manifest.json").read_text())
+
+
+@pytest.mark.slow
+def test_dask_cluster_sweep_equals_the_sequential_sweep(sweep_data, tmp_path, monkeypatch):
+    from distributed import LocalCluster
+
+    from lcrag.models import server
+
+    spec = SweepSpec(chapters={c: {} for c in CHAPTERS}, models=[SMOL], profile="smoke")
+    server.start(SMOL)  # started once, outside both timings (the two sweeps share this machine's server)
+
+    # sequential: joblib, n_jobs=1, in this process, with its own empty response cache
+    monkeypatch.setenv("LCRAG_CACHE_DIR", str(tmp_path / "cache-seq"))
+    t0 = time.monotonic()
+    seq = sweep.run_sweep(sweep.plan(spec, tmp_path / "seq"), n_jobs=1)
+    t_seq = time.monotonic() - t0
+    assert seq["ok"].all(), seq["error"].tolist()
+    assert (seq["pid"] == os.getpid()).all()
+
+    # Dask: two worker processes; two lanes for the one local model, so the machine-wide lock must make them
+    # take turns on the shared server. Another empty cache: every answer is computed again.
+    monkeypatch.setenv("LCRAG_CACHE_DIR", str(tmp_path / "cache-dask"))
+    t0 = time.monotonic()
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        t_cluster = time.monotonic() - t0
+        t0 = time.monotonic()
+        dsk = sweep.run_sweep(
+            sweep.plan(spec, tmp_path / "dask"), cluster=cluster.scheduler_address, local_lanes=2
+        )
+        t_dask = time.monotonic() - t0
+    print(
+        f"\nsweep of {CHAPTERS} (smoke, {SMOL}): sequential {t_seq:.1f} s, dask {t_dask:.1f} s "
+        f"(+ {t_cluster:.1f} s cluster start); per task seq {seq['wall_s'].tolist()} dask {dsk['wall_s'].tolist()} "
+        f"(of which waiting for the other lane's run {dsk['wait_s'].tolist()})"
+    )
+
+    assert dsk["ok"].all(), dsk["error"].tolist()
+    assert os.getpid() not in set(dsk["pid"]) and dsk["pid"].nunique() == 2  # both workers ran a task
+    assert sorted(dsk["lane"]) == [0, 1]
+    first, second = sorted((_manifest(d)["started"], _manifest(d)["finished"]) for d in dsk["out_dir"])
+    assert second[0] >= first[1]  # the lock: never two runs on one local model at once
+
+    key = ["chapter", "model", "profile", "point", "params", "status", "calls"]
+    assert seq[key].equals(dsk[key])
+    for s_dir, d_dir in zip(seq["out_dir"], dsk["out_dir"], strict=True):
+        s_usage, d_usage = _manifest(s_dir)["usage"], _manifest(d_dir)["usage"]
+        assert d_usage["by_source"] == s_usage["by_source"] and d_usage["by_source"].get("network", 0) > 0
+        s_tables, d_tables = _tables(s_dir), _tables(d_dir)
+        assert len(s_tables) >= 3 and set(s_tables) == set(d_tables)
+        for name, df in s_tables.items():
+            drop = [c for c in TIMING_COLUMNS if c in df.columns]
+            pd.testing.assert_frame_equal(
+                d_tables[name].drop(columns=drop), df.drop(columns=drop), check_exact=True, obj=name
+            )

@@ -1,0 +1,426 @@
+"""lcrag.synthesis on run directories laid out as the runner writes them, with tables in the chapters' formats
+(thesis tables made by the thesis pipeline's own functions)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lcrag import synthesis as S
+from lcrag.pipelines import longrag_paper
+from lcrag.pipelines import thesis as th
+
+SMOL, GEMMA = "local/smollm2-135m-instruct", "local/gemma3-270m"
+
+
+def write_run(
+    root: Path,
+    chapter: str,
+    model: str,
+    tables: dict[str, pd.DataFrame],
+    *,
+    profile: str = "default",
+    status: str = "ok",
+    finished: str = "2026-01-01T00:00:00+00:00",
+    usage: dict | None = None,
+) -> Path:
+    """A run directory as ``lcrag run`` leaves it: manifest.json and the chapter's CSV tables."""
+    d = root / "runs" / model.replace("/", "--") / profile / chapter
+    d.mkdir(parents=True, exist_ok=True)
+    manifest = {
+        "chapter": chapter,
+        "status": status,
+        "profile": profile,
+        "model": model,
+        "book": True,
+        "finished": finished,
+        "usage": usage or {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0},
+    }
+    (d / "manifest.json").write_text(json.dumps(manifest))
+    for name, df in tables.items():
+        df.to_csv(d / f"{name}.csv", index=False)
+    return d
+
+
+def needle_answers(model: str, full: list[float], rag: list[float]) -> pd.DataFrame:
+    """Full at 2 lengths x 2 depths, RAG at the longest length (as the chapter's default grid)."""
+    rows = [
+        {"model": model, "needle": "simple", "setting": "full", "context_tokens": t, "depth": d, "recall": r}
+        for (t, d), r in zip([(1000, 0), (1000, 100), (2000, 0), (2000, 100)], full, strict=True)
+    ]
+    rows += [
+        {
+            "model": model,
+            "needle": "simple",
+            "setting": "rag",
+            "context_tokens": 2000,
+            "depth": d,
+            "recall": r,
+        }
+        for d, r in zip([0, 100], rag, strict=True)
+    ]
+    return pd.DataFrame(rows)
+
+
+def thesis_tables(n: int = 40, seed: int = 1) -> dict[str, pd.DataFrame]:
+    """accuracy and paired_tests made by the thesis pipeline from scored answers (Full right more often)."""
+    rng = np.random.default_rng(seed)
+    p = {("full", "-"): 0.8, ("rag", "CQT"): 0.3, ("evidence", "-"): 0.7}
+    rows = []
+    for case in range(n):
+        for (setting, pipeline), pr in p.items():
+            ok = bool(rng.random() < pr)
+            rows.append(
+                {
+                    "task": "meetingqa",
+                    "case": case,
+                    "setting": setting,
+                    "pipeline": pipeline,
+                    "prompt": "BAMBOO",
+                    "correct": ok,
+                    "correct_raw": ok,
+                    "pred_logprob": np.nan,
+                    "correct_logprob": np.nan,
+                    "status": "letter",
+                    "prompt_tokens": 100,
+                    "truncated": False,
+                }
+            )
+    scored = pd.DataFrame(rows)
+    return {
+        "accuracy": th.accuracy_table(scored, n_boot=500),
+        "paired_tests": th.paired_tests(scored, th.standard_pairs(scored), n_boot=500),
+    }
+
+
+def longrag_answers(model: str) -> pd.DataFrame:
+    f1 = {
+        "Full": [1.0, 1.0, 0.5, 1.0, 1.0, 1.0],
+        "R&B": [0.0, 0.0, 0.5, 0.0, 0.0, 0.0],
+        "E&F": [1.0, 0.0, 0.5, 1.0, 0.0, 0.0],
+        "Closed": [0.0] * 6,
+    }
+    return pd.DataFrame(
+        [
+            {
+                "dataset": "2wikimqa" if q < 3 else "musique",
+                "question_id": f"q{q}",
+                "generator": model,
+                "strategy": s,
+                "f1": v,
+            }
+            for s, vs in f1.items()
+            for q, v in enumerate(vs)
+        ]
+    )
+
+
+def long2rag_tables() -> dict[str, pd.DataFrame]:
+    rows = []
+    for judge in ("lexical", SMOL):
+        for q, (whole, cut) in enumerate([(2, 1), (2, 0), (1, 1), (2, 0)]):
+            for variant, hits in (("none", whole), ("trunc512", cut)):
+                rows += [
+                    {
+                        "question_id": f"q{q}",
+                        "variant": variant,
+                        "key_point_id": f"k{k}",
+                        "judge": judge,
+                        "value": float(k < hits) if judge == "lexical" else np.nan,
+                    }
+                    for k in range(2)
+                ]
+    agreement = pd.DataFrame(
+        [
+            {"judge": "lexical", "half": "held-out", "kappa": 0.57},
+            {"judge": SMOL, "half": "held-out", "kappa": 0.0},
+        ]
+    )
+    return {"judgments": pd.DataFrame(rows), "judge_agreement": agreement}
+
+
+def summhay_live() -> pd.DataFrame:
+    rows = [
+        ("retrieval", "random", 2.0),
+        ("retrieval", "keywords", 8.0),
+        ("retrieval", "oracle", 12.0),
+        ("retrieval", "full", 5.0),
+        ("position", "pos-top", 20.0),
+    ]
+    return pd.DataFrame(
+        [
+            {
+                "judge": "lexical",
+                "kind": k,
+                "setting": s,
+                "coverage": 2 * j,
+                "citation": 50.0,
+                "joint": j,
+                "n_insights": 25,
+                "summaries": 3,
+            }
+            for k, s, j in rows
+        ]
+    )
+
+
+@pytest.fixture()
+def book_runs(tmp_path) -> Path:
+    write_run(
+        tmp_path,
+        "needle",
+        SMOL,
+        {
+            "answers": pd.concat(
+                [needle_answers(SMOL, [1, 1, 1, 0], [1, 1]), needle_answers(GEMMA, [1, 0, 0, 0], [0, 1])]
+            )
+        },
+    )
+    write_run(tmp_path, "thesis", SMOL, thesis_tables())
+    write_run(tmp_path, "longrag", SMOL, {"answers": longrag_answers(SMOL)})
+    write_run(tmp_path, "long2rag", SMOL, long2rag_tables())
+    write_run(tmp_path, "summhay", SMOL, {"live_results": summhay_live()})
+    return tmp_path
+
+
+def test_reading_needs_an_interval_that_excludes_zero():
+    assert S.reading(0.1, 0.02, 0.2, "Full", "RAG") == "Full better"
+    assert S.reading(-0.1, -0.2, -0.01, "Full", "RAG") == "RAG better"
+    assert S.reading(0.1, -0.02, 0.2, "Full", "RAG") == "no clear difference"
+    assert S.reading(0.0, 0.0, 0.0, "Full", "RAG") == "no clear difference"
+    assert S.reading(-0.05, float("nan"), float("nan"), "Full", "oracle") == "oracle higher (point estimates)"
+    assert S.reading(float("nan"), 0, 0, "Full", "RAG") == S.NOT_RUN
+    assert S.format_diff(0.0949, 0.0127, 0.1772) == "+9.5 pp [+1.3, +17.7]"
+    assert S.format_diff(-0.008, float("nan"), float("nan")) == "-0.8 pp (no interval)"
+    assert S.format_diff(0.25, -0.0001, 0.75) == "+25.0 pp [+0.0, +75.0]"  # no "-0.0"
+
+
+def test_find_runs_keeps_the_latest_successful_run_of_the_preferred_profile(tmp_path):
+    write_run(tmp_path, "thesis", SMOL, {}, profile="quick", finished="2026-01-03T00:00:00+00:00")
+    write_run(tmp_path, "thesis", SMOL, {}, profile="default", finished="2026-01-01T00:00:00+00:00")
+    write_run(tmp_path, "needle", SMOL, {}, status="failed")
+    write_run(tmp_path, "summhay", SMOL, {}, status="interrupted")
+    (tmp_path / "runs" / "x" / "default" / "longrag").mkdir(parents=True)  # being recorded: no manifest yet
+    write_run(tmp_path, "quickstart", SMOL, {})  # not a family
+
+    runs = S.find_runs(tmp_path, profiles=["default", "quick"])
+    assert runs[["chapter", "profile"]].values.tolist() == [["thesis", "default"]]
+    runs = S.find_runs(tmp_path, profiles=["quick", "default"])
+    assert runs[["chapter", "profile"]].values.tolist() == [["thesis", "quick"]]
+    assert S.find_runs(tmp_path, profiles=["smoke"]).empty
+
+
+def test_nothing_run_yet_is_said_not_raised(tmp_path):
+    syn = S.synthesize(tmp_path)
+    assert syn.models == [] and syn.comparisons.empty and syn.problems == []
+    assert (S.overview(syn).shape[1], len(S.overview(syn))) == (0, len(S.FAMILIES))
+    assert S.conclusions(syn, SMOL) == [f"{what}: {S.NOT_RUN}." for what in S.FAMILIES.values()]
+    view = S.model_view(syn, SMOL)
+    assert view.index.tolist() == list(S.FAMILIES) and set(view["reading"]) == {S.NOT_RUN}
+    assert S.detail_table(syn, "longrag")["status"].tolist() == [S.NOT_RUN]
+
+
+def test_every_family_and_model_from_the_tables(book_runs):
+    syn = S.synthesize(book_runs, n_boot=500)
+    assert syn.models == [SMOL, GEMMA]  # Gemma-3 ran inside the SmolLM2 needle run
+    assert syn.problems == []
+    c = syn.comparisons.set_index(["family", "model", "other_arm"])
+
+    # needle: the RAG cells (2000 tokens, depths 0 and 100) paired with the same full cells
+    smol = c.loc[("needle", SMOL, "RAG")]
+    assert (smol["long_value"], smol["other_value"], smol["diff"], smol["n"]) == (0.5, 1.0, -0.5, 2)
+    gemma = c.loc[("needle", GEMMA, "RAG")]
+    assert (gemma["long_value"], gemma["other_value"], gemma["n"]) == (0.0, 0.5, 2)
+    assert "inside the local/smollm2-135m-instruct run" in gemma["source"]
+
+    # thesis: exactly the chapter's paired bootstrap row
+    paired = pd.read_csv(
+        book_runs / "runs" / "local--smollm2-135m-instruct" / "default" / "thesis" / "paired_tests.csv"
+    ).set_index(["a", "b"])
+    ref = paired.loc[("Full / BAMBOO", "RAG CQT / BAMBOO")]
+    rag = c.loc[("thesis", SMOL, "RAG CQT")]
+    assert rag[["diff", "ci_low", "ci_high", "n"]].tolist() == pytest.approx(
+        [ref["diff"], ref["ci_low"], ref["ci_high"], 40]
+    )
+    assert rag["reading"] == ("Full better" if ref["ci_low"] > 0 else "no clear difference")
+    ev_ref = paired.loc[("Evidence / BAMBOO", "Full / BAMBOO")]  # stored as Evidence - Full: flipped
+    ev = c.loc[("thesis", SMOL, "Evidence")]
+    assert ev[["diff", "ci_low", "ci_high"]].tolist() == pytest.approx(
+        [-ev_ref["diff"], -ev_ref["ci_high"], -ev_ref["ci_low"]]
+    )
+    assert syn.tables["thesis"]["arm"].tolist() == ["Full", "RAG CQT", "Evidence"]
+    assert S.detail_table(syn, "thesis").index.tolist() == [
+        (SMOL, "Full"),
+        (SMOL, "RAG CQT"),
+        (SMOL, "Evidence"),
+    ]
+
+    # longrag: Full vs each strategy, paired over the 6 questions of both datasets; Closed is not compared
+    lr = syn.comparisons[(syn.comparisons["family"] == "longrag")].set_index("other_arm")
+    assert sorted(lr.index) == ["E&F", "R&B"]
+    assert lr.loc["R&B", "diff"] == pytest.approx((5.5 - 0.5) / 6) and lr.loc["R&B", "n"] == 6
+    assert lr.loc["R&B", "reading"] == "Full better"
+    assert lr.loc["E&F", "diff"] == pytest.approx((5.5 - 2.5) / 6)
+
+    # long2rag: the lexical judge (best held-out kappa); whole 7/8 vs truncated 2/8 key points, macro over questions
+    k = c.loc[("long2rag", SMOL, "trunc512")]
+    assert "lexical judge" in k["comparison"] and k["n"] == 4
+    assert (k["long_value"], k["other_value"]) == pytest.approx(
+        ((1 + 1 + 0.5 + 1) / 4, (0.5 + 0 + 0.5 + 0) / 4)
+    )
+
+    # summhay: no interval; the best real retriever is keywords
+    sh = syn.comparisons[syn.comparisons["family"] == "summhay"].set_index("other_arm")
+    assert sh.loc["oracle", "diff"] == pytest.approx(-0.07) and sh.loc["keywords", "diff"] == pytest.approx(
+        -0.03
+    )
+    assert sh.loc["keywords", "reading"] == "keywords higher (point estimates)"
+    assert np.isnan(sh.loc["keywords", "ci_low"])
+
+    over = S.overview(syn)
+    assert list(over.columns) == [SMOL, GEMMA]
+    assert over.loc[S.FAMILIES["thesis"], GEMMA] == S.NOT_RUN
+    assert over.loc[S.FAMILIES["longrag"], SMOL].startswith("Full better: Full − R&B = +83.3 pp [")
+    assert over.loc[S.FAMILIES["summhay"], SMOL].startswith(
+        "keywords higher (point estimates): Full − keywords"
+    )
+    lines = S.conclusions(syn, GEMMA)
+    assert lines[0].startswith(f"{S.FAMILIES['needle']}: **no clear difference**; Full − RAG = ")
+    assert lines[1] == f"{S.FAMILIES['thesis']}: {S.NOT_RUN}."
+    view = S.model_view(syn, SMOL)
+    assert view.loc["thesis", "reading"].tolist() == [rag["reading"], ev["reading"]]  # RAG, then Evidence
+    assert view.loc["summhay", "difference [95 % CI]"].tolist() == [
+        "-7.0 pp (no interval)",
+        "-3.0 pp (no interval)",
+    ]
+    cov = S.coverage(syn)
+    assert cov.loc["thesis", GEMMA] == S.NOT_RUN and cov.loc["thesis", SMOL].startswith("thesis/")
+
+
+def test_a_models_own_run_wins_over_rows_inside_another_run(book_runs):
+    write_run(
+        book_runs,
+        "needle",
+        GEMMA,
+        {"answers": needle_answers(GEMMA, [1, 1, 1, 1], [1, 1])},
+        finished="2025-01-01T00:00:00+00:00",
+    )  # older, but Gemma's own run
+    syn = S.synthesize(book_runs, n_boot=200)
+    g = syn.comparisons.set_index(["family", "model"]).loc[("needle", GEMMA)]
+    assert g["long_value"] == 1.0 and "inside" not in g["source"]
+    assert len(syn.tables["needle_cells"].query("model == @GEMMA")) == 6
+
+
+def test_a_missing_or_malformed_table_is_reported_and_skipped(book_runs):
+    d = book_runs / "runs" / "local--smollm2-135m-instruct" / "default"
+    (d / "summhay" / "live_results.csv").unlink()
+    pd.DataFrame({"dataset": ["x"], "f1": [1.0]}).to_csv(d / "longrag" / "answers.csv", index=False)
+    syn = S.synthesize(book_runs, n_boot=200)
+    assert any("summhay/live_results.csv: missing" in p for p in syn.problems)
+    assert any(
+        "longrag/answers.csv: no column(s) ['question_id', 'generator', 'strategy']" in p
+        for p in syn.problems
+    )
+    assert set(syn.comparisons["family"]) == {"needle", "thesis", "long2rag"}
+    assert S.coverage(syn).loc["longrag", SMOL] == S.NOT_RUN
+
+
+def test_longrag_columns_match_the_pipelines_results():
+    needed = {"dataset", "question_id", "generator", "strategy", "f1"}
+    assert needed <= set(longrag_paper.RESULT_COLUMNS)
+
+
+def test_plot_model_has_a_panel_per_family(book_runs):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    syn = S.synthesize(book_runs, n_boot=200)
+    fig = S.plot_model(syn, GEMMA)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert sum("not run yet" in t for t in texts) == 4  # thesis, long2rag, longrag, summhay
+    assert fig.axes[0].get_title().startswith("needle (simple)")
+    fig = S.plot_model(syn, SMOL)
+    assert not any("not run yet" in t for ax in fig.axes for t in (x.get_text() for x in ax.texts))
+
+
+def test_rerun_cost_prices_the_recorded_tokens(tmp_path):
+    write_run(
+        tmp_path,
+        "thesis",
+        SMOL,
+        {},
+        usage={"calls": 10, "prompt_tokens": 2_000_000, "completion_tokens": 10_000},
+    )
+    cost = S.rerun_cost(S.find_runs(tmp_path), ["openai/gpt-4o-mini", "openai/o9-unpriced"])
+    row = cost.iloc[0]
+    assert row["calls"] == 10 and row["openai/gpt-4o-mini"] == pytest.approx(2 * 0.15 + 0.01 * 0.60)
+    assert np.isnan(row["openai/o9-unpriced"])
+
+
+@pytest.mark.slow
+def test_the_synthesis_notebook_runs_on_the_fixture_runs(book_runs):
+    """The chapter itself, executed by the runner against a project root holding only these runs."""
+    import nbformat
+
+    from lcrag import config
+    from lcrag.book.runner import run_chapter
+
+    root = config.project_root()
+    (book_runs / "notebooks").mkdir()
+    shutil.copy(root / "notebooks" / "profiles.yml", book_runs / "notebooks" / "profiles.yml")
+    shutil.copy(root / "notebooks" / "synthesis.md", book_runs / "notebooks" / "synthesis.md")
+    shutil.rmtree(book_runs / "runs" / "local--smollm2-135m-instruct" / "default" / "longrag")  # not run yet
+    res = run_chapter(
+        "synthesis",
+        "smoke",
+        SMOL,
+        root=book_runs,
+        progress=False,
+        out_dir=book_runs / "runs" / "local--smollm2-135m-instruct" / "smoke" / "synthesis",
+        params={"profiles": ["default"]},
+    )
+    assert res.ok, res.error
+    nb = nbformat.read(res.notebook, as_version=4)
+    outputs = json.dumps([c.get("outputs", []) for c in nb.cells])
+    assert "image/png" in outputs and S.NOT_RUN in outputs and GEMMA in outputs
+    assert res.manifest["usage"]["calls"] == 0
+    comparisons = pd.read_csv(res.out_dir / "comparisons.csv")
+    assert set(comparisons["family"]) == {"needle", "thesis", "long2rag", "summhay"}
+
+
+@pytest.mark.slow
+def test_the_book_runs_the_synthesis_after_the_chapters_and_with_any_chapter(tmp_path, monkeypatch):
+    """`lcrag book --chapter quickstart` re-runs the synthesis too, after the chapter, into the book."""
+    from test_book_build import FIXTURES, copy_book
+
+    from lcrag import config
+    from lcrag.book.runner import build_book
+
+    for var in ("LCRAG_STORE", "LCRAG_STORE_DIR", "LCRAG_RUN_DIR", "LCRAG_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    book = copy_book(tmp_path / "book")
+    shutil.copy(FIXTURES / "fixture_ok.md", book / "notebooks" / "quickstart.md")
+    shutil.copy(config.project_root() / "notebooks" / "synthesis.md", book / "notebooks" / "synthesis.md")
+    res = build_book(["quickstart"], root=book, build=False, progress=False, log=lambda s: None)
+    assert [r.chapter for r in res.runs] == ["quickstart", "synthesis"]
+    assert res.pages["synthesis"] == "executed" and res.ok
+    assert (book / "book" / "executed" / "synthesis.ipynb").exists()
+
+
+def test_a_run_without_the_long_context_arm_is_not_called_not_run(book_runs):
+    """Long²RAG run with truncated documents only (its smoke profile): run, but nothing to compare."""
+    tables = long2rag_tables()
+    tables["judgments"] = tables["judgments"][tables["judgments"]["variant"] != "none"]
+    write_run(book_runs, "long2rag", SMOL, tables)
+    syn = S.synthesize(book_runs, n_boot=200)
+    assert "long2rag" not in set(syn.comparisons["family"])
+    assert S.coverage(syn).loc["long2rag", SMOL].endswith(f"; {S.NO_COMPARISON}")
+    assert S.overview(syn).loc[S.FAMILIES["long2rag"], SMOL] == S.NO_COMPARISON
+    assert S.model_view(syn, SMOL).loc["long2rag", "reading"] == S.NO_COMPARISON
+    assert f"{S.FAMILIES['long2rag']}: {S.NO_COMPARISON}." in S.conclusions(syn, SMOL)
+    assert S.coverage(syn).loc["long2rag", GEMMA] == S.NOT_RUN

@@ -1,0 +1,96 @@
+"""The teaching page's measured quick-profile times: the JSON file, its table, and build_book writing it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lcrag.book import teaching as T
+
+
+def rec(chapter: str, wall: float = 100.0, calls: int = 10, **extra) -> dict:
+    return {
+        "chapter": chapter,
+        "wall_s": wall,
+        "calls": calls,
+        "date": "2026-11-22T15:03:11+00:00",
+        "cores": 2,
+        **extra,
+    }
+
+
+def test_durations():
+    assert [T.format_duration(s) for s in (4.4, 59.6, 185, 3725)] == [
+        "4 s",
+        "1 min 00 s",
+        "3 min 05 s",
+        "1 h 02 min",
+    ]
+
+
+def test_missing_file_is_no_measurement(tmp_path):
+    assert T.read_quick_times(tmp_path / "quick_times.json") == []
+
+
+def test_round_trip_and_merge_replace_a_remeasured_chapter(tmp_path):
+    path = tmp_path / "book" / "quick_times.json"
+    T.write_quick_times(path, [rec("thesis", 300), rec("needle", 200)])
+    merged = T.merge_quick_times(T.read_quick_times(path), [rec("needle", 250), rec("summhay", 90)])
+    assert [(r["chapter"], r["wall_s"]) for r in merged] == [
+        ("thesis", 300),
+        ("needle", 250),
+        ("summhay", 90),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", r"quick_times.json: not valid JSON"),
+        ('{"chapter": "x"}', r"expected a JSON list of records, got dict"),
+        (
+            '[{"chapter": "needle", "wall_s": 1, "calls": 2, "date": "d"}]',
+            r"record 0 \(needle\) lacks \['cores'\]",
+        ),
+        ("[3]", r"record 0 is not an object"),
+    ],
+)
+def test_a_bad_file_is_an_error_naming_it(tmp_path, content, message):
+    path = tmp_path / "quick_times.json"
+    path.write_text(content)
+    with pytest.raises(ValueError, match=message):
+        T.read_quick_times(path)
+
+
+def test_table_says_not_measured_yet_for_a_missing_chapter():
+    md = T.quick_times_markdown(
+        [rec("needle", 185, 60), rec("extra", 5, 1, status="failed")], ["quickstart", "needle"]
+    )
+    lines = md.splitlines()
+    assert lines[2] == f"| quickstart | {T.NOT_MEASURED} | | | | |"
+    assert lines[3] == "| needle | 3 min 05 s | 60 | ok | 2026-11-22 | 2 |"
+    assert lines[4] == "| extra | 5 s | 1 | failed | 2026-11-22 | 2 |"  # measured but not listed: still shown
+
+
+def test_timed_chapters_follow_the_toc_then_the_placeholders():
+    assert T.timed_chapters(
+        ["quickstart", "thesis", "synthesis"],
+        ["long2rag", "quickstart", "synthesis", "thesis"],
+        skip=["synthesis"],
+    ) == ["quickstart", "thesis", "long2rag"]
+
+
+def test_build_book_writes_the_table_the_teaching_page_includes(tmp_path, monkeypatch):
+    from test_book_build import copy_book
+
+    from lcrag.book.runner import build_book
+
+    for var in ("LCRAG_STORE", "LCRAG_STORE_DIR", "LCRAG_RUN_DIR", "LCRAG_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    book = copy_book(tmp_path / "book")
+    (book / "book" / "quick_times.json").write_text(json.dumps([rec("quickstart", 61, 40)]))
+    build_book(root=book, build=False, progress=False, log=lambda s: None)
+    table = (book / "book" / "executed" / "quick_times.md").read_text()
+    assert "| quickstart | 1 min 01 s | 40 | ok | 2026-11-22 | 2 |" in table
+    assert "{include} executed/quick_times.md" in (book / "book" / "teaching.md").read_text()
