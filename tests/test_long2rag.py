@@ -194,6 +194,10 @@ def test_p6_parsers(text, default, strict, words):
 def test_entailment_values_and_agreement():
     assert [K.entailment_value(x) for x in ("yes", "no", "neutral")] == [1.0, 0.0, 0.0]
     assert math.isnan(K.entailment_value(None))
+    assert math.isnan(K.entailment_value(float("nan")))  # None as stored in a pandas string column
+    judged = pd.DataFrame({"raw": ["[yes]", "I cannot tell", "[no]"], "judge": ["llm", "llm", "llm"]})
+    again = L.reparse(judged, "strict")  # an unparseable answer among parsed ones (the quick profile's case)
+    assert again["value"].tolist()[::2] == [1.0, 0.0] and math.isnan(again["value"].iloc[1])
     a = K.binary_agreement([1, 0, np.nan, 1], [1, 0, 1, 0])
     assert a["accuracy"] == 0.5 and a["n_unparseable"] == 1
     assert K.cohen_kappa([1, 0, 1, 0], [1, 0, 1, 0]) == 1.0

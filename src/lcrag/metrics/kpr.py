@@ -90,8 +90,10 @@ PARSERS = {"strict": parse_entailment_strict, "default": parse_entailment, "word
 
 
 def entailment_value(label: str | None) -> float:
-    """Eq. 1 of a parsed label: yes -> 1.0; no, neutral -> 0.0; None (unparseable) -> NaN."""
-    if label is None:
+    """Eq. 1 of a parsed label: yes -> 1.0; no, neutral -> 0.0; None (unparseable) -> NaN.
+
+    A missing label read back from a pandas string column is NaN, not None (pandas 3): also unparseable."""
+    if label is None or (isinstance(label, float) and np.isnan(label)):
         return float("nan")
     key = str(label).strip().lower()
     if key == YES:
