@@ -223,6 +223,19 @@ def _comparison(
     }  # fmt: skip
 
 
+def _group_means(df: pd.DataFrame, keys: list[str], value: str, name: str, extra, n_boot: int,
+                 seed: int) -> pd.DataFrame:
+    """One row per group of ``keys``: ``extra(g)`` columns, then the mean of ``value`` as ``name`` with its
+    bootstrap interval (``ci_low``, ``ci_high``), then any columns ``extra`` marks as trailing (``source``)."""
+    rows = []
+    for k, g in df.groupby(keys, sort=False):
+        mean, lo, hi = _mean_ci(g[value], n_boot, seed)
+        ext = extra(g)
+        tail = {c: ext.pop(c) for c in ("source",) if c in ext}
+        rows.append({**dict(zip(keys, k, strict=True)), **ext, name: mean, "ci_low": lo, "ci_high": hi, **tail})
+    return pd.DataFrame(rows)
+
+
 def _mean_ci(values, n_boot: int, seed: int) -> tuple[float, float, float]:
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
@@ -244,21 +257,9 @@ def needle_cells(runs: pd.DataFrame, problems: list[str]) -> pd.DataFrame:
 
 def needle_summary(cells: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
     """Mean recall per model, needle and setting, with a bootstrap interval over the cells."""
-    rows = []
-    for (model, needle, setting), g in cells.groupby(["model", "needle", "setting"], sort=False):
-        mean, lo, hi = _mean_ci(g["recall"], n_boot, seed)
-        rows.append(
-            {
-                "model": model,
-                "needle": needle,
-                "setting": setting,
-                "cells": len(g),
-                "recall": mean,
-                "ci_low": lo,
-                "ci_high": hi,
-            }
-        )
-    return pd.DataFrame(rows, columns=["model", "needle", "setting", "cells", "recall", "ci_low", "ci_high"])
+    out = _group_means(cells, ["model", "needle", "setting"], "recall", "recall",
+                       lambda g: {"cells": len(g)}, n_boot, seed)
+    return out.reindex(columns=["model", "needle", "setting", "cells", "recall", "ci_low", "ci_high"])
 
 
 def needle_comparisons(cells: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> list[dict]:
@@ -370,23 +371,10 @@ def long2rag_judges(runs: pd.DataFrame, questions: pd.DataFrame, problems: list[
 
 def long2rag_summary(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
     """KPR (macro over questions) per model, judge and variant, with a bootstrap interval over questions."""
-    rows = []
-    for (model, judge, variant), g in questions.groupby(["model", "judge", "variant"], sort=False):
-        mean, lo, hi = _mean_ci(g["recall"], n_boot, seed)
-        rows.append(
-            {
-                "model": model,
-                "judge": judge,
-                "variant": variant,
-                "questions": int(g["recall"].notna().sum()),
-                "kpr": mean,
-                "ci_low": lo,
-                "ci_high": hi,
-                "source": g["source"].iloc[0],
-            }
-        )
-    columns = ["model", "judge", "variant", "questions", "kpr", "ci_low", "ci_high", "source"]
-    return pd.DataFrame(rows, columns=columns)
+    out = _group_means(questions, ["model", "judge", "variant"], "recall", "kpr",
+                       lambda g: {"questions": int(g["recall"].notna().sum()), "source": g["source"].iloc[0]},
+                       n_boot, seed)
+    return out.reindex(columns=["model", "judge", "variant", "questions", "kpr", "ci_low", "ci_high", "source"])
 
 
 def long2rag_comparisons(
@@ -430,23 +418,10 @@ def longrag_questions(runs: pd.DataFrame, problems: list[str]) -> pd.DataFrame:
 
 def longrag_summary(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
     """Mean F1 per model and strategy, pooled over datasets, with a bootstrap interval over questions."""
-    rows = []
-    for (model, strategy), g in questions.groupby(["model", "strategy"], sort=False):
-        mean, lo, hi = _mean_ci(g["f1"], n_boot, seed)
-        rows.append(
-            {
-                "model": model,
-                "strategy": strategy,
-                "questions": len(g),
-                "datasets": ", ".join(sorted(g["dataset"].unique())),
-                "f1": mean,
-                "ci_low": lo,
-                "ci_high": hi,
-                "source": g["source"].iloc[0],
-            }
-        )
-    columns = ["model", "strategy", "questions", "datasets", "f1", "ci_low", "ci_high", "source"]
-    return pd.DataFrame(rows, columns=columns)
+    out = _group_means(questions, ["model", "strategy"], "f1", "f1",
+                       lambda g: {"questions": len(g), "datasets": ", ".join(sorted(g["dataset"].unique())),
+                                  "source": g["source"].iloc[0]}, n_boot, seed)
+    return out.reindex(columns=["model", "strategy", "questions", "datasets", "f1", "ci_low", "ci_high", "source"])
 
 
 def longrag_comparisons(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> list[dict]:
