@@ -44,7 +44,8 @@ class BuiltBook:
 
     root: Path  # the temporary project copy
     html: Path | None  # its _build/html, None when jupyter-book failed
-    runs: dict = field(default_factory=dict)  # chapter -> lcrag.book.runner.RunResult
+    runs: dict = field(default_factory=dict)  # chapter -> lcrag.book.runner.RunResult (the book model's)
+    companion_runs: list = field(default_factory=list)  # RunResults of notebooks/companions.yml
     error: str | None = None  # the BookError message (failed chapters, failed build)
     log: list[str] = field(default_factory=list)
 
@@ -90,6 +91,7 @@ def build_from_store(checkout: Path, tmp: Path, mirror: Path, model: str = BOOK_
         except BookError as exc:
             result, book.error = exc.result, str(exc)
     book.runs = {r.chapter: r for r in result.runs}
+    book.companion_runs = list(result.companion_runs)
     if result.html is not None:
         book.html = result.html.parent
     return book

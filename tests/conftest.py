@@ -26,6 +26,22 @@ if "LCRAG_DATA_MIRROR" not in os.environ and _MIRROR.exists():
 for var in ("LCRAG_MODEL", "LCRAG_RUN_DIR", "LCRAG_CHAPTER", "LCRAG_OFFLINE", "LCRAG_SERVING"):
     os.environ.pop(var, None)
 
+_REPORT: list[str] = []  # lines for the session's closing "lcrag report" section (see ``report`` below)
+
+
+@pytest.fixture(scope="session")
+def report() -> list[str]:
+    """Append lines here (artefact paths, measured timings); pytest prints them after the results, so the CI
+    log shows them whether the tests passed or not (a passing test's own prints are swallowed)."""
+    return _REPORT
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _REPORT:
+        terminalreporter.section("lcrag report: artefacts and timings")
+        for line in _REPORT:
+            terminalreporter.write_line(line)
+
 
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path, monkeypatch):

@@ -116,13 +116,14 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def screenshots() -> list[Path]:
-    """Screenshots saved by the module's tests; their list goes to ``index.txt`` at the end."""
+def screenshots(report) -> list[Path]:
+    """Screenshots saved by the module's tests; their list goes to ``index.txt`` and the session's report."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     saved: list[Path] = []
     yield saved
     (ARTIFACTS / "index.txt").write_text("".join(f"{p}\n" for p in saved), encoding="utf-8")
-    print("\nscreenshots:\n" + "\n".join(f"  {p}" for p in saved))
+    report.append(f"browser test: {len(saved)} screenshots in {ARTIFACTS} (listed in index.txt):")
+    report.extend(f"  {p} ({p.stat().st_size // 1024} KiB)" for p in saved if p.exists())
 
 
 @pytest.fixture(scope="module")

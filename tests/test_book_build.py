@@ -85,3 +85,24 @@ def test_book_builds_with_placeholder_then_with_executed_chapter(book):
     assert "Run manifest" in page and "Fixture chapter" in page
     claims = (html / "claims.html").read_text()
     assert "reproduced" in claims and "the table has n_items rows" in claims
+
+
+def test_companion_runs_come_first_without_pages_and_their_failure_is_reported(book):
+    shutil.copy(FIXTURES / "fixture_ok.md", book / "notebooks" / "quickstart.md")
+    (book / "notebooks" / "profiles.yml").write_text("quickstart:\n  quick: {n_items: 2}\n  default: {}\n")
+    (book / "notebooks" / "companions.yml").write_text(
+        "- model: local/gemma3-270m\n  profile: quick\n  chapters: [quickstart]\n"
+    )
+    lines: list[str] = []
+    res = build_book(root=book, build=False, progress=False, log=lines.append)
+    (comp,) = res.companion_runs
+    assert comp.ok and (comp.model, comp.profile) == ("local/gemma3-270m", "quick")
+    assert comp.manifest["book"] is True and comp.manifest["parameters"]["n_items"] == 2
+    assert comp.out_dir == book / "runs" / "local--gemma3-270m" / "quick" / "quickstart"
+    assert [r.model for r in res.runs] == [config.default_model()]  # the page is the book model's run
+    assert lines[0].startswith("[companion] running quickstart (profile quick, model local/gemma3-270m)")
+
+    shutil.copy(FIXTURES / "fixture_fail.md", book / "notebooks" / "quickstart.md")
+    (book / "notebooks" / "profiles.yml").write_text("quickstart:\n  quick: {}\n  default: {}\n")
+    with pytest.raises(BookError, match=r"quickstart \(local/gemma3-270m, quick profile\): .*ZeroDivisionError"):
+        build_book(root=book, build=False, progress=False, log=lambda s: None)

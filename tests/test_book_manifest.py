@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from lcrag.book import manifest as mf
-from lcrag.book.runner import check_store, read_store_keys
+from lcrag.book.profiles import UsageError
+from lcrag.book.runner import check_store, read_companions, read_store_keys
 
 USAGE = [
     {
@@ -155,6 +156,40 @@ def test_store_check_finds_orphans_and_missing(tmp_path, monkeypatch):
     assert (q.orphans, q.missing, q.store_keys, q.used_keys) == (["old"], ["new"], 3, 3)
     assert not q.ok and checks[("other", "m1")].ok
     assert [c.chapter for c in check_store("other", root=tmp_path)] == ["other"]
+
+
+def test_store_check_reads_a_chapter_with_two_book_runs_as_one(tmp_path, monkeypatch):
+    """The book model's run also calls a second model (its keys land in that model's file), and the second
+    model has a companion run of its own: no key is an orphan, whichever run used it."""
+    monkeypatch.delenv("LCRAG_STORE_DIR", raising=False)
+    _store(tmp_path, "longrag", "m1", ["a", "b"])
+    _store(tmp_path, "longrag", "m2", ["t", "c", "stale"])  # t: m1's run calling m2; c: m2's own run
+    _book_run(tmp_path, "longrag", "m1", ["a", "b", "t"], "2025-01-02")
+    _book_run(tmp_path, "longrag", "m2", ["c", "d"], "2025-01-02")
+    checks = {(c.chapter, c.slug): c for c in check_store(root=tmp_path)}
+    assert set(checks) == {("longrag", "m1"), ("longrag", "m2")}
+    assert checks[("longrag", "m1")].missing == [] and checks[("longrag", "m2")].missing == ["d"]
+    assert checks[("longrag", "m1")].orphans == checks[("longrag", "m2")].orphans == ["stale"]
+
+
+def test_companions_file_is_read_and_checked(tmp_path):
+    assert read_companions(tmp_path) == []
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "thesis.md").write_text("# t\n")
+    comp = tmp_path / "notebooks" / "companions.yml"
+    comp.write_text("- model: local/gemma3-270m\n  profile: quick\n  chapters: [thesis]\n")
+    (c,) = read_companions(tmp_path)
+    assert (c.model, c.profile, c.chapters) == ("local/gemma3-270m", "quick", ("thesis",))
+    for text, match in [
+        ("- model: local/gemma3-270m\n  profile: fast\n  chapters: [thesis]\n", "unknown profile 'fast'"),
+        ("- model: local/gemma3-270m\n  chapters: [nochapter]\n", "no notebooks/<chapter>.md for nochapter"),
+        ("- model: nope\n  chapters: [thesis]\n", "entry 1: .*provider/name"),
+        ("- model: local/gemma3-270m\n  chapter: [thesis]\n", "entry 1: expected keys"),
+        ("model: x\n", "expected a list"),
+    ]:
+        comp.write_text(text)
+        with pytest.raises(UsageError, match=match):
+            read_companions(tmp_path)
 
 
 def test_store_without_a_book_run_is_a_problem(tmp_path, monkeypatch):

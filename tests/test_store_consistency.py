@@ -1,8 +1,8 @@
 """The committed response store matches what the book's notebooks ask: no missing, no orphan entries.
 
 The whole book is built once per session from the store, offline (``built_book`` in ``conftest.py``: a request
-the store does not hold fails the chapter), and the keys each chapter's run used must be exactly the keys stored
-for it. A chapter with a store but not in ``_toc.yml`` yet is executed on its own the same way.
+the store does not hold fails the chapter), and the keys a chapter's runs used (its page's run and its companion
+runs, ``notebooks/companions.yml``) must be exactly the keys stored for it. A chapter with a store but not in ``_toc.yml`` yet is executed on its own the same way.
 """
 
 from __future__ import annotations
@@ -36,9 +36,12 @@ def _run_alone(chapter, tmp_path, monkeypatch, mirror):
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_store_matches_the_notebook(chapter, built_book, tmp_path, monkeypatch, mirror):
-    res = built_book.runs.get(chapter) or _run_alone(chapter, tmp_path, monkeypatch, mirror)
-    assert res.ok, res.error
-    used = set((res.out_dir / "keys_used.txt").read_text().split())
+    # the chapter's page run and its companion runs (notebooks/companions.yml: another model, its own profile)
+    runs = [built_book.runs.get(chapter) or _run_alone(chapter, tmp_path, monkeypatch, mirror)]
+    runs += [r for r in built_book.companion_runs if r.chapter == chapter]
+    for res in runs:
+        assert res.ok, f"{res.model} ({res.profile}): {res.error}"
+    used = {k for res in runs for k in (res.out_dir / "keys_used.txt").read_text().split()}
     # every model the chapter calls (e.g. a second model or a judge)
     stored = ResponseStore(STORE).keys(chapter)
     assert used, "the chapter made no model calls"

@@ -218,7 +218,7 @@ def _manifest(out_dir: str) -> dict:
 
 
 @pytest.mark.slow
-def test_dask_cluster_sweep_equals_the_sequential_sweep(sweep_data, tmp_path, monkeypatch):
+def test_dask_cluster_sweep_equals_the_sequential_sweep(sweep_data, tmp_path, monkeypatch, report):
     from distributed import LocalCluster
 
     from lcrag.models import server
@@ -245,8 +245,8 @@ def test_dask_cluster_sweep_equals_the_sequential_sweep(sweep_data, tmp_path, mo
             sweep.plan(spec, tmp_path / "dask"), cluster=cluster.scheduler_address, local_lanes=2
         )
         t_dask = time.monotonic() - t0
-    print(
-        f"\nsweep of {CHAPTERS} (smoke, {SMOL}): sequential {t_seq:.1f} s, dask {t_dask:.1f} s "
+    report.append(
+        f"sweep of {CHAPTERS} (smoke, {SMOL}): sequential {t_seq:.1f} s, dask {t_dask:.1f} s "
         f"(+ {t_cluster:.1f} s cluster start); per task seq {seq['wall_s'].tolist()} dask {dsk['wall_s'].tolist()} "
         f"(of which waiting for the other lane's run {dsk['wait_s'].tolist()})"
     )
@@ -269,3 +269,40 @@ def test_dask_cluster_sweep_equals_the_sequential_sweep(sweep_data, tmp_path, mo
             pd.testing.assert_frame_equal(
                 d_tables[name].drop(columns=drop), df.drop(columns=drop), check_exact=True, obj=name
             )
+
+
+@pytest.mark.slow
+def test_a_remote_endpoint_sweep_runs_max_concurrency_lanes_at_once(sweep_data, tmp_path, monkeypatch, report):
+    """Two tasks on one OpenAI-compatible endpoint, reached over HTTP as any remote server is (here the real
+    llama.cpp server of SmolLM2, under two model names), with ``max_concurrency=2``: two lanes, on two joblib
+    workers, whose runs overlap in time, and whose answers are equal (one model, greedy decoding)."""
+    from lcrag.models import server
+
+    url = server.start(SMOL).base_url  # started outside the timing
+    models = [f"openai-compatible/smollm2-{name}@{url}" for name in ("a", "b")]
+    tasks = sweep.plan(SweepSpec(chapters={"quickstart": {}}, models=models, profile="smoke"), tmp_path / "runs")
+    assert {sweep.endpoint(t.model) for t in tasks} == {url}
+    assert len(sweep.assign_lanes(tasks, max_concurrency=1)) == 1  # the bound: one lane, one task at a time
+
+    monkeypatch.setenv("LCRAG_CACHE_DIR", str(tmp_path / "cache"))  # empty: every answer comes from the server
+    t0 = time.monotonic()
+    table = sweep.run_sweep(tasks, n_jobs=2, max_concurrency=2)
+    wall = time.monotonic() - t0
+    report.append(
+        f"remote-endpoint sweep (quickstart smoke x 2 model names on {url}, max_concurrency=2): {wall:.1f} s; "
+        f"per task {table['wall_s'].tolist()}"
+    )
+
+    assert table["ok"].all(), table["error"].tolist()
+    assert sorted(table["lane"]) == [0, 1] and table["pid"].nunique() == 2 and os.getpid() not in set(table["pid"])
+    first, second = sorted((_manifest(d)["started"], _manifest(d)["finished"]) for d in table["out_dir"])
+    assert second[0] < first[1]  # both lanes talked to the endpoint at the same time
+    a_dir, b_dir = table["out_dir"]
+    for d in (a_dir, b_dir):
+        by_source = _manifest(d)["usage"]["by_source"]
+        assert by_source.get("network", 0) > 0 and not by_source.get("store"), by_source
+    a_tables, b_tables = _tables(a_dir), _tables(b_dir)
+    assert len(a_tables) >= 3 and set(a_tables) == set(b_tables)
+    for name, df in a_tables.items():
+        drop = [c for c in [*TIMING_COLUMNS, "model"] if c in df.columns]
+        pd.testing.assert_frame_equal(b_tables[name].drop(columns=drop), df.drop(columns=drop), obj=name)

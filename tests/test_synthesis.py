@@ -424,3 +424,13 @@ def test_a_run_without_the_long_context_arm_is_not_called_not_run(book_runs):
     assert S.model_view(syn, SMOL).loc["long2rag", "reading"] == S.NO_COMPARISON
     assert f"{S.FAMILIES['long2rag']}: {S.NO_COMPARISON}." in S.conclusions(syn, SMOL)
     assert S.coverage(syn).loc["long2rag", GEMMA] == S.NOT_RUN
+
+
+def test_profiles_read_are_the_run_profile_then_the_cheaper_ones_but_smoke():
+    assert S.profiles_to_read("default") == ["default", "quick"]
+    assert S.profiles_to_read("paper") == ["paper", "default", "quick"]
+    assert S.profiles_to_read("quick") == ["quick"]
+    assert S.profiles_to_read("smoke") == ["smoke"]
+    assert S.profiles_to_read("default", ["quick", "quick", "paper"]) == ["quick", "paper"]
+    with pytest.raises(ValueError, match="unknown profile 'fast'"):
+        S.profiles_to_read("fast")

@@ -72,6 +72,23 @@ COMPARISON_COLUMNS = (
 # --------------------------------------------------------------------------------------------- the runs
 
 
+def profiles_to_read(profile: str, profiles: Sequence[str] | None = None) -> list[str]:
+    """The chapter-run profiles the synthesis reads, preferred first: ``profiles`` when given, else ``profile``
+    and then each cheaper one down to ``quick`` (a smoke run is a check of the code, not a result).
+
+    ``default`` reads ``[default, quick]``: the book model's default runs, and the quick companion runs of the
+    second embedded model (``notebooks/companions.yml``). Every value on the page names its run's profile.
+    """
+    from lcrag.book.profiles import PROFILES
+
+    if profiles:
+        return list(dict.fromkeys(profiles))
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; profiles are {', '.join(PROFILES)}")
+    rank = PROFILES.index(profile)
+    return [profile] + [p for p in reversed(PROFILES[:rank]) if p != "smoke"]
+
+
 def find_runs(
     root: Path | None = None,
     profiles: Sequence[str] = ("default",),
