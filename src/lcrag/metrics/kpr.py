@@ -27,6 +27,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from lcrag.text import as_text
+
 YES, NO, NEUTRAL = "yes", "no", "neutral"
 UNPARSEABLE_POLICIES = ("zero", "drop")
 
@@ -44,6 +46,7 @@ def parse_entailment(text: str | None) -> str | None:
     answers are counted as unparseable when they contain all three, see :func:`parse_entailment_strict`). Without
     brackets, a bare label as the answer's first word is accepted ("Yes, ..."). Anything else: None.
     """
+    text = as_text(text)
     if not text:
         return None
     found = _BRACKETED.findall(text)
@@ -58,6 +61,7 @@ def parse_entailment(text: str | None) -> str | None:
 
 def parse_entailment_strict(text: str | None) -> str | None:
     """Only a bracketed label counts (``[yes]``), as the prompt demands; a bare "Yes" is unparseable."""
+    text = as_text(text)
     if not text:
         return None
     found = {f.lower() for f in _BRACKETED.findall(text)}
@@ -77,6 +81,7 @@ def parse_entailment_words(text: str | None) -> str | None:
     """:func:`parse_entailment`, then, when that finds nothing, a fallback on the answer's words: a negated
     "entail"/"support" -> no, "neutral" -> neutral, "entails"/"does entail"/"supports" -> yes (checked in that
     order). Not the paper's format: a reading for small judges that ignore the brackets, reported separately."""
+    text = as_text(text)
     label = parse_entailment(text)
     if label is not None or not text or _BRACKETED.search(text):
         return label  # a bracketed answer (even an echoed list) is read by the bracket rule only

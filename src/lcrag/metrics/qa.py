@@ -14,6 +14,8 @@ import string
 from collections import Counter
 from collections.abc import Sequence
 
+from lcrag.text import as_text
+
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = set(string.punctuation)
 
@@ -37,13 +39,13 @@ def qa_f1(prediction: str | None, answers: Sequence[str]) -> float:
     """Best token F1 of the normalised prediction against any gold answer (0 for a missing prediction)."""
     if not answers:
         raise ValueError("a question needs at least one gold answer")
-    pred = normalize_answer(prediction or "").split()
+    pred = normalize_answer(as_text(prediction)).split()
     return max(token_f1(pred, normalize_answer(a).split()) for a in answers)
 
 
 def exact_match(prediction: str | None, answers: Sequence[str]) -> float:
     """1.0 when the normalised prediction equals a normalised gold answer."""
-    pred = normalize_answer(prediction or "")
+    pred = normalize_answer(as_text(prediction))
     return float(any(pred == normalize_answer(a) for a in answers))
 
 

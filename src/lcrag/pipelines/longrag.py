@@ -34,6 +34,7 @@ import pandas as pd
 from lcrag.data.longbench import split_passages
 from lcrag.metrics.qa import exact_match, qa_f1
 from lcrag.retrieval.base import Hit
+from lcrag.text import as_text
 from lcrag.text.chunking import clause_chunks
 
 STRATEGIES = ("R&B", "R&L", "Ext", "Fil", "E&F")
@@ -235,7 +236,7 @@ _TRUE = re.compile("True|true")
 def parse_status(response: str | None) -> bool:
     """A filter judgement as the released code reads it: JSON ``{"status": ...}`` whose value is "true" in any
     case; if the response is not such JSON, whether it contains ``True`` or ``true`` anywhere."""
-    text = response or ""
+    text = as_text(response)
     try:
         value = json.loads(text)["status"]
         return str(value).lower() == "true"

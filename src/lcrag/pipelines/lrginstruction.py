@@ -40,6 +40,7 @@ from lcrag import config
 from lcrag.data.longbench import split_passages
 from lcrag.metrics.qa import normalize_answer
 from lcrag.pipelines.longrag import parse_status
+from lcrag.text import as_text
 
 TASKS = ("ext", "cot", "fil", "rag")
 MIN_CONTEXT_TOKENS = {"hotpotqa": 1500, "2wikimqa": 1500, "2wikimultihopqa": 1500, "musique": 2500}
@@ -319,7 +320,7 @@ def _json_status(text: str) -> bool | None:
 
 def parse_judgement(text: str | None) -> Judgement:
     """Read a [STEP-2] answer; never raises. Fences such as ```json are ignored."""
-    raw = text or ""
+    raw = as_text(text)
     body = re.sub(r"^```(?:json)?\s*|\s*```$", "", raw.strip())
     code_true = parse_status(raw)
     status = _json_status(body)

@@ -40,6 +40,7 @@ from lcrag.metrics.multiple_choice import (
     paired_bootstrap_ci,
 )
 from lcrag.retrieval import get_ranker, thesis_tokenize
+from lcrag.text import as_text
 from lcrag.text.chunking import recursive_split, semantic_split
 
 SYSTEM = "You are a helpful assistant."
@@ -660,7 +661,7 @@ def answer_status(response: str, letter: str | None) -> str:
     """``letter`` (a letter was found), ``refusal`` (no letter, refusal words) or ``unparseable``."""
     if isinstance(letter, str):  # pandas holds a missing letter as NaN, not None
         return "letter"
-    return "refusal" if REFUSAL.search(response or "") else "unparseable"
+    return "refusal" if REFUSAL.search(as_text(response)) else "unparseable"
 
 
 def score(answers: pd.DataFrame) -> pd.DataFrame:
