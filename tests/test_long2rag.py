@@ -317,15 +317,53 @@ def test_paper_claims():
     assert all(v[c] == "inconclusive" for c in ("C6", "C7", "C8", "C10", "C11", "C14", "C17", "C18", "C20", "C21"))
 
 
-def test_run_claims_on_handmade_tables():
-    kv = pd.DataFrame({"judge": ["j"] * 4, "variant": ["none", "trunc512", "snippet", "summary"],
-                       "kpr": [0.5, 0.4, 0.3, 0.2]})
-    by_in = pd.DataFrame({"judge": ["j", "j"], "bin": ["<2048", ">8192"], "kpr": [0.5, 0.3], "n": [3, 3]})
+def _responses(variant_recalls: dict[str, list[float]], judge: str = "j") -> pd.DataFrame:
+    """Per-response KPR rows as response_kpr gives them: question i of each variant; input length 1000 for
+    trunc*, snippet and summary, 5000 for none; generation length 10 * (i + 1)."""
+    rows = []
+    for variant, recalls in variant_recalls.items():
+        for i, r in enumerate(recalls):
+            rows.append({"judge": judge, "variant": variant, "question_id": f"q{i}", "recall": r,
+                         "input_tokens": 5000 if variant == "none" else 1000, "completion_tokens": 10 * (i + 1)})
+    return pd.DataFrame(rows)
+
+
+def _verdicts(per, edges=None, rank=None):
+    ledger = P.run_claims(ClaimsLedger("long2rag", paper="long2rag", model="m"), per, "j", edges, rank, n_boot=500)
+    return ledger.table().set_index("claim_id")
+
+
+def test_run_claims_decide_with_intervals():
+    edges = {"input_tokens": [2048], "completion_tokens": [25]}
     rank = {"spearman": 1.0, "kendall": 1.0, "n_systems": 4, "judges": ["j", "k"]}
-    ledger = P.run_claims(ClaimsLedger("long2rag", paper="long2rag", model="m"), kv, by_in, None, rank)
-    v = ledger.table().set_index("claim_id")["verdict"]
-    assert v["C12"] == "reproduced" and v["C13"] == "reproduced" and v["C10"] == "reproduced"
-    assert v["C14"] == "inconclusive" and v["C15"] == "reproduced"
+    clear = _responses({"none": [0.6, 0.7, 0.8, 0.9, 0.6, 0.7], "trunc512": [0.4, 0.5, 0.5, 0.6, 0.4, 0.5],
+                        "snippet": [0.1, 0.2, 0.1, 0.2, 0.1, 0.2], "summary": [0.0, 0.1, 0.0, 0.1, 0.0, 0.1]})
+    v = _verdicts(clear, edges, rank)
+    assert v.loc["C12", "verdict"] == "reproduced" and v.loc["C13", "verdict"] == "reproduced"
+    assert v.loc["C10", "verdict"] == "not reproduced"  # the long inputs (none, 5000 tokens) recall the most
+    assert v.loc["C14", "verdict"] == "inconclusive"  # generation length unrelated to recall here
+    assert "none - trunc512 +0.2" in v.loc["C12", "our_value"] and "[" in v.loc["C12", "our_value"]
+    assert v.loc["C15", "verdict"] == "reproduced"
+    # a difference of one key point in one question is noise, not a trend: inconclusive
+    noise = _responses({"none": [0.0, 0.0, 0.0, 0.1, 0.0, 0.0], "trunc512": [0.0] * 6})
+    v = _verdicts(noise, edges)
+    assert v.loc["C12", "verdict"] == "inconclusive" and v.loc["C13", "verdict"] == "inconclusive"
+    # truncation clearly raising KPR: not reproduced
+    v = _verdicts(_responses({"none": [0.1] * 6, "trunc512": [0.5, 0.6, 0.5, 0.6, 0.5, 0.6]}), edges)
+    assert v.loc["C12", "verdict"] == "not reproduced" and v.loc["C10", "verdict"] == "reproduced"
+    # one length bin only: inconclusive, with the reason
+    v = _verdicts(_responses({"none": [0.5] * 4}), {"input_tokens": [8000], "completion_tokens": [1000]})
+    assert v.loc["C10", "verdict"] == "inconclusive" and "fewer than two length bins" in v.loc["C10", "evidence"]
+
+
+def test_trusted_judge_is_the_best_held_out_kappa():
+    agree = pd.DataFrame({"judge": ["lexical", "lexical", "m", "m+words"], "half": ["fit", "held-out"] * 2,
+                          "kappa": [0.9, 0.57, 0.05, 0.6]})
+    assert L.trusted_judge(agree, ["lexical", "m"]) == "lexical"  # held-out only: m has none, m+words not asked
+    assert L.trusted_judge(agree, ["lexical", "m+words"]) == "m+words"
+    assert L.trusted_judge(agree[agree["judge"] != "lexical"], ["lexical", "m"]) == "lexical"  # no kappa: sorted
+    with pytest.raises(ValueError):
+        L.trusted_judge(agree, [])
 
 
 # ============================================================================================ the chapter

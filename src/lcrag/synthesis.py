@@ -376,14 +376,13 @@ def long2rag_questions(runs: pd.DataFrame, problems: list[str]) -> pd.DataFrame:
 def long2rag_judges(runs: pd.DataFrame, questions: pd.DataFrame, problems: list[str]) -> dict[str, str]:
     """Per model, the judge whose labels agree best with the SummHay human labels (held-out Cohen's kappa in
     ``judge_agreement.csv``) among the judges that scored the responses."""
+    from lcrag.pipelines.long2rag import trusted_judge
+
     agree = load_table(runs, "long2rag", "judge_agreement", ["judge", "half", "kappa"], problems)
-    out = {}
-    for model, g in questions.groupby("model", sort=False):
-        judges = set(g["judge"])
-        a = agree[(agree["model"] == model) & (agree["half"] == "held-out") & agree["judge"].isin(judges)]
-        a = a.dropna(subset=["kappa"]).sort_values("kappa", ascending=False)
-        out[model] = str(a["judge"].iloc[0]) if len(a) else sorted(judges)[0]
-    return out
+    return {
+        model: trusted_judge(agree[agree["model"] == model], sorted(set(g["judge"])))
+        for model, g in questions.groupby("model", sort=False)
+    }
 
 
 def long2rag_summary(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:

@@ -103,6 +103,23 @@ def paired_bootstrap_ci(a, b, n_boot: int = 2000, level: float = 0.95, seed: int
     return bootstrap_ci(a - b, n_boot=n_boot, level=level, seed=seed)
 
 
+def unpaired_bootstrap_ci(a, b, n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval of ``mean(a) - mean(b)`` for two independent groups (e.g. the responses of
+    two length bins): each group is resampled on its own. NaN bounds when either group is empty."""
+    import numpy as np
+
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.size == 0 or b.size == 0:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    diffs = a[rng.integers(0, a.size, size=(n_boot, a.size))].mean(axis=1) - b[
+        rng.integers(0, b.size, size=(n_boot, b.size))
+    ].mean(axis=1)
+    tail = (1.0 - level) / 2.0 * 100.0
+    return (float(np.percentile(diffs, tail)), float(np.percentile(diffs, 100.0 - tail)))
+
+
 def mcnemar_test(a, b) -> dict:
     """McNemar's exact test for paired correctness ``a`` and ``b`` (booleans, one per case).
 

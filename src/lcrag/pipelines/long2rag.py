@@ -494,23 +494,51 @@ def length_bins(values: Sequence[float], edges: Sequence[int]) -> list[str]:
     return labels
 
 
-def kpr_by_length(judgments: pd.DataFrame, responses: pd.DataFrame, column: str, edges: Sequence[int],
-                  unparseable: str = "zero") -> pd.DataFrame:
-    """KPR per judge and length bin of ``column`` (``input_tokens`` or ``completion_tokens``) of ``responses``,
-    over every (question, variant) response; bins in order, empty bins left out."""
+LENGTH_COLUMNS = ("input_tokens", "completion_tokens")
+
+
+def response_kpr(judgments: pd.DataFrame, responses: pd.DataFrame, unparseable: str = "zero") -> pd.DataFrame:
+    """One row per judge and response (question, variant): its Key Point Recall (the inner sum of Eq. 2) and the
+    response's ``input_tokens`` and ``completion_tokens``. The unit of the length analyses and of the intervals
+    of the behavioural claims."""
     q = []
     for (judge, variant), g in judgments.groupby(["judge", "variant"], sort=False):
         t = K.question_kpr(g, unparseable)
         t["judge"], t["variant"] = judge, variant
         q.append(t)
-    per = pd.concat(q).merge(responses[["question_id", "variant", column]], on=["question_id", "variant"])
+    cols = ["question_id", "variant", *LENGTH_COLUMNS]
+    return pd.concat(q, ignore_index=True).merge(responses[cols], on=["question_id", "variant"])
+
+
+def bin_order(edges: Sequence[int]) -> list[str]:
+    """The labels :func:`length_bins` gives, shortest first."""
+    return [f"<{edges[0]}", *(f"{a}-{b}" for a, b in zip(edges, edges[1:], strict=False)), f">{edges[-1]}"]
+
+
+def kpr_by_length(judgments: pd.DataFrame, responses: pd.DataFrame, column: str, edges: Sequence[int],
+                  unparseable: str = "zero") -> pd.DataFrame:
+    """KPR per judge and length bin of ``column`` (``input_tokens`` or ``completion_tokens``) of ``responses``,
+    over every (question, variant) response; bins in order, empty bins left out."""
+    per = response_kpr(judgments, responses, unparseable)
     per["bin"] = length_bins(per[column], edges)
-    order = {b: i for i, b in enumerate([f"<{edges[0]}", *(f"{a}-{b}" for a, b in zip(edges, edges[1:], strict=False)),
-                                         f">{edges[-1]}"])}
+    order = {b: i for i, b in enumerate(bin_order(edges))}
     out = per.groupby(["judge", "bin"]).agg(kpr=("recall", "mean"), n=("recall", "size"),
                                             mean_length=(column, "mean")).reset_index()
     out["order"] = out["bin"].map(order)
     return out.sort_values(["judge", "order"]).drop(columns="order").reset_index(drop=True)
+
+
+def trusted_judge(agreement: pd.DataFrame, judges: Sequence[str]) -> str:
+    """Among ``judges``, the one whose labels agree best with the humans: the highest held-out Cohen's kappa in
+    an agreement table (columns ``judge``, ``half``, ``kappa``, as the chapter's ``judge_agreement``). Without
+    any kappa for them, the first judge in sorted order."""
+    judges = list(judges)
+    if not judges:
+        raise ValueError("no judge to choose from")
+    a = agreement[(agreement["half"] == "held-out") & agreement["judge"].isin(judges)].dropna(subset=["kappa"])
+    if a.empty:
+        return sorted(judges)[0]
+    return str(a.sort_values("kappa", ascending=False, kind="stable")["judge"].iloc[0])
 
 
 # ============================================================================================ key-point pipeline

@@ -394,49 +394,89 @@ def paper_claims(ledger):
 # ============================================================================================ claims on our runs
 
 
-def run_claims(ledger, kpr_variants: pd.DataFrame, by_input: pd.DataFrame | None = None,
-               by_output: pd.DataFrame | None = None, agreement: Mapping | None = None, judge: str | None = None,
-               scope: str = "") -> object:
-    """Decide the behavioural claims on our runs: C12 (truncation lowers KPR), C13 (snippet and summary lower
-    than truncation), C10 (KPR falls with input length), C14 (KPR grows with generation length), C15 (two
-    judges rank the same systems alike, Spearman >= 0.95). ``kpr_variants`` is
-    :func:`lcrag.pipelines.long2rag.kpr_table` by variant; ``judge`` picks its judge (default: the first);
-    ``by_input`` / ``by_output`` are :func:`kpr_by_length` tables; ``agreement`` is
-    :func:`judge_rank_agreement`'s result. Anything missing (a variant not run, a single bin) -> inconclusive."""
-    judge = judge or kpr_variants["judge"].iloc[0]
-    v = kpr_variants[kpr_variants["judge"] == judge].set_index("variant")["kpr"]
+def _verdict(lo: float, hi: float, sign: int = 1) -> bool | None:
+    """A claim that ``sign * difference > 0``: True when the 95 % interval lies on that side of 0, False when it
+    lies on the other side, None (inconclusive) when it contains 0 or cannot be computed."""
+    if np.isnan(lo) or np.isnan(hi):
+        return None
+    lo, hi = sorted((sign * lo, sign * hi))
+    return True if lo > 0 else False if hi < 0 else None
+
+
+def _all_verdict(verdicts: list[bool | None]) -> bool | None:
+    """Every comparison must hold: reproduced when all do, not reproduced when one goes the other way."""
+    if any(v is False for v in verdicts):
+        return False
+    return True if verdicts and all(v is True for v in verdicts) else None
+
+
+def _pp(x: float) -> str:
+    return f"{x:+.3f}"
+
+
+def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[str, list[int]] | None = None,
+               agreement: Mapping | None = None, scope: str = "", n_boot: int = 2000, seed: int = 0) -> object:
+    """Decide the behavioural claims on our runs, with 95 % bootstrap intervals: C12 (truncation lowers KPR), C13
+    (snippet and summary lower it more than truncation), C10 (KPR falls with input length), C14 (KPR grows with
+    generation length), C15 (two judges rank the same systems alike, Spearman >= 0.95).
+
+    ``per_response`` is :func:`lcrag.pipelines.long2rag.response_kpr` (one row per judge and response); ``judge``
+    decides (the chapter passes the judge that agrees best with the humans); ``edges`` maps ``input_tokens`` /
+    ``completion_tokens`` to their length-bin edges; ``agreement`` is :func:`judge_rank_agreement`'s result.
+
+    C12 and C13 compare variants paired over questions; C10 and C14 compare the first and the last non-empty
+    length bin, two independent groups of responses. A claim is reproduced when every interval lies on its side
+    of 0, not reproduced when one lies on the other side, and inconclusive otherwise (or when not run)."""
+    from lcrag.metrics.multiple_choice import unpaired_bootstrap_ci
+    from lcrag.metrics.qa import bootstrap_diff
+    from lcrag.pipelines.long2rag import bin_order, length_bins
+
+    mine = per_response[per_response["judge"] == judge]
+    wide = mine.pivot_table(index="question_id", columns="variant", values="recall", aggfunc="mean")
     ev = f"our runs, judge {judge}; {scope}"
-    trunks = [t for t in ("trunc512", "trunc1024", "trunc2048") if t in v]
-    if "none" in v and trunks:
-        ledger.check("C12", "Truncating each document lowers KPR versus the full documents", paper_value="Table 2",
-                     our_value=f"none {v['none']:.3f}; " + ", ".join(f"{t} {v[t]:.3f}" for t in trunks),
-                     passed=bool(all(v[t] < v["none"] for t in trunks)), evidence=ev)
+
+    def paired(a: str, b: str) -> tuple[str, bool | None]:
+        both = wide[[a, b]].dropna()
+        d, lo, hi = bootstrap_diff(both[a], both[b], n=n_boot, seed=seed)
+        return f"{a} - {b} {_pp(d)} [{_pp(lo)}, {_pp(hi)}]", _verdict(lo, hi)
+
+    trunks = [t for t in ("trunc512", "trunc1024", "trunc2048") if t in wide]
+    text = "Truncating each document lowers KPR versus the full documents"
+    if "none" in wide and trunks:
+        shown, verdicts = zip(*(paired("none", t) for t in trunks), strict=True)
+        ledger.check("C12", text, paper_value="Table 2", our_value="; ".join(shown),
+                     passed=_all_verdict(list(verdicts)), evidence=f"{ev}; 95 % bootstrap intervals, paired over questions")
     else:
-        ledger.check("C12", "Truncating each document lowers KPR versus the full documents", paper_value="Table 2",
-                     our_value=None, passed=None, evidence=f"not run: no untruncated and truncated variants; {ev}")
-    proc = [p for p in ("snippet", "summary") if p in v]
+        ledger.check("C12", text, paper_value="Table 2", our_value=None, passed=None,
+                     evidence=f"not run: no untruncated and truncated variants; {ev}")
+    proc = [p for p in ("snippet", "summary") if p in wide]
+    text = "Snippet and summary processing lower KPR more than truncation"
     if proc and trunks:
-        ledger.check("C13", "Snippet and summary processing lower KPR more than truncation",
-                     paper_value="Table 2", our_value=", ".join(f"{p} {v[p]:.3f}" for p in proc)
-                     + f"; trunks >= {min(v[t] for t in trunks):.3f}",
-                     passed=bool(max(v[p] for p in proc) < min(v[t] for t in trunks)), evidence=ev)
+        shown, verdicts = zip(*(paired(t, p) for p in proc for t in trunks), strict=True)
+        ledger.check("C13", text, paper_value="Table 2", our_value="; ".join(shown),
+                     passed=_all_verdict(list(verdicts)), evidence=f"{ev}; 95 % bootstrap intervals, paired over questions")
     else:
-        ledger.check("C13", "Snippet and summary processing lower KPR more than truncation", paper_value="Table 2",
-                     our_value=None, passed=None, evidence=f"not run in this profile; {ev}")
-    for cid, text, table, sign in (("C10", "KPR falls as the input grows (first vs last input-length bin)", by_input,
-                                    -1),
-                                   ("C14", "KPR grows with generation length (first vs last generation-length bin)",
-                                    by_output, 1)):
-        t = None if table is None else table[table["judge"] == judge]
-        if t is None or len(t) < 2:
+        ledger.check("C13", text, paper_value="Table 2", our_value=None, passed=None,
+                     evidence=f"not run in this profile; {ev}")
+    for cid, text, column, sign in (
+        ("C10", "KPR falls as the input grows (first vs last input-length bin)", "input_tokens", -1),
+        ("C14", "KPR grows with generation length (first vs last generation-length bin)", "completion_tokens", 1),
+    ):
+        cuts = (edges or {}).get(column)
+        groups = {}
+        if cuts:
+            bins = pd.Series(length_bins(mine[column], cuts), index=mine.index)
+            groups = {b: mine.loc[bins == b, "recall"] for b in bin_order(cuts) if (bins == b).any()}
+        if len(groups) < 2:
             ledger.check(cid, text, paper_value="figure", our_value=None, passed=None,
                          evidence=f"fewer than two length bins with responses; {ev}")
             continue
-        first, last = t.iloc[0], t.iloc[-1]
-        diff = last["kpr"] - first["kpr"]
-        ledger.check(cid, text, paper_value="figure", our_value=f"{first['bin']}: {first['kpr']:.3f} (n={first['n']}); "
-                     f"{last['bin']}: {last['kpr']:.3f} (n={last['n']})",
-                     passed=bool(sign * diff > 0), evidence=f"{ev}; a trend on few responses, no interval")
+        (b0, first), (b1, last) = list(groups.items())[0], list(groups.items())[-1]
+        lo, hi = unpaired_bootstrap_ci(last, first, n_boot=n_boot, seed=seed)
+        ledger.check(cid, text, paper_value="figure",
+                     our_value=f"{b1} - {b0}: {last.mean():.3f} (n={len(last)}) - {first.mean():.3f} (n={len(first)}) "
+                     f"= {_pp(last.mean() - first.mean())} [{_pp(lo)}, {_pp(hi)}]",
+                     passed=_verdict(lo, hi, sign), evidence=f"{ev}; 95 % bootstrap interval, the two bins resampled apart")
     if agreement is not None and not np.isnan(agreement.get("spearman", np.nan)):
         ledger.check("C15", "Two judges rank the same systems alike (Spearman >= 0.95)", paper_value=0.983,
                      our_value=f"rho {agreement['spearman']:.3f}, tau {agreement['kendall']:.3f} over "
