@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
+from pathlib import Path
 
 import pytest
 
@@ -94,3 +97,35 @@ def test_build_book_writes_the_table_the_teaching_page_includes(tmp_path, monkey
     table = (book / "book" / "executed" / "quick_times.md").read_text()
     assert "| quickstart | 1 min 01 s | 40 | ok | 2026-11-22 | 2 |" in table
     assert "{include} executed/quick_times.md" in (book / "book" / "teaching.md").read_text()
+
+
+# ---------------------------------------------------------------------------------------------- the commands
+
+_INLINE_RUN = re.compile(r"`(lcrag run [^`]+)`")  # an inline code span, possibly wrapped over lines
+_LINE_RUN = re.compile(r"^\s*(?:\.venv/bin/)?(lcrag run [^#\n]+)", re.MULTILINE)  # a line of a code block
+
+
+def _run_commands(page: Path) -> list[str]:
+    text = page.read_text(encoding="utf-8")
+    found = [m.group(1) for m in _INLINE_RUN.finditer(text)] + [m.group(1) for m in _LINE_RUN.finditer(text)]
+    return [" ".join(c.split()) for c in dict.fromkeys(found) if "$" not in c]  # shell variables: not literal
+
+
+@pytest.mark.parametrize("page", ["book/teaching.md", "book/rerun.md", "README.md"])
+def test_every_lcrag_run_command_in_the_pages_names_a_real_chapter_profile_and_parameters(page):
+    """A teacher copies these commands: each must parse with the CLI and resolve against its chapter (an unknown
+    chapter, profile or parameter, or a value of the wrong type, is the error a student would get)."""
+    from lcrag import config
+    from lcrag.book.profiles import parse_cli_params, resolve
+    from lcrag.cli import build_parser
+    from lcrag.models.registry import parse_spec
+
+    root = config.project_root()
+    commands = _run_commands(root / page)
+    assert commands, f"no lcrag run command found in {page}"
+    parser = build_parser()
+    for command in commands:
+        args = parser.parse_args(shlex.split(command)[1:])
+        resolve(args.chapter, args.profile, parse_cli_params(args.param), root=root)
+        if args.model and not args.model.startswith("local-gguf/"):  # a GGUF path of the reader's own
+            parse_spec(args.model)
