@@ -358,14 +358,12 @@ def thesis_comparisons(runs: pd.DataFrame, arms: pd.DataFrame, problems: list[st
 
 def long2rag_questions(runs: pd.DataFrame, problems: list[str]) -> pd.DataFrame:
     """Per-question Key Point Recall (Eq. 2, unparseable judgements count 0) per model, judge and variant."""
-    from lcrag.metrics.kpr import question_kpr
+    from lcrag.pipelines.long2rag import response_kpr
 
     cols = ["question_id", "variant", "judge", "value"]
     j = load_table(runs, "long2rag", "judgments", cols, problems)
-    rows = []
-    for (model, judge, variant), g in j.groupby(["model", "judge", "variant"], sort=False):
-        q = question_kpr(g[["question_id", "value"]])
-        rows.append(q.assign(model=model, judge=judge, variant=variant, source=g["source"].iloc[0]))
+    rows = [response_kpr(g).assign(model=model, source=g["source"].iloc[0])
+            for model, g in j.groupby("model", sort=False)]
     if not rows:
         return pd.DataFrame(columns=["model", "judge", "variant", "question_id", "recall", "source"])
     return pd.concat(rows, ignore_index=True)[

@@ -711,10 +711,10 @@ def check_store(chapter: str | None = None, *, root: Path | None = None) -> list
     with _environ({"LCRAG_HOME": str(root)}):
         sdir = config.store_dir()
     runs = latest_book_runs(root)
+    used_by_run = {pair: _used_keys(run) for pair, run in runs.items()}  # None: the run has no keys file
     used_in_chapter: dict[str, set[str]] = {}
-    for (ch, _), run in runs.items():
-        kf = run / mf.KEYS_FILE
-        used_in_chapter.setdefault(ch, set()).update(mf.read_keys(kf) if kf.exists() else [])
+    for (ch, _), used in used_by_run.items():
+        used_in_chapter.setdefault(ch, set()).update(used or ())
     pairs = {(p.parent.name, p.stem) for p in sdir.glob("*/*.jsonl")} | set(runs)
     # A chapter may call several models (e.g. a second model as a judge): a run is compared with every store
     # file of its chapter, and a store file whose model has no run of its own is covered by the chapter's run.
@@ -741,8 +741,7 @@ def check_store(chapter: str | None = None, *, root: Path | None = None) -> list
                 )
             )
             continue
-        kf = run / mf.KEYS_FILE
-        used = set(mf.read_keys(kf)) if kf.exists() else set()
+        used = used_by_run[(ch, slug)]
         out.append(
             StoreCheck(
                 ch,
@@ -750,10 +749,16 @@ def check_store(chapter: str | None = None, *, root: Path | None = None) -> list
                 sf,
                 run,
                 len(stored),
-                len(used),
+                len(used or ()),
                 sorted(stored - used_in_chapter[ch]),
-                sorted(used - stored),
-                problem=None if kf.exists() else f"{kf} is missing",
+                sorted((used or set()) - stored),
+                problem=None if used is not None else f"{run / mf.KEYS_FILE} is missing",
             )
         )
     return out
+
+
+def _used_keys(run: Path) -> set[str] | None:
+    """The keys a run used (its ``keys_used.txt``), None when the file is missing."""
+    kf = run / mf.KEYS_FILE
+    return set(mf.read_keys(kf)) if kf.exists() else None

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from lcrag.text import as_text
+from lcrag.text import as_text, is_missing
 
 YES, NO, NEUTRAL = "yes", "no", "neutral"
 UNPARSEABLE_POLICIES = ("zero", "drop")
@@ -98,7 +98,7 @@ def entailment_value(label: str | None) -> float:
     """Eq. 1 of a parsed label: yes -> 1.0; no, neutral -> 0.0; None (unparseable) -> NaN.
 
     A missing label read back from a pandas string column is NaN, not None (pandas 3): also unparseable."""
-    if label is None or (isinstance(label, float) and np.isnan(label)):
+    if is_missing(label):
         return float("nan")
     key = str(label).strip().lower()
     if key == YES:

@@ -83,9 +83,20 @@ def bootstrap_ci(values, n_boot: int = 2000, level: float = 0.95, seed: int = 0)
     if x.size == 0:
         return (float("nan"), float("nan"))
     rng = np.random.default_rng(seed)
-    means = x[rng.integers(0, x.size, size=(n_boot, x.size))].mean(axis=1)
+    return _percentile_interval(_resampled_means(x, n_boot, rng), level)
+
+
+def _resampled_means(x, n_boot: int, rng):
+    """The means of ``n_boot`` resamples of ``x`` with replacement."""
+    return x[rng.integers(0, x.size, size=(n_boot, x.size))].mean(axis=1)
+
+
+def _percentile_interval(stats, level: float) -> tuple[float, float]:
+    """The central ``level`` percentile interval of bootstrap statistics."""
+    import numpy as np
+
     tail = (1.0 - level) / 2.0 * 100.0
-    return (float(np.percentile(means, tail)), float(np.percentile(means, 100.0 - tail)))
+    return (float(np.percentile(stats, tail)), float(np.percentile(stats, 100.0 - tail)))
 
 
 def paired_bootstrap_ci(a, b, n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> tuple[float, float]:
@@ -113,11 +124,7 @@ def unpaired_bootstrap_ci(a, b, n_boot: int = 2000, level: float = 0.95, seed: i
     if a.size == 0 or b.size == 0:
         return (float("nan"), float("nan"))
     rng = np.random.default_rng(seed)
-    diffs = a[rng.integers(0, a.size, size=(n_boot, a.size))].mean(axis=1) - b[
-        rng.integers(0, b.size, size=(n_boot, b.size))
-    ].mean(axis=1)
-    tail = (1.0 - level) / 2.0 * 100.0
-    return (float(np.percentile(diffs, tail)), float(np.percentile(diffs, 100.0 - tail)))
+    return _percentile_interval(_resampled_means(a, n_boot, rng) - _resampled_means(b, n_boot, rng), level)
 
 
 def mcnemar_test(a, b) -> dict:

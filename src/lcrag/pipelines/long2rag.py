@@ -497,35 +497,37 @@ def length_bins(values: Sequence[float], edges: Sequence[int]) -> list[str]:
 LENGTH_COLUMNS = ("input_tokens", "completion_tokens")
 
 
-def response_kpr(judgments: pd.DataFrame, responses: pd.DataFrame, unparseable: str = "zero") -> pd.DataFrame:
-    """One row per judge and response (question, variant): its Key Point Recall (the inner sum of Eq. 2) and the
-    response's ``input_tokens`` and ``completion_tokens``. The unit of the length analyses and of the intervals
-    of the behavioural claims."""
+def response_kpr(judgments: pd.DataFrame, responses: pd.DataFrame | None = None,
+                 unparseable: str = "zero") -> pd.DataFrame:
+    """One row per judge and response (question, variant): its Key Point Recall (the inner sum of Eq. 2, with
+    :func:`lcrag.metrics.kpr.question_kpr`'s counts), and with ``responses`` the response's ``input_tokens`` and
+    ``completion_tokens``. The unit of the length analyses, of the claims' intervals and of the synthesis."""
     q = []
     for (judge, variant), g in judgments.groupby(["judge", "variant"], sort=False):
         t = K.question_kpr(g, unparseable)
         t["judge"], t["variant"] = judge, variant
         q.append(t)
-    cols = ["question_id", "variant", *LENGTH_COLUMNS]
-    return pd.concat(q, ignore_index=True).merge(responses[cols], on=["question_id", "variant"])
+    per = pd.concat(q, ignore_index=True)
+    if responses is None:
+        return per
+    return per.merge(responses[["question_id", "variant", *LENGTH_COLUMNS]], on=["question_id", "variant"])
 
 
-def bin_order(edges: Sequence[int]) -> list[str]:
-    """The labels :func:`length_bins` gives, shortest first."""
-    return [f"<{edges[0]}", *(f"{a}-{b}" for a, b in zip(edges, edges[1:], strict=False)), f">{edges[-1]}"]
+def with_length_bins(per_response: pd.DataFrame, column: str, edges: Sequence[int]) -> pd.DataFrame:
+    """``per_response`` (:func:`response_kpr` with responses) and a ``bin`` column: :func:`length_bins` of
+    ``column``, an ordered categorical whose categories run from the shortest bin to the longest."""
+    order = [f"<{edges[0]}", *(f"{a}-{b}" for a, b in zip(edges, edges[1:], strict=False)), f">{edges[-1]}"]
+    labels = pd.Categorical(length_bins(per_response[column], edges), categories=order, ordered=True)
+    return per_response.assign(bin=labels)
 
 
-def kpr_by_length(judgments: pd.DataFrame, responses: pd.DataFrame, column: str, edges: Sequence[int],
-                  unparseable: str = "zero") -> pd.DataFrame:
-    """KPR per judge and length bin of ``column`` (``input_tokens`` or ``completion_tokens``) of ``responses``,
-    over every (question, variant) response; bins in order, empty bins left out."""
-    per = response_kpr(judgments, responses, unparseable)
-    per["bin"] = length_bins(per[column], edges)
-    order = {b: i for i, b in enumerate(bin_order(edges))}
-    out = per.groupby(["judge", "bin"]).agg(kpr=("recall", "mean"), n=("recall", "size"),
-                                            mean_length=(column, "mean")).reset_index()
-    out["order"] = out["bin"].map(order)
-    return out.sort_values(["judge", "order"]).drop(columns="order").reset_index(drop=True)
+def kpr_by_length(per_response: pd.DataFrame, column: str, edges: Sequence[int]) -> pd.DataFrame:
+    """KPR per judge and length bin of ``column`` (``input_tokens`` or ``completion_tokens``) over every
+    response of ``per_response`` (:func:`response_kpr` with responses); bins in order, empty bins left out."""
+    per = with_length_bins(per_response, column, edges)
+    out = per.groupby(["judge", "bin"], observed=True).agg(kpr=("recall", "mean"), n=("recall", "size"),
+                                                           mean_length=(column, "mean")).reset_index()
+    return out.assign(bin=out["bin"].astype(str))
 
 
 def trusted_judge(agreement: pd.DataFrame, judges: Sequence[str]) -> str:

@@ -429,7 +429,7 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
     of 0, not reproduced when one lies on the other side, and inconclusive otherwise (or when not run)."""
     from lcrag.metrics.multiple_choice import unpaired_bootstrap_ci
     from lcrag.metrics.qa import bootstrap_diff
-    from lcrag.pipelines.long2rag import bin_order, length_bins
+    from lcrag.pipelines.long2rag import with_length_bins
 
     mine = per_response[per_response["judge"] == judge]
     wide = mine.pivot_table(index="question_id", columns="variant", values="recall", aggfunc="mean")
@@ -465,8 +465,8 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
         cuts = (edges or {}).get(column)
         groups = {}
         if cuts:
-            bins = pd.Series(length_bins(mine[column], cuts), index=mine.index)
-            groups = {b: mine.loc[bins == b, "recall"] for b in bin_order(cuts) if (bins == b).any()}
+            binned = with_length_bins(mine, column, cuts).groupby("bin", observed=True)["recall"]
+            groups = {str(b): g for b, g in binned}
         if len(groups) < 2:
             ledger.check(cid, text, paper_value="figure", our_value=None, passed=None,
                          evidence=f"fewer than two length bins with responses; {ev}")

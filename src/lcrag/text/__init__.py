@@ -5,11 +5,12 @@ from __future__ import annotations
 import math
 
 
-def as_text(value: object) -> str:
-    """A model's answer as a string, ``""`` when it is missing.
+def is_missing(value: object) -> bool:
+    """None, or the NaN a pandas 3 string column holds for a missing value (NaN is truthy, so ``value or ""``
+    does not catch it)."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
 
-    A missing answer may be None, or NaN once it went through a pandas 3 string column (which stores a missing
-    value as NaN, and NaN is truthy, so ``value or ""`` does not catch it)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return str(value)
+
+def as_text(value: object) -> str:
+    """A model's answer as a string, ``""`` when it is missing (:func:`is_missing`)."""
+    return "" if is_missing(value) else str(value)
