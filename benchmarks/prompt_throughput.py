@@ -20,10 +20,10 @@ SIZES = (512, 2048, 7000)
 
 
 def in_process(spec: str, prompts: list[str], settings: dict) -> list[float]:
-    from llama_cpp import Llama
+    from lcrag.models import llama_load
 
     info = get_model(spec).info
-    llm = Llama(model_path=str(server.gguf_path(info)), n_ctx=settings["n_ctx"], n_threads=settings["n_threads"],
+    llm = llama_load.load(server.gguf_path(info), n_ctx=settings["n_ctx"], n_threads=settings["n_threads"],
                 n_batch=settings["n_batch"], logits_all=False, verbose=False)
     rates = []
     for p in prompts:

@@ -138,20 +138,21 @@ def clean_timing(fn, retries: int | None = None) -> tuple[float, float, object]:
 
 
 def open_variant(spec: str, v: Variant):
-    """A ``llama_cpp.Llama`` for a variant (``PrefillLlama`` when it has a prefill model)."""
-    from llama_cpp import Llama
+    """A ``llama_cpp.Llama`` for a variant (``PrefillLlama`` when it has a prefill model), with llama.cpp's
+    extra buffers only where they are safe on this CPU (``lcrag.models.llama_load``)."""
+    from lcrag.models import llama_load
 
     info = get_model(spec).info
     shipped = server.gguf_path(info)
     path = shipped if v.weights == weights.SHIPPED else weights.derive(shipped, v.weights).path
     kwargs = {**BASE_SETTINGS, "n_ctx": N_CTX, "verbose": False, **v.settings}
     if v.prefill is None:
-        return Llama(model_path=str(path), **kwargs)
+        return llama_load.load(path, **kwargs)
     from lcrag.models.prefill import PrefillLlama
 
     prefill = shipped if v.prefill == weights.SHIPPED else weights.derive(shipped, v.prefill).path
-    return PrefillLlama(str(path), prefill_model_path=str(prefill), prefill_runtime=v.runtime,
-                        prefill_compile=v.compile, **kwargs)
+    return llama_load.load(path, cls=PrefillLlama, prefill_model_path=str(prefill), prefill_runtime=v.runtime,
+                           prefill_compile=v.compile, **kwargs)
 
 
 # --------------------------------------------------------------------------- measurements

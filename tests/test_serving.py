@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import fetched_data_dir
 
-from lcrag.models import server, weights
+from lcrag.models import llama_load, server, weights
 from lcrag.models.client import Model
 from lcrag.models.registry import LOCAL_MODELS, parse_spec
 
@@ -104,8 +104,8 @@ def split_llm():
 
     s = server.serving_settings(LOCAL_MODELS["smollm2-135m-instruct"])
     path, prefill = server.serving_model_paths(LOCAL_MODELS["smollm2-135m-instruct"], s)
-    llm = PrefillLlama(str(path), prefill_model_path=str(prefill), n_ctx=4096, n_threads=2, n_batch=512,
-                       flash_attn=True, verbose=False)
+    llm = llama_load.load(path, cls=PrefillLlama, prefill_model_path=str(prefill), n_ctx=4096, n_threads=2,
+                          n_batch=512, flash_attn=True, verbose=False)
     yield llm
     llm.close()
 
@@ -142,14 +142,12 @@ def test_prefix_reuse_gives_the_same_logits_as_a_fresh_prompt(split_llm):
 @pytest.mark.slow
 def test_split_prefill_agrees_with_the_shipped_weights(split_llm):
     """First-token logprobs of the split path vs the shipped weights alone, on a real BAMBOO prompt."""
-    from llama_cpp import Llama
-
     from lcrag.data import load_bamboo
     from lcrag.pipelines import thesis
 
     row = load_bamboo("meetingqa", "4k").iloc[0]
     text = thesis.bamboo_prompt(row.question, list(row.options), [row.content])
-    plain = Llama(str(shipped()), n_ctx=4096, n_threads=2, n_batch=512, verbose=False)
+    plain = llama_load.load(shipped(), n_ctx=4096, n_threads=2, n_batch=512, verbose=False)
     outs = []
     for llm in (plain, split_llm):
         tokens = llm.tokenize(text.encode(), add_bos=True)
@@ -204,8 +202,9 @@ def split_model(spec: str, runtime: str, n_ctx: int = 8192, **kw):
     from lcrag.models.prefill import PrefillLlama
 
     info = parse_spec(spec)
-    return PrefillLlama(str(server.gguf_path(info)), prefill_model_path=str(f32_path(spec)), prefill_runtime=runtime,
-                        n_ctx=n_ctx, n_threads=2, n_batch=512, flash_attn=True, verbose=False, **kw)
+    return llama_load.load(server.gguf_path(info), cls=PrefillLlama, prefill_model_path=str(f32_path(spec)),
+                           prefill_runtime=runtime, n_ctx=n_ctx, n_threads=2, n_batch=512, flash_attn=True,
+                           verbose=False, **kw)
 
 
 def logprobs(llm) -> np.ndarray:
@@ -235,11 +234,9 @@ def test_torch_keys_and_values_are_what_llama_cpp_stores(spec, compiled):
     """The torch forward pass (op by op, and fused by torch.compile) against llama.cpp's own f32 evaluation of
     the same 700 real tokens, cache cell by cache cell (Gemma-3: global and sliding-window caches); and the
     state codec reproduces llama.cpp's bytes."""
-    from llama_cpp import Llama
-
     from lcrag.models import torch_prefill as tp
 
-    llm = Llama(str(f32_path(spec)), n_ctx=1024, n_threads=2, n_batch=512, flash_attn=True, verbose=False)
+    llm = llama_load.load(f32_path(spec), n_ctx=1024, n_threads=2, n_batch=512, flash_attn=True, verbose=False)
     tokens = [llm.token_bos()] + essay_tokens(llm, 0, 699)
     llm.eval(tokens)
     raw = tp.get_seq_state(llm._ctx.ctx)

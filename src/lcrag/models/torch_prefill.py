@@ -6,11 +6,14 @@ tiled (flash) kernel that stays fast at long context; Gemma-3's sliding-window l
 512-token window only (llama-cpp-python keeps a full-size SWA cache and attends over the whole context).
 ``benchmarks/serving_variants.py`` measures it against llama.cpp.
 
-What. :class:`TorchPrefill` reads the weights from the f32 GGUF (``weights.derive(shipped, "f32")``; the token
-embedding table stays in the shipped type and only the looked-up rows are dequantized) and re-implements
-llama.cpp's graphs for the two embedded architectures (``llama``: SmolLM2; ``gemma3``: Gemma-3), computing for
-each layer the keys (after RoPE, exactly as llama.cpp stores them) and values of the new tokens. Keys and values
-are rounded to the cache type (f16) before attention, as llama.cpp's attention reads them from its f16 cache.
+What. :class:`TorchPrefill` reads the weights from the f32 GGUF (``weights.derive(shipped, "f32")``) or the bf16
+one (``"bf16"``: the Qwen2.5 models, whose compute is 4-11x SmolLM2's per token; products in bf16 run about 4x
+the f32 rate on CPUs with AVX512-BF16 or AMX); the token embedding table stays in the shipped type and only the
+looked-up rows are dequantized. It re-implements llama.cpp's graphs for the three embedded architectures
+(``llama``: SmolLM2; ``gemma3``: Gemma-3; ``qwen2``: Qwen2.5-Coder, with Q/K/V biases and NEOX RoPE), computing
+for each layer the keys (after RoPE, exactly as llama.cpp stores them) and values of the new tokens. Keys and
+values are rounded to the cache type (f16) before attention, as llama.cpp's attention reads them from its f16
+cache; with bf16 weights, attention runs in bf16 too.
 With ``compile=True`` (the server's default, setting ``prefill_compile``) each layer's two halves around the
 attention call are compiled by ``torch.compile`` with a dynamic token count: the norms, RoPE, Gemma-3's GELU
 lookup and the casts, which take about half the time when run op by op, become a few fused C++ loops (Gemma-3:
@@ -41,9 +44,11 @@ import torch.nn.functional as F
 
 from lcrag.models.gguf import GGUFError, GGUFFile
 
-GGML_F32, GGML_F16, GGML_Q8_0 = 0, 1, 8
+GGML_F32, GGML_F16, GGML_Q8_0, GGML_BF16 = 0, 1, 8, 30
 STATE_MAGIC = 0xAF143CD8  # llama-context.cpp's io_magic, first in a sequence state, then the sequence id
 WINDOW_CHUNK = 256  # query rows per attention call in a sliding-window layer (keys: at most window + chunk)
+ARCHITECTURES = ("llama", "gemma3", "qwen2")  # SmolLM2, Gemma-3, Qwen2.5
+ATTN_BLOCK = 512  # query rows per block of the bf16 attention (scores: heads x block x keys floats)
 
 
 class TorchPrefillError(RuntimeError):
@@ -84,23 +89,39 @@ class GGUF(GGUFFile):
         data = np.memmap(self.path, np.float32, "r", offset, shape)
         return torch.from_numpy(np.array(data))
 
+    def weight(self, name: str) -> torch.Tensor:
+        """A tensor of an f32 or bf16 file in its own type (torch float32 or bfloat16)."""
+        ttype, shape, offset = self.tensors[name]
+        if ttype == GGML_F32:
+            return self.f32(name)
+        if ttype != GGML_BF16:
+            raise TorchPrefillError(f"{self.path.name}: {name} is ggml type {ttype}, not f32 or bf16")
+        data = np.memmap(self.path, np.int16, "r", offset, shape)
+        return torch.from_numpy(np.array(data)).view(torch.bfloat16)
+
 
 def _row_bytes(ttype: int, n: int) -> int:
-    if ttype == GGML_F32:
-        return 4 * n
-    if ttype == GGML_F16:
-        return 2 * n
-    if ttype == GGML_Q8_0:
-        return n // 32 * 34
-    raise TorchPrefillError(f"ggml type {ttype} is not supported for the token embeddings")
+    from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
+
+    try:
+        block, size = GGML_QUANT_SIZES[GGMLQuantizationType(ttype)]
+    except (KeyError, ValueError):
+        raise TorchPrefillError(f"ggml type {ttype} is not supported for the token embeddings") from None
+    return n // block * size
 
 
 def dequantize_rows(raw_rows: np.ndarray, ttype: int) -> np.ndarray:
-    """Rows of an f32 / f16 / Q8_0 tensor as f32 (Q8_0: blocks of an f16 scale and 32 int8 values)."""
+    """Rows of a tensor of any ggml type as f32: f32, f16 and Q8_0 here (Q8_0: blocks of an f16 scale and 32
+    int8 values), the others with llama.cpp's own ``gguf`` package (its numpy dequantizers)."""
     if ttype == GGML_F32:
         return raw_rows.view(np.float32)
     if ttype == GGML_F16:
         return raw_rows.view(np.float16).astype(np.float32)
+    if ttype != GGML_Q8_0:
+        from gguf.constants import GGMLQuantizationType
+        from gguf.quants import dequantize
+
+        return dequantize(np.ascontiguousarray(raw_rows), GGMLQuantizationType(ttype)).astype(np.float32)
     blocks = raw_rows.reshape(len(raw_rows), -1, 34)
     scale = blocks[:, :, :2].copy().view(np.float16).astype(np.float32)
     q = blocks[:, :, 2:].view(np.int8).astype(np.float32)
@@ -129,8 +150,8 @@ class HParams:
     @classmethod
     def from_gguf(cls, g: GGUF) -> HParams:
         arch = g.metadata["general.architecture"]
-        if arch not in ("llama", "gemma3"):
-            raise TorchPrefillError(f"torch prefill supports the llama and gemma3 architectures, not {arch}")
+        if arch not in ARCHITECTURES:
+            raise TorchPrefillError(f"torch prefill supports the {', '.join(ARCHITECTURES)} architectures, not {arch}")
         m = {k[len(arch) + 1 :]: v for k, v in g.metadata.items() if k.startswith(arch + ".")}
         if (
             m.get("rope.scaling.type", "none") not in ("none", "linear")
@@ -159,6 +180,11 @@ class HParams:
             swa_layers=tuple(bool(n_swa) and il % pattern < pattern - 1 for il in range(n_layer)),
         )
 
+    @property
+    def neox(self) -> bool:
+        """RoPE on pairs (i, i + dim/2) (llama.cpp's NEOX type: gemma3, qwen2), else on adjacent pairs."""
+        return self.arch in ("gemma3", "qwen2")
+
 
 # --------------------------------------------------------------------------- building blocks
 
@@ -176,7 +202,8 @@ def rope_tables(positions: torch.Tensor, dim: int, base: float) -> tuple[torch.T
 
 
 def rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, neox: bool) -> torch.Tensor:
-    """RoPE on (tokens, heads, dim): pairs (i, i+dim/2) for NEOX (gemma3), adjacent pairs for NORM (llama)."""
+    """RoPE on (tokens, heads, dim): pairs (i, i+dim/2) for NEOX (gemma3, qwen2), adjacent pairs for NORM
+    (llama)."""
     cos, sin = cos[:, None, :], sin[:, None, :]
     if neox:
         a, b = x.chunk(2, dim=-1)
@@ -200,6 +227,54 @@ def window_bias(n_q: int, n_k: int, q_minus_k: int, window: int) -> torch.Tensor
     return torch.zeros(n_q, n_k).masked_fill((kp > qp) | (qp - kp >= window), float("-inf"))
 
 
+@functools.lru_cache(maxsize=8)
+def causal_block_bias(n: int, dtype: torch.dtype) -> torch.Tensor:
+    """(n, n) additive mask of a diagonal block: 0 on and below the diagonal, -inf above."""
+    return torch.full((n, n), float("-inf")).triu(1).to(dtype)
+
+
+def _block_probs_eager(scores: torch.Tensor, diagonal_bias: torch.Tensor, scale: float) -> torch.Tensor:
+    """Softmax (in f32) of a block's scaled scores, the last ``b`` keys masked by the diagonal block's bias."""
+    b = diagonal_bias.shape[0]
+    s = scores.float() * scale
+    s = torch.cat([s[..., :-b], s[..., -b:] + diagonal_bias], dim=-1)
+    return torch.softmax(s, dim=-1).to(scores.dtype)
+
+
+_block_probs = _block_probs_eager
+
+
+def compile_attention() -> None:
+    """Fuse the bf16 attention's casts, scaling, mask and softmax into one loop (``torch.compile``)."""
+    global _block_probs
+    if _block_probs is _block_probs_eager:
+        _block_probs = torch.compile(_block_probs_eager, dynamic=True)
+
+
+def attention_gemm(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float) -> torch.Tensor:
+    """Causal attention through batched matrix products in the inputs' type (bf16), for queries that are the
+    last ``n_q`` of the ``n_k`` keys: (heads, tokens, dim) in, (tokens, heads*dim) out.
+
+    torch's CPU flash kernel computes in f32 whatever the input type (about 135 GFLOP/s on 2 cores here), while
+    bf16 products run at about 550; so the queries go in blocks of ``ATTN_BLOCK``, each block's scores over all
+    keys up to its last position are one bf16 product per KV head (its query heads stacked: grouped-query
+    attention without copying keys), the softmax is taken in f32, and the probabilities times the values are a
+    second bf16 product. Only the diagonal block wastes work on masked scores."""
+    n_head, n_q, dim = q.shape
+    n_kv, n_k = k.shape[0], k.shape[1]
+    group, n_past = n_head // n_kv, n_k - n_q
+    qg = q.reshape(n_kv, group, n_q, dim)
+    out = torch.empty(n_q, n_head, dim, dtype=q.dtype)
+    for s in range(0, n_q, ATTN_BLOCK):
+        e = min(n_q, s + ATTN_BLOCK)
+        b, end = e - s, n_past + e
+        scores = torch.bmm(qg[:, :, s:e].reshape(n_kv, group * b, dim), k[:, :end].transpose(1, 2))
+        probs = _block_probs(scores.view(n_kv, group, b, end), causal_block_bias(b, torch.float32), scale)
+        o = torch.bmm(probs.view(n_kv, group * b, end), v[:, :end])
+        out[s:e] = o.view(n_kv, group, b, dim).permute(2, 0, 1, 3).reshape(b, n_head, dim)
+    return out.reshape(n_q, -1)
+
+
 def attention(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, q_pos0: int, k_pos0: int, window: int, scale: float
 ) -> torch.Tensor:
@@ -215,6 +290,8 @@ def attention(
     """
     n_q, group = q.shape[1], q.shape[0] // k.shape[0]
     n_past = k.shape[1] - n_q
+    if not window and q.dtype == torch.bfloat16:
+        return attention_gemm(q, k, v, scale)
     q, k, v = q[None], k[None], v[None]  # 4-d: torch's CPU flash kernel does not take 3-d inputs
     if not window and n_past <= n_q:
         if n_past:
@@ -226,7 +303,7 @@ def attention(
     for s in range(0, n_q, WINDOW_CHUNK):
         e = min(n_q, s + WINDOW_CHUNK)
         lo, hi = max(k_pos0, q_pos0 + s - window + 1), q_pos0 + e
-        bias = window_bias(e - s, hi - lo, q_pos0 + s - lo, window)
+        bias = window_bias(e - s, hi - lo, q_pos0 + s - lo, window).to(q.dtype)
         ks, vs = k[:, :, lo - k_pos0 : hi - k_pos0], v[:, :, lo - k_pos0 : hi - k_pos0]
         o = F.scaled_dot_product_attention(
             q[:, :, s:e], ks, vs, attn_mask=bias, scale=scale, enable_gqa=group > 1
@@ -248,7 +325,8 @@ class LayerKV:
 
 
 class TorchPrefill:
-    """The llama / gemma3 forward pass of llama.cpp, in torch, returning every layer's new keys and values."""
+    """The llama / gemma3 / qwen2 forward pass of llama.cpp, in torch, returning every layer's new keys and
+    values."""
 
     def __init__(self, f32_gguf: Path | str, n_threads: int | None = None, compile: bool = False):
         self.gguf = GGUF.open(f32_gguf)
@@ -259,20 +337,26 @@ class TorchPrefill:
         if compile:  # each layer's elementwise chain fused into a few C++ loops (see ``compile_prefill``)
             self._layer_in = torch.compile(self._layer_in_eager, dynamic=True)
             self._layer_out = torch.compile(self._layer_out_eager, dynamic=True)
+            compile_attention()
         g, hp = self.gguf, self.hp
         self.embd_type = g.tensors["token_embd.weight"][0]
         self.embd_raw = g.raw("token_embd.weight")
         self.layers = []
+        # The matrices' type sets the compute type: f32 (exactly the shipped values), or bf16 (products in
+        # bf16 with f32 accumulation, attention in bf16: 4x the f32 rate on CPUs with AVX512-BF16 or AMX).
+        self.dtype = g.weight("blk.0.attn_q.weight").dtype
         for il in range(hp.n_layer):
             p = f"blk.{il}."
             w = {
                 "attn_norm": g.f32(p + "attn_norm.weight"),
-                "wqkv": torch.cat([g.f32(p + f"attn_{x}.weight") for x in "qkv"]),
-                "wo": g.f32(p + "attn_output.weight"),
+                "wqkv": torch.cat([g.weight(p + f"attn_{x}.weight") for x in "qkv"]),
+                "wo": g.weight(p + "attn_output.weight"),
                 "ffn_norm": g.f32(p + "ffn_norm.weight"),
-                "w_gate_up": torch.cat([g.f32(p + "ffn_gate.weight"), g.f32(p + "ffn_up.weight")]),
-                "w_down": g.f32(p + "ffn_down.weight"),
+                "w_gate_up": torch.cat([g.weight(p + "ffn_gate.weight"), g.weight(p + "ffn_up.weight")]),
+                "w_down": g.weight(p + "ffn_down.weight"),
             }
+            if hp.arch == "qwen2":
+                w["bqkv"] = torch.cat([g.f32(p + f"attn_{x}.bias") for x in "qkv"])
             if hp.arch == "gemma3":
                 for name in ("attn_q_norm", "attn_k_norm", "post_attention_norm", "post_ffw_norm"):
                     w[name] = g.f32(p + name + ".weight")
@@ -293,28 +377,34 @@ class TorchPrefill:
         hp, n = self.hp, x.shape[0]
         d_q, d_kv = hp.n_head * hp.head_dim, hp.n_head_kv * hp.head_dim
         h = rms_norm(x, w["attn_norm"], hp.rms_eps)
-        q, k, v = (h @ w["wqkv"].T).split([d_q, d_kv, d_kv], dim=-1)
+        qkv = self._mm(h, w["wqkv"])
+        if "bqkv" in w:
+            qkv = qkv + w["bqkv"]
+        q, k, v = qkv.split([d_q, d_kv, d_kv], dim=-1)
         q, k = q.reshape(n, hp.n_head, hp.head_dim), k.reshape(n, hp.n_head_kv, hp.head_dim)
         if hp.arch == "gemma3":
             q, k = rms_norm(q, w["attn_q_norm"], hp.rms_eps), rms_norm(k, w["attn_k_norm"], hp.rms_eps)
-        neox = hp.arch == "gemma3"
-        q, k = rope(q, cos, sin, neox), rope(k, cos, sin, neox)
+        q, k = rope(q, cos, sin, hp.neox), rope(k, cos, sin, hp.neox)
         if hp.arch == "gemma3":
             q = q * np.float32(1.0 / math.sqrt(hp.head_dim))  # llama.cpp scales Q itself, kq_scale 1
-        qh = q.half().float().transpose(0, 1)
+        qh = (q.half().float() if self.dtype == torch.float32 else q.to(self.dtype)).transpose(0, 1)
         return qh, k.reshape(n, d_kv).to(kv_dtype), v.to(kv_dtype)
+
+    def _mm(self, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        """``x @ w.T`` in the weights' type, returned in f32 (the residual stream stays f32)."""
+        return (x.to(w.dtype) @ w.T).float()
 
     def _layer_out_eager(self, w: dict, x: torch.Tensor, attn: torch.Tensor) -> torch.Tensor:
         """The rest of one layer: output projection, residual, feed-forward (and Gemma-3's extra norms)."""
         hp = self.hp
-        o = attn @ w["wo"].T
+        o = self._mm(attn, w["wo"])
         if hp.arch == "gemma3":
             o = rms_norm(o, w["post_attention_norm"], hp.rms_eps)
         x = x + o
         h = rms_norm(x, w["ffn_norm"], hp.rms_eps)
-        gate, up = (h @ w["w_gate_up"].T).chunk(2, dim=-1)
+        gate, up = self._mm(h, w["w_gate_up"]).chunk(2, dim=-1)
         act = gelu_f16_table(gate) if hp.arch == "gemma3" else F.silu(gate)
-        m = (act * up) @ w["w_down"].T
+        m = self._mm(act * up, w["w_down"])
         if hp.arch == "gemma3":
             m = rms_norm(m, w["post_ffw_norm"], hp.rms_eps)
         return x + m
@@ -355,9 +445,9 @@ class TorchPrefill:
             else:
                 k_all, v_all, k_pos0 = k, v, pos0
             window = hp.n_swa if hp.swa_layers[il] else 0
-            kh = k_all.float().reshape(-1, hp.n_head_kv, hp.head_dim).transpose(0, 1)
-            vh = v_all.float().reshape(-1, hp.n_head_kv, hp.head_dim).transpose(0, 1)
-            x = self._layer_out(w, x, attention(qh, kh, vh, pos0, k_pos0, window, scale))
+            kh = k_all.to(qh.dtype).reshape(-1, hp.n_head_kv, hp.head_dim).transpose(0, 1)
+            vh = v_all.to(qh.dtype).reshape(-1, hp.n_head_kv, hp.head_dim).transpose(0, 1)
+            x = self._layer_out(w, x, attention(qh, kh, vh, pos0, k_pos0, window, scale).float())
         return new
 
 

@@ -43,10 +43,10 @@ class GGUFTokenizer:
     exact = True
 
     def __init__(self, path: str, name: str | None = None):
-        from llama_cpp import Llama
+        from lcrag.models import llama_load
 
         self.name = name or os.path.basename(path)
-        self._llm = Llama(model_path=path, vocab_only=True, verbose=False)
+        self._llm = llama_load.load(path, vocab_only=True, verbose=False)
 
     def encode(self, text: str) -> list[int]:
         return self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
