@@ -16,7 +16,7 @@ from conftest import ROOT
 from lcrag.book.runner import run_chapter
 from lcrag.data.fetch import fetch
 from lcrag.models.registry import slug
-from lcrag.models.store import ResponseStore
+from lcrag.models.store import ResponseStore, read_entries, recordings_in_progress
 
 pytestmark = pytest.mark.slow
 
@@ -47,6 +47,19 @@ def test_store_matches_the_notebook(chapter, built_book, tmp_path, monkeypatch, 
     assert used, "the chapter made no model calls"
     assert used - stored == set(), "requests the store does not hold"
     assert stored - used == set(), "orphan store entries no request uses"
+
+
+def test_recordings_in_progress_are_readable_and_hold_their_models_answers():
+    """A recording committed as it goes (responses/recordings.yml) is left out of the checks above, but every
+    line must parse and come from the declared model, with the serving record that produced it."""
+    for (chapter, model_slug), entry in recordings_in_progress(STORE).items():
+        path = STORE / chapter / f"{model_slug}.jsonl"
+        skipped: list = []
+        entries = read_entries(path, skipped) if path.exists() else []
+        assert skipped == [], f"unreadable lines in {path}: {skipped}"
+        assert {e.get("model") for e in entries} <= {entry["model"]}
+        assert all(e["response"].get("serving", {}).get("weights_sha256") for e in entries)
+    assert ResponseStore(STORE).keys() <= ResponseStore(STORE).keys(in_progress=True)
 
 
 def test_there_is_a_store_for_the_quickstart():

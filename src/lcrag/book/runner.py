@@ -51,6 +51,7 @@ from lcrag.book.teaching import (
     read_quick_times,
     timed_chapters,
 )
+from lcrag.models.store import recordings_in_progress
 
 try:
     from lcrag.models.registry import slug as _registry_slug
@@ -715,7 +716,8 @@ def check_store(chapter: str | None = None, *, root: Path | None = None) -> list
     used_in_chapter: dict[str, set[str]] = {}
     for (ch, _), used in used_by_run.items():
         used_in_chapter.setdefault(ch, set()).update(used or ())
-    pairs = {(p.parent.name, p.stem) for p in sdir.glob("*/*.jsonl")} | set(runs)
+    in_progress = recordings_in_progress(sdir)  # recorded as they go, no book run reads them yet
+    pairs = {(p.parent.name, p.stem) for p in sdir.glob("*/*.jsonl")} - set(in_progress) | set(runs)
     # A chapter may call several models (e.g. a second model as a judge): a run is compared with every store
     # file of its chapter, and a store file whose model has no run of its own is covered by the chapter's run.
     pairs = {(ch, slug) for ch, slug in pairs if (ch, slug) in runs or not any(c == ch for c, _ in runs)}
@@ -724,7 +726,7 @@ def check_store(chapter: str | None = None, *, root: Path | None = None) -> list
     out = []
     for ch, slug in sorted(pairs):
         sf = sdir / ch / f"{slug}.jsonl"
-        stored = {k for f in sdir.glob(f"{ch}/*.jsonl") for k in read_store_keys(f)}
+        stored = {k for f in sdir.glob(f"{ch}/*.jsonl") if (ch, f.stem) not in in_progress for k in read_store_keys(f)}
         run = runs.get((ch, slug))
         if run is None:
             out.append(

@@ -8,6 +8,10 @@ Prompts are referenced by their hash only (the key), which keeps the store compa
 the executed notebooks say what produced the entries. Never edit an entry by hand: delete a file (or run with
 ``FRESH=1``) and the models are called again.
 
+A recording in progress (a long recording committed as it goes, chapter by chapter, before any book run reads
+it) is declared in ``<store_dir>/recordings.yml``; the store checks leave those files out until the entry is
+removed (:func:`recordings_in_progress`), and check only that they are readable and hold their model's answers.
+
 Modes (``LCRAG_STORE``): ``read`` (default) serves hits from the store; ``record`` also appends every response
 the chapter obtains that the store does not hold yet (``make book`` runs in this mode); ``off`` ignores it.
 Appends are single ``O_APPEND`` writes under a file lock, so concurrent writers never interleave lines; a line
@@ -53,9 +57,13 @@ class ResponseStore:
     def __contains__(self, key: str) -> bool:
         return key in self._load()
 
-    def keys(self, chapter: str | None = None, model_slug: str | None = None) -> set[str]:
-        """Keys stored for a chapter and model (all files when both are None)."""
+    def keys(self, chapter: str | None = None, model_slug: str | None = None, in_progress: bool = False) -> set[str]:
+        """Keys stored for a chapter and model (all files when both are None), without the files of
+        recordings in progress unless ``in_progress``."""
         paths = self.files()
+        if not in_progress:
+            skip = recordings_in_progress(self.root)
+            paths = [p for p in paths if (p.parent.name, p.stem) not in skip]
         if chapter:
             paths = [p for p in paths if p.parent.name == chapter]
         if model_slug:
@@ -105,6 +113,30 @@ def read_entries(path: Path, skipped: list) -> list[dict]:
                 skipped.append((str(path), lineno))
                 continue
             out.append(entry)
+    return out
+
+
+RECORDINGS_FILE = "recordings.yml"
+
+
+def recordings_in_progress(root: Path | None = None) -> dict[tuple[str, str], dict]:
+    """``(chapter, model slug) -> entry`` of ``<store_dir>/recordings.yml``: a list of ``{chapter, model,
+    profile, started}`` for store files still being recorded (no book run reads them yet)."""
+    import yaml
+
+    from lcrag.models.registry import slug
+
+    path = Path(root or config.store_dir()) / RECORDINGS_FILE
+    if not path.exists():
+        return {}
+    entries = yaml.safe_load(path.read_text()) or []
+    if not isinstance(entries, list):
+        raise ValueError(f"{path}: expected a list of {{chapter, model, profile, started}}")
+    out = {}
+    for i, e in enumerate(entries, 1):
+        if not isinstance(e, dict) or not {"chapter", "model"} <= set(e):
+            raise ValueError(f"{path}: entry {i} needs a chapter and a model, got {e!r}")
+        out[(e["chapter"], slug(e["model"]))] = e
     return out
 
 
