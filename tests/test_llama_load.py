@@ -95,6 +95,7 @@ def test_the_server_records_the_setting_it_loaded_with():
 @pytest.mark.slow
 @pytest.mark.parametrize("ours", [True, False], ids=["started-here", "started-elsewhere"])
 def test_a_crashed_server_is_reported_with_its_signal_and_log_in_seconds(ours, private_state, monkeypatch):
+    monkeypatch.setenv("LCRAG_SERVING", json.dumps({"prefill_compile": False}))  # a quicker start
     m = get_model(SMOL)
     m._local.clear()
     handle = server.start(SMOL)

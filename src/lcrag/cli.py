@@ -5,6 +5,7 @@
     lcrag sweep [CHAPTER ...] [--spec FILE] [--model SPEC ...] [--profile P] [-p name=VALUES ...] [--cluster ADDR]
     lcrag data fetch [--mirror DIR] [--dataset NAME ...]
     lcrag serve start|stop|status [SPEC]
+    lcrag models [fetch [SPEC ...]]
     lcrag cache stats
     lcrag store check [--chapter C]
 
@@ -163,6 +164,30 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_models(args: argparse.Namespace) -> int:
+    """List the embedded models (file, source, whether it is on this machine); ``fetch`` gets their files."""
+    from lcrag.models import server, wheels
+    from lcrag.models.registry import LOCAL_MODELS, parse_spec
+
+    specs = args.specs or [m.spec for m in LOCAL_MODELS.values()]
+    if args.action == "fetch":
+        for spec in specs:
+            path = server.gguf_path(parse_spec(spec))
+            print(f"{spec}: {path} ({path.stat().st_size / 1e6:.0f} MB, sha256 {server.model_digest(path)[:16]}...)")
+        return EXIT_OK
+    rows = []
+    for spec in specs:
+        info = parse_spec(spec)
+        src = server.model_source(info)
+        wheel = wheels.WHEEL_MODELS.get(info.gguf)
+        rows.append({"model": spec, "kind": info.kind, "window": info.context_window,
+                     "source": src.get("source_packages", src.get("file")),
+                     "on this machine": "yes" if wheel is None or wheels.target_path(wheel).exists() else
+                     "no (fetched on first use, or `lcrag models fetch`)"})
+    _print_records(rows)
+    return EXIT_OK
+
+
 def cmd_cache_stats(args: argparse.Namespace) -> int:
     from lcrag.models.cache import DiskCache
 
@@ -318,6 +343,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("action", choices=["start", "stop", "status"])
     s.add_argument("model", nargs="?", default=None, help="model spec (stop: all servers when omitted)")
     s.set_defaults(func=cmd_serve)
+
+    mo = sub.add_parser("models", parents=[common], help="the embedded models: list, or fetch their files")
+    mo.add_argument("action", nargs="?", choices=["list", "fetch"], default="list")
+    mo.add_argument("specs", nargs="*", metavar="SPEC", help="local model specs (default: all embedded models)")
+    mo.set_defaults(func=cmd_models)
 
     c = sub.add_parser("cache", parents=[common], help="the response cache")
     csub = c.add_subparsers(dest="action", metavar="ACTION", required=True)

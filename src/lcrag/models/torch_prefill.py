@@ -48,7 +48,8 @@ GGML_F32, GGML_F16, GGML_Q8_0, GGML_BF16 = 0, 1, 8, 30
 STATE_MAGIC = 0xAF143CD8  # llama-context.cpp's io_magic, first in a sequence state, then the sequence id
 WINDOW_CHUNK = 256  # query rows per attention call in a sliding-window layer (keys: at most window + chunk)
 ARCHITECTURES = ("llama", "gemma3", "qwen2")  # SmolLM2, Gemma-3, Qwen2.5
-ATTN_BLOCK = 512  # query rows per block of the bf16 attention (scores: heads x block x keys floats)
+ATTN_BLOCK = 64  # query rows per block of the bf16 attention: its scores (heads x 64 x keys) stay in cache
+# (1.5B at 8k tokens: 161 tok/s with 64, 156 with 128, 108 with 512; at 2k: 244, 230, 213)
 
 
 class TorchPrefillError(RuntimeError):
