@@ -2,7 +2,7 @@
 
 Start it on loopback, script what the next requests get (``server.script(["429", "500", "ok"])``), and read
 back what it received. Behaviours: ``ok``, ``429``, ``500``, ``503``, ``401``, ``404``, ``timeout`` (answers
-after ``slow_s`` seconds), ``malformed`` (200 with a body that is not JSON), ``empty`` (200, no choices).
+after ``slow_s`` seconds), ``malformed`` (200 with a body that is not JSON), ``empty`` (200, no choices), ``null`` (200, content null).
 When the script runs out, every request gets ``ok``.
 """
 
@@ -95,6 +95,14 @@ class FaultServer:
             h.wfile.write(payload)
         elif action == "empty":
             self._send(h, 200, {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []})
+        elif action == "null":  # 200 with a choice whose content is null
+            answer = _completion(h.path, body)
+            choice = answer["choices"][0]
+            if "message" in choice:
+                choice["message"]["content"] = None
+            else:
+                choice["text"] = None
+            self._send(h, 200, answer)
         else:
             raise ValueError(action)
 

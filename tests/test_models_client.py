@@ -37,12 +37,28 @@ def test_plain_call_sends_key_and_returns_text(fault_server):
     assert fault_server.requests[0]["body"]["temperature"] == 0.0
 
 
-@pytest.mark.parametrize("fault", ["429", "500", "503", "malformed", "empty", "timeout"])
+@pytest.mark.parametrize("fault", ["429", "500", "503", "malformed", "empty", "null", "timeout"])
 def test_transient_faults_are_retried(fault_server, fault):
     fault_server.script([fault, fault, "ok"])
     r = make_model(fault_server, timeout=0.5).chat(MSG)
     assert r.text == "echo: hello"
     assert fault_server.count() == 3
+
+
+def test_a_null_answer_is_a_failure_never_cached_as_empty(fault_server):
+    fault_server.script(["null"] * 3)
+    with pytest.raises(ModelCallError, match="no content"):
+        make_model(fault_server, retries=2).chat(MSG)
+    fault_server.script(["ok"])
+    r = make_model(fault_server).chat(MSG)
+    assert (r.text, r.source) == ("echo: hello", "network")  # nothing was cached by the failed attempts
+
+
+def test_the_timeout_is_settable_from_the_environment(monkeypatch):
+    from lcrag.models.client import RetryPolicy
+
+    monkeypatch.setenv("LCRAG_TIMEOUT_S", "42")
+    assert RetryPolicy().timeout_s == 42.0
 
 
 def test_gives_up_after_max_retries(fault_server):

@@ -7,12 +7,10 @@ A hit never touches the network. The API key is never part of a key nor stored.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -100,23 +98,16 @@ class DiskCache:
 
 @contextlib.contextmanager
 def file_lock(path: Path, timeout: float, error: type[Exception] = TimeoutError):
-    """Hold an exclusive ``flock`` on ``path`` (created if needed) across processes; raise ``error`` after
-    ``timeout`` seconds of waiting."""
+    """Hold an exclusive lock on the lock file ``path`` (created if needed) across processes, on any OS
+    (``filelock``); raise ``error`` after ``timeout`` seconds of waiting."""
+    from filelock import FileLock, Timeout
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as fh:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise error(f"timed out waiting for the lock {path}") from None
-                time.sleep(0.2)
-        try:
+    try:
+        with FileLock(str(path), timeout=timeout):
             yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    except Timeout:
+        raise error(f"timed out waiting for the lock {path}") from None
 
 
 def file_sha256(path: Path) -> str:

@@ -77,7 +77,7 @@ class RetryPolicy:
     max_retries: int = 6
     base_delay_s: float = 1.0
     max_delay_s: float = 30.0
-    timeout_s: float = 600.0
+    timeout_s: float = field(default_factory=lambda: float(os.environ.get("LCRAG_TIMEOUT_S", "600")))
 
     def delay(self, attempt: int) -> float:
         return min(self.max_delay_s, self.base_delay_s * 2**attempt) * (0.5 + random.random() / 2)
@@ -324,12 +324,10 @@ def _normalise(kind: str, raw) -> dict:
     """The compact, JSON-able form of a response that the cache and the store keep."""
     try:
         choice = raw.choices[0]
-        if kind == "chat":
-            text = choice.message.content or ""
-            lp = _chat_logprobs(choice.logprobs)
-        else:
-            text = choice.text or ""
-            lp = _completion_logprobs(choice.logprobs)
+        text = choice.message.content if kind == "chat" else choice.text
+        if text is None:  # an answer without content is a failure, not the empty answer
+            raise MalformedResponse("the completion has no content (null)")
+        lp = _chat_logprobs(choice.logprobs) if kind == "chat" else _completion_logprobs(choice.logprobs)
         u = raw.usage
         return {"text": text, "finish_reason": choice.finish_reason, "logprobs": lp,
                 "prompt_tokens": int(u.prompt_tokens) if u else None,

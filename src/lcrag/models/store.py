@@ -14,20 +14,21 @@ removed (:func:`recordings_in_progress`), and check only that they are readable 
 
 Modes (``LCRAG_STORE``): ``read`` (default) serves hits from the store; ``record`` also appends every response
 the chapter obtains that the store does not hold yet (``make book`` runs in this mode); ``off`` ignores it.
-Appends are single ``O_APPEND`` writes under a file lock, so concurrent writers never interleave lines; a line
+Appends are single ``O_APPEND`` writes under a file lock (``<file>.jsonl.lock``, not committed), so concurrent writers never interleave lines; a line
 cut short by a killed process is skipped on load and counted in :attr:`ResponseStore.skipped`.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import threading
 from pathlib import Path
 
 from lcrag import config
-from lcrag.models.cache import canonical_json
+from lcrag.models.cache import canonical_json, file_lock
+
+STORE_LOCK_TIMEOUT_S = 120.0
 
 
 class ResponseStore:
@@ -81,12 +82,8 @@ class ResponseStore:
         path = self.path(chapter, model_slug)
         path.parent.mkdir(parents=True, exist_ok=True)
         line = (canonical_json({"key": key, "response": response, **meta}) + "\n").encode("utf-8")
-        with open(path, "ab") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            try:
-                os.write(fh.fileno(), line)
-            finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
+        with file_lock(path.with_name(path.name + ".lock"), STORE_LOCK_TIMEOUT_S), open(path, "ab") as fh:
+            os.write(fh.fileno(), line)
         with self._lock:
             index[key] = response
 
