@@ -81,11 +81,13 @@ def test_ledger_records_computed_verdicts(tmp_path, monkeypatch):
     )
     ledger.check("H2", "evidence beats full", 0.9, 0.95, greater(0.95, 0.9))  # re-run cell replaces
     assert [c.claim_id for c in ledger.claims] == ["H1", "H2", "H3"]
-    assert ledger.counts() == {"reproduced": 2, "not reproduced": 0, "inconclusive": 1}
+    assert ledger.counts() == {"reproduced": 2, "not reproduced": 0, "inconclusive": 1,
+                               "not testable with this model": 0}
     table = ledger.table()
     assert list(table.columns) == list(COLUMNS)
     assert table["verdict"].tolist() == ["reproduced", "reproduced", "inconclusive"]
     assert set(table["chapter"]) == {"thesis_bamboo"} and set(table["model"]) == {"local/tiny"}
+    assert set(table["source"]) == {"our run"}
     path = ledger.save()
     assert path == tmp_path / "claims.csv"
     back = read_claims(path)
@@ -125,6 +127,7 @@ def _claims() -> pd.DataFrame:
                 paper_value="0.5",
                 our_value="0.4",
                 model="m",
+                source="our run",
                 verdict=v,
                 evidence="",
                 anchor=anchor,
@@ -135,15 +138,18 @@ def _claims() -> pd.DataFrame:
 
 def test_verdict_counts():
     counts = verdict_counts(_claims())
-    assert counts.loc["thesis"].tolist() == [1, 0, 1, 2]
-    assert counts.loc["summhay"].tolist() == [0, 1, 0, 1]
-    assert counts.loc["all papers"].tolist() == [1, 1, 1, 3]
+    assert counts.loc["thesis"].tolist() == [1, 0, 1, 0, 2]
+    assert counts.loc["summhay"].tolist() == [0, 1, 0, 0, 1]
+    assert counts.loc["all papers"].tolist() == [1, 1, 1, 0, 3]
+    by_source = verdict_counts(_claims(), by="source")
+    assert by_source.loc["our run"].tolist() == [1, 1, 1, 0, 3] and "all sources" in by_source.index
 
 
 def test_summary_markdown():
     md = summary_markdown(_claims(), failed=["longrag"])
-    assert "| Thesis (Lu 2024) | 1 | 0 | 1 | 2 |" in md
-    assert "| all papers | 1 | 1 | 1 | 3 |" in md
+    assert "| Thesis (Lu 2024) | 1 | 0 | 1 | 0 | 2 |" in md
+    assert "| all papers | 1 | 1 | 1 | 0 | 3 |" in md
+    assert "## Verdicts per source of evidence" in md and "| our run | 1 | 1 | 1 | 0 | 3 |" in md
     assert "{ref}`H1 <thesis-h1>`" in md and "{doc}`thesis_bamboo`" in md
     assert "a \\| b" in md  # pipes in cells are escaped
     assert "not counted: longrag" in md
@@ -154,16 +160,17 @@ def test_summary_markdown():
 def test_several_ledgers_are_saved_as_one_claims_file(tmp_path):
     from lcrag.book.claims import ClaimsLedger, read_claims, save_ledgers
 
-    a = ClaimsLedger("ch", paper="p", model="the paper's tables")
+    a = ClaimsLedger("ch", paper="p", model="the paper's published tables")
     a.check("C1", "x", 1, 1, True)
     b = ClaimsLedger("ch", paper="p", model="local/m")
     b.check("C1", "x", 1, 2, False)
     b.check("C2", "y", 1, None, None)
     df = read_claims(save_ledgers([a, b], tmp_path / "claims.csv"))
     assert df[["claim_id", "model", "verdict"]].values.tolist() == [
-        ["C1", "the paper's tables", "reproduced"], ["C1", "local/m", "not reproduced"],
+        ["C1", "the paper's published tables", "reproduced"], ["C1", "local/m", "not reproduced"],
         ["C2", "local/m", "inconclusive"],
     ]
+    assert df["source"].tolist() == ["paper tables", "our run", "our run"]
 
 
 def test_dashboard_lists_every_claim_with_filters_and_no_network():
@@ -179,7 +186,7 @@ def test_dashboard_lists_every_claim_with_filters_and_no_network():
     assert f'<input id="{DASHBOARD_ID}-text" type="search"' in md
     script = md[md.index("<script>"):]
     assert "src=" not in script and "http" not in script  # inline, nothing fetched
-    assert "COLS = {paper: 0, model: 5, verdict: 6}" in script
+    assert "COLS = {paper: 0, model: 5, source: 6, verdict: 7}" in script
 
 
 def _dashboard_html(md: str, df: pd.DataFrame) -> str:
@@ -192,8 +199,8 @@ def _dashboard_html(md: str, df: pd.DataFrame) -> str:
     script = md[md.index("<script>"):]
     body = "".join(
         "<tr>" + "".join(f"<td><p>{escape(str(v))}</p></td>" for v in (
-            PAPER_SHORT[r.paper], r.claim_id, r.text, r.paper_value, r.our_value, r.model, r.verdict, r.evidence,
-            r.chapter)) + "</tr>"
+            PAPER_SHORT[r.paper], r.claim_id, r.text, r.paper_value, r.our_value, r.model, r.source, r.verdict,
+            r.evidence, r.chapter)) + "</tr>"
         for r in df.itertuples())
     head = "".join(f"<th>{c}</th>" for c in DASHBOARD_COLUMNS)
     table = f'<table class="table" id="{DASHBOARD_ID}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
@@ -224,8 +231,8 @@ def test_dashboard_filters_rows_in_a_real_browser(tmp_path):
          "--dump-dom", (tmp_path / "page.html").as_uri()],
         capture_output=True, text=True, timeout=120, check=True)
     dom, log = out.stdout, out.stderr
-    assert 'data-after-paper="showing 2 of 3 claims: 1 reproduced, 0 not reproduced, 1 inconclusive"' in dom
-    assert 'data-after-model="showing 1 of 3 claims: 1 reproduced, 0 not reproduced, 0 inconclusive"' in dom
+    assert 'data-after-paper="showing 2 of 3 claims: 1 reproduced, 0 not reproduced, 1 inconclusive, 0 not testable' in dom
+    assert 'data-after-model="showing 1 of 3 claims: 1 reproduced, 0 not reproduced, 0 inconclusive, 0 not testable' in dom
     assert re.search(r'claims-dashboard-count"[^>]*>showing 1 of 3 claims: 0 reproduced, 1 not reproduced', dom)
     assert dom.count('style="display: none;"') == 2
     assert not re.search(r"CONSOLE.*(Uncaught|Error)", log)

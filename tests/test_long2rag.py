@@ -356,12 +356,14 @@ def test_run_claims_decide_with_intervals():
     assert v.loc["C10", "verdict"] == "inconclusive" and "fewer than two length bins" in v.loc["C10", "evidence"]
 
 
-def test_trusted_judge_is_the_best_held_out_kappa():
+def test_trusted_judge_is_the_best_held_out_kappa_among_judges_with_enough_pairs():
     agree = pd.DataFrame({"judge": ["lexical", "lexical", "m", "m+words"], "half": ["fit", "held-out"] * 2,
-                          "kappa": [0.9, 0.57, 0.05, 0.6]})
+                          "n": [700, 706, 40, 40], "kappa": [0.9, 0.57, 0.05, 0.6]})
     assert L.trusted_judge(agree, ["lexical", "m"]) == "lexical"  # held-out only: m has none, m+words not asked
     assert L.trusted_judge(agree, ["lexical", "m+words"]) == "m+words"
     assert L.trusted_judge(agree[agree["judge"] != "lexical"], ["lexical", "m"]) == "lexical"  # no kappa: sorted
+    few = agree.assign(n=[700, 706, 40, 4], kappa=[0.9, 0.57, 0.05, 1.0])  # kappa 1.0 on 4 pairs decides nothing
+    assert L.trusted_judge(few, ["lexical", "m+words"]) == "lexical"
     with pytest.raises(ValueError):
         L.trusted_judge(agree, [])
 

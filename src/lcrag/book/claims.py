@@ -25,11 +25,13 @@ import numpy as np
 import pandas as pd
 
 from lcrag import config
+from lcrag.book.verdicts import SOURCES, source_of
 
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
 INCONCLUSIVE = "inconclusive"
-VERDICTS: tuple[str, ...] = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
+NOT_TESTABLE = "not testable with this model"  # an arm at the floor (lcrag.book.verdicts.floor_reason)
+VERDICTS: tuple[str, ...] = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTABLE)
 
 #: Paper ids for ``ClaimsLedger(paper=...)`` and how the synthesis page names them.
 PAPERS: dict[str, str] = {
@@ -56,6 +58,7 @@ COLUMNS = (
     "paper_value",
     "our_value",
     "model",
+    "source",
     "verdict",
     "evidence",
     "anchor",
@@ -148,19 +151,23 @@ class Claim:
     verdict: str
     evidence: str = ""
     anchor: str = ""  # a MyST label in the chapter, e.g. "thesis-h1", for links from the summary
+    source: str = ""  # where the evidence comes from: one of lcrag.book.verdicts.SOURCES
 
 
 class ClaimsLedger:
     """The claims one chapter checks, for one paper and one model.
 
-    ``chapter`` and ``model`` default to the runner's ``LCRAG_CHAPTER`` and ``LCRAG_MODEL``.
-    Checking the same ``claim_id`` again replaces the earlier entry (a re-executed cell).
+    ``chapter`` and ``model`` default to the runner's ``LCRAG_CHAPTER`` and ``LCRAG_MODEL``; ``source`` (where
+    the evidence comes from, :data:`lcrag.book.verdicts.SOURCES`) defaults to what ``model`` names: the paper's
+    tables, its released artefacts, or a run of that model. Checking the same ``claim_id`` again replaces the
+    earlier entry (a re-executed cell).
     """
 
-    def __init__(self, chapter: str | None, paper: str, model: str | None = None):
+    def __init__(self, chapter: str | None, paper: str, model: str | None = None, source: str | None = None):
         self.chapter = chapter or config.chapter() or "unknown"
         self.paper = paper
         self.model = model or config.default_model()
+        self.source = _checked_source(source or source_of(self.model))
         self._claims: dict[str, Claim] = {}
 
     def check(
@@ -172,8 +179,15 @@ class ClaimsLedger:
         passed: bool | None,
         evidence: str = "",
         anchor: str = "",
+        floor: str | None = None,
+        source: str | None = None,
     ) -> Claim:
-        """Record a claim with the verdict that ``passed`` (a computed test's outcome) implies."""
+        """Record a claim with the verdict that ``passed`` (a computed test's outcome) implies, or *not testable
+        with this model* when ``floor`` gives a reason (an arm at the floor: :func:`lcrag.book.verdicts.
+        floor_reason`), whatever the test said. ``source`` overrides the ledger's for this claim (e.g. a
+        check in a model's ledger that needs no model)."""
+        if floor:
+            evidence = f"{evidence}; at the floor: {floor}" if evidence else f"at the floor: {floor}"
         claim = Claim(
             chapter=self.chapter,
             claim_id=str(claim_id),
@@ -182,9 +196,10 @@ class ClaimsLedger:
             paper_value=paper_value,
             our_value=our_value,
             model=self.model,
-            verdict=verdict(passed),
+            verdict=NOT_TESTABLE if floor else verdict(passed),
             evidence=evidence,
             anchor=anchor,
+            source=_checked_source(source or self.source),
         )
         self._claims[claim.claim_id] = claim
         return claim
@@ -198,7 +213,7 @@ class ClaimsLedger:
         return pd.DataFrame([asdict(c) for c in self.claims], columns=list(COLUMNS))
 
     def counts(self) -> dict[str, int]:
-        """Number of claims per verdict (all three verdicts present)."""
+        """Number of claims per verdict (every verdict present)."""
         return {v: sum(c.verdict == v for c in self.claims) for v in VERDICTS}
 
     def save(self, path: Path | None = None) -> Path:
@@ -207,6 +222,12 @@ class ClaimsLedger:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.table().to_csv(path, index=False)
         return path
+
+
+def _checked_source(source: str) -> str:
+    if source not in SOURCES:
+        raise ValueError(f"a claim's source must be one of {SOURCES}, not {source!r}")
+    return source
 
 
 def save_ledgers(ledgers: list[ClaimsLedger], path: Path | None = None) -> Path:
@@ -224,17 +245,20 @@ def read_claims(path: Path) -> pd.DataFrame:
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"{path}: missing columns {missing}")
-    bad = df.loc[~df["verdict"].isin(VERDICTS)]
-    if len(bad):
-        row = int(bad.index[0]) + 2  # header is line 1
-        raise ValueError(f"{path} line {row}: verdict {bad['verdict'].iloc[0]!r} is not one of {VERDICTS}")
+    for column, allowed in (("verdict", VERDICTS), ("source", SOURCES)):
+        bad = df.loc[~df[column].isin(allowed)]
+        if len(bad):
+            row = int(bad.index[0]) + 2  # header is line 1
+            raise ValueError(f"{path} line {row}: {column} {bad[column].iloc[0]!r} is not one of {allowed}")
     return df[list(COLUMNS)]
 
 
-def verdict_counts(df: pd.DataFrame) -> pd.DataFrame:
-    """Claims per paper and verdict (all three verdicts as columns) with a total row."""
-    counts = pd.crosstab(df["paper"], df["verdict"]).reindex(columns=list(VERDICTS), fill_value=0)
-    counts.loc["all papers"] = counts.sum()
+def verdict_counts(df: pd.DataFrame, by: str = "paper") -> pd.DataFrame:
+    """Claims per ``by`` (paper, or source) and verdict (every verdict as a column) with a total row."""
+    counts = pd.crosstab(df[by], df["verdict"]).reindex(columns=list(VERDICTS), fill_value=0)
+    if by == "source":
+        counts = counts.reindex([s for s in SOURCES if s in counts.index])
+    counts.loc[f"all {by}s" if by != "source" else "all sources"] = counts.sum()
     counts["total"] = counts.sum(axis=1)
     return counts
 
@@ -252,6 +276,7 @@ DASHBOARD_COLUMNS = (
     "paper's number",
     "our number",
     "model",
+    "source",
     "verdict",
     "evidence",
     "checked in",
@@ -271,10 +296,12 @@ def _filter_controls(df: pd.DataFrame) -> list[str]:
     papers = [PAPER_SHORT.get(p, p) for p in dict.fromkeys(df["paper"])]
     models = sorted(set(df["model"].astype(str)))
     verdicts = [v for v in VERDICTS if v in set(df["verdict"])]
+    sources = [s for s in SOURCES if s in set(df["source"])]
     return [
         '<div class="claims-filter" style="display:flex;flex-wrap:wrap;gap:0.5em 1.5em;margin:0.5em 0 1em 0">',
         f'<label>paper <select id="{DASHBOARD_ID}-paper">{_options(papers)}</select></label>',
         f'<label>verdict <select id="{DASHBOARD_ID}-verdict">{_options(verdicts)}</select></label>',
+        f'<label>source <select id="{DASHBOARD_ID}-source">{_options(sources)}</select></label>',
         f'<label>model <select id="{DASHBOARD_ID}-model">{_options(models)}</select></label>',
         f'<label>text <input id="{DASHBOARD_ID}-text" type="search" placeholder="words in any column"></label>',
         f'<output id="{DASHBOARD_ID}-count" aria-live="polite"></output>',
@@ -291,7 +318,7 @@ _DASHBOARD_STYLE = (
 #: Filters the dashboard's rows in the browser: plain JavaScript, no library, nothing fetched.
 _FILTER_SCRIPT = """<script>
 (function () {
-  var ID = "%(id)s", COLS = {paper: %(paper)d, model: %(model)d, verdict: %(verdict)d};
+  var ID = "%(id)s", COLS = {paper: %(paper)d, model: %(model)d, source: %(source)d, verdict: %(verdict)d};
   var VERDICTS = %(verdicts)s;
   var holder = document.getElementById(ID);
   if (!holder) { return; }
@@ -313,7 +340,9 @@ _FILTER_SCRIPT = """<script>
     control("count").textContent = "showing " + shown + " of " + rows.length + " claims: " +
       VERDICTS.map(function (v) { return (counts[v] || 0) + " " + v; }).join(", ");
   }
-  ["paper", "verdict", "model"].forEach(function (name) { control(name).addEventListener("change", apply); });
+  ["paper", "verdict", "model", "source"].forEach(function (name) {
+    control(name).addEventListener("change", apply);
+  });
   control("text").addEventListener("input", apply);
   apply();
 })();
@@ -334,9 +363,10 @@ def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: s
     lines = [f"# {title}", ""]
     lines.append(
         "Every claim below was checked by a chapter of this book: the chapter computed our value and a "
-        "test, and the verdict follows from the test's outcome "
+        "test, and the verdict follows from the test's outcome under the rules of {doc}`/book/verdicts` "
         "(*inconclusive* when the test could not decide, e.g. a confidence interval that straddles "
-        "the threshold). Numbers are from the runs that produced the pages of this build."
+        "the threshold; *not testable with this model* when an arm it compares is at the floor). Numbers are "
+        "from the runs that produced the pages of this build."
     )
     lines.append("")
     if failed:
@@ -357,6 +387,15 @@ def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: s
         lines.append(
             f"| {_md(PAPERS.get(str(paper), paper))} | " + " | ".join(str(int(v)) for v in row) + " |"
         )
+    by_source = verdict_counts(df, by="source")
+    lines += ["", "## Verdicts per source of evidence", ""]
+    lines.append(
+        "Where each verdict's evidence comes from ({doc}`/book/verdicts` states the rules): arithmetic on the papers' own "
+        "tables, the papers' released artefacts, our runs of a model, or computation that needs no model."
+    )
+    lines += ["", "| source | " + " | ".join(by_source.columns) + " |", "|---" * (len(by_source.columns) + 1) + "|"]
+    for source, row in by_source.iterrows():
+        lines.append(f"| {_md(source)} | " + " | ".join(str(int(v)) for v in row) + " |")
     lines += ["", "## All claims", ""]
     lines.append(
         "One row per claim and model (a chapter may check a claim on the paper's own tables and on our runs). "
@@ -376,12 +415,13 @@ def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: s
             _md(r.paper_value),
             _md(r.our_value),
             _md(r.model),
+            _md(r.source),
             f"**{r.verdict}**",
             _md(r.evidence),
             f"{{doc}}`{r.chapter}`",
         ]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["```", ""]
-    index = {name: DASHBOARD_COLUMNS.index(name) for name in ("paper", "model", "verdict")}
+    index = {name: DASHBOARD_COLUMNS.index(name) for name in ("paper", "model", "source", "verdict")}
     lines.append(_FILTER_SCRIPT % {"id": DASHBOARD_ID, "verdicts": json.dumps(list(VERDICTS)), **index})
     return "\n".join(lines) + "\n"

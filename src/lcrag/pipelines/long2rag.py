@@ -532,15 +532,15 @@ def kpr_by_length(per_response: pd.DataFrame, column: str, edges: Sequence[int])
 
 def trusted_judge(agreement: pd.DataFrame, judges: Sequence[str]) -> str:
     """Among ``judges``, the one whose labels agree best with the humans: the highest held-out Cohen's kappa in
-    an agreement table (columns ``judge``, ``half``, ``kappa``, as the chapter's ``judge_agreement``). Without
-    any kappa for them, the first judge in sorted order."""
+    an agreement table (columns ``judge``, ``half``, ``n``, ``kappa``, as the chapter's ``judge_agreement``),
+    among judges measured on at least ``verdicts.MIN_JUDGE_PAIRS`` pairs (a kappa of 1.0 on 4 pairs decides
+    nothing). Without an eligible judge, the first judge in sorted order."""
+    from lcrag.book.verdicts import choose_judge
+
     judges = list(judges)
     if not judges:
         raise ValueError("no judge to choose from")
-    a = agreement[(agreement["half"] == "held-out") & agreement["judge"].isin(judges)].dropna(subset=["kappa"])
-    if a.empty:
-        return sorted(judges)[0]
-    return str(a.sort_values("kappa", ascending=False, kind="stable")["judge"].iloc[0])
+    return choose_judge(agreement, judges) or sorted(judges)[0]
 
 
 # ============================================================================================ key-point pipeline

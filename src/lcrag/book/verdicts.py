@@ -1,0 +1,105 @@
+"""The verdict rules, written once: what a claim's verdict may say given its evidence (the book's page
+``book/verdicts.md`` states them for readers; :mod:`lcrag.book.claims` applies them to every ledger).
+
+1. **Source.** Every claim names where its evidence comes from (:data:`SOURCES`): the paper's own tables, the
+   paper's released artefacts, our run of a model (named), or computation that needs no model.
+2. **Decided only when the evidence excludes the alternative.** A claim about model behaviour is *reproduced* or
+   *not reproduced* only when its interval or test excludes the other answer (``claims.greater`` / ``less`` with
+   a confidence interval); an interval that contains both answers is *inconclusive*.
+3. **Not testable with this model.** When an arm the claim compares is at the floor, the claim measures the
+   model, not the paper: the verdict is *not testable with this model*, never *not reproduced*. An arm is at
+   the floor (:func:`floor_reason`) when its accuracy's 95 % interval contains chance, its score (F1, KPR,
+   recall on a 0-1 scale) is below :data:`FLOOR_SCORE`, more than :data:`FLOOR_UNPARSEABLE` of its answers are
+   unparseable, or its judge gives one value to everything.
+4. **Judges measured before they are trusted.** A judge is chosen to decide claims only with at least
+   :data:`MIN_JUDGE_PAIRS` human-labelled pairs (:func:`choose_judge`); with fewer, it is not eligible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+PAPER_TABLES = "paper tables"
+RELEASED_ARTEFACTS = "released artefacts"
+OUR_RUN = "our run"
+NO_MODEL = "no model"
+SOURCES: tuple[str, ...] = (PAPER_TABLES, RELEASED_ARTEFACTS, OUR_RUN, NO_MODEL)
+
+FLOOR_SCORE = 0.05  # an F1 / KPR / recall below this (0-1 scale) is at the floor
+FLOOR_UNPARSEABLE = 0.5  # more than half the answers unparseable
+MIN_JUDGE_PAIRS = 30  # human-labelled pairs a judge needs before it may decide claims
+CONFIDENCE = 0.95
+
+
+def accuracy_at_floor(n_correct: int, n: int, chance: float, confidence: float = CONFIDENCE) -> bool:
+    """True when the accuracy's exact (Clopper-Pearson) interval reaches down to chance: the arm cannot be
+    told apart from guessing (below chance counts too). No cases is the floor."""
+    if n <= 0:
+        return True
+    from scipy.stats import binomtest
+
+    low = binomtest(int(n_correct), int(n), chance).proportion_ci(confidence, method="exact").low
+    return bool(low <= chance)
+
+
+def score_at_floor(score: float, threshold: float = FLOOR_SCORE) -> bool:
+    """True when a 0-1 score (F1, KPR, recall) is below ``threshold`` (or missing)."""
+    return bool(score is None or not np.isfinite(score) or score < threshold)
+
+
+def unparseable_at_floor(n_unparseable: int, n: int, share: float = FLOOR_UNPARSEABLE) -> bool:
+    """True when more than ``share`` of ``n`` answers could not be parsed (no answers is the floor)."""
+    return bool(n <= 0 or n_unparseable / n > share)
+
+
+def constant(values: Iterable) -> bool:
+    """True when a judge (or model) gave the same value to every one of at least two items."""
+    vals = [v for v in values if not (isinstance(v, float) and np.isnan(v))]
+    return len(vals) >= 2 and len(set(vals)) == 1
+
+
+def floor_reason(arms: dict[str, dict]) -> str | None:
+    """Why a comparison is not testable, or None. ``arms`` maps an arm's name to what is known of it:
+    ``{"correct": k, "n": n, "chance": p}`` (accuracy), ``{"score": x}`` (0-1 score), ``{"unparseable": u,
+    "n": n}``, ``{"values": [...]}`` (a judge's values); several keys may be given. The reason names every arm
+    at the floor and why, e.g. ``"RAG: accuracy 0.27 of 158, interval contains chance 0.25"``."""
+    reasons = []
+    for name, a in arms.items():
+        if {"correct", "n", "chance"} <= set(a) and accuracy_at_floor(a["correct"], a["n"], a["chance"]):
+            acc = a["correct"] / a["n"] if a["n"] else float("nan")
+            reasons.append(f"{name}: accuracy {acc:.2f} of {a['n']}, interval contains chance {a['chance']:.2f}")
+        if "score" in a and score_at_floor(a["score"], a.get("threshold", FLOOR_SCORE)):
+            reasons.append(f"{name}: score {a['score']:.3f} below {a.get('threshold', FLOOR_SCORE)}")
+        if "unparseable" in a and unparseable_at_floor(a["unparseable"], a["n"]):
+            reasons.append(f"{name}: {a['unparseable']} of {a['n']} answers unparseable")
+        if "values" in a and constant(a["values"]):
+            reasons.append(f"{name}: constant ({next(iter(a['values']))!r} for every item)")
+    return "; ".join(reasons) or None
+
+
+def choose_judge(agreement: pd.DataFrame, judges: Sequence[str], min_pairs: int = MIN_JUDGE_PAIRS,
+                 half: str = "held-out") -> str | None:
+    """The judge among ``judges`` with the highest Cohen's kappa against the humans on ``half``, among those
+    measured on at least ``min_pairs`` labelled pairs (columns ``judge``, ``half``, ``n``, ``kappa``).
+    None when no judge is eligible."""
+    a = agreement[(agreement["half"] == half) & agreement["judge"].isin(list(judges))].dropna(subset=["kappa"])
+    a = a[a["n"] >= min_pairs]
+    if a.empty:
+        return None
+    return str(a.sort_values(["kappa", "n"], ascending=False, kind="stable")["judge"].iloc[0])
+
+
+def source_of(model: str) -> str:
+    """The evidence source a ledger's ``model`` field implies: the papers' tables and released artefacts are
+    named as such by the chapters (``PAPER_TABLES_MODEL``, ``ARTEFACT_MODEL``); anything else is a model run."""
+    text = str(model).lower()
+    if "published tables" in text or "paper tables" in text:
+        return PAPER_TABLES
+    if "released artefacts" in text:
+        return RELEASED_ARTEFACTS
+    if text in ("", "none", NO_MODEL):
+        return NO_MODEL
+    return OUR_RUN

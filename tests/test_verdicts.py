@@ -1,0 +1,73 @@
+"""The verdict rules (lcrag.book.verdicts, book/verdicts.md) on constructed cases: one per verdict and floor."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from lcrag.book import verdicts as V
+from lcrag.book.claims import ClaimsLedger, greater, read_claims
+
+
+def test_an_accuracy_whose_interval_contains_chance_is_at_the_floor():
+    assert V.accuracy_at_floor(40, 158, 0.25)  # 0.25: chance itself
+    assert V.accuracy_at_floor(3, 8, 0.25)  # 0.375 on 8 cases: the interval reaches far below 0.25
+    assert V.accuracy_at_floor(10, 100, 0.25)  # below chance is the floor too
+    assert not V.accuracy_at_floor(60, 158, 0.25)  # 0.38 on 158: the interval [0.30, 0.46] clears chance
+    assert V.accuracy_at_floor(0, 0, 0.25)
+
+
+def test_scores_unparseable_answers_and_constant_judges():
+    assert V.score_at_floor(0.0) and V.score_at_floor(0.049) and V.score_at_floor(float("nan"))
+    assert not V.score_at_floor(0.05) and not V.score_at_floor(0.4)
+    assert V.unparseable_at_floor(739, 744) and not V.unparseable_at_floor(15, 40)
+    assert V.constant([5] * 168) and not V.constant([5, 7, 5]) and not V.constant([5])
+
+
+def test_floor_reason_names_each_arm_at_the_floor_and_why():
+    reason = V.floor_reason({"Full": {"correct": 30, "n": 158, "chance": 0.25},
+                             "RAG": {"correct": 90, "n": 158, "chance": 0.25},
+                             "judge": {"values": [5, 5, 5]}, "CTX2": {"unparseable": 56, "n": 56}})
+    assert "Full: accuracy 0.19 of 158, interval contains chance 0.25" in reason
+    assert "RAG" not in reason and "judge: constant (5" in reason and "CTX2: 56 of 56 answers unparseable" in reason
+    assert V.floor_reason({"Full": {"correct": 100, "n": 158, "chance": 0.25}, "LC": {"score": 0.4}}) is None
+
+
+@pytest.mark.parametrize("passed, floor, expected", [
+    (True, None, "reproduced"),
+    (False, None, "not reproduced"),
+    (None, None, "inconclusive"),
+    (False, "Full: score 0.000 below 0.05", "not testable with this model"),  # never "not reproduced" at the floor
+    (True, "RAG: 5 of 6 answers unparseable", "not testable with this model"),
+])
+def test_each_verdict_from_a_constructed_case(passed, floor, expected, tmp_path):
+    ledger = ClaimsLedger("ch", "thesis", "local/m")
+    c = ledger.check("H1", "long context beats RAG", 0.1, 0.0, passed, evidence="n = 8", floor=floor)
+    assert c.verdict == expected and c.source == "our run"
+    if floor:
+        assert c.evidence == f"n = 8; at the floor: {floor}"
+    ledger.save(tmp_path / "claims.csv")
+    assert read_claims(tmp_path / "claims.csv")["verdict"].tolist() == [expected]
+
+
+def test_point_values_inside_noise_are_inconclusive_not_a_verdict():
+    # "+0.00 pp vs +0.00 pp" on 8 cases: the paired interval contains 0, so the claim cannot be decided
+    assert greater(0.0, 0.0, ci=(-0.25, 0.25)) is None
+
+
+def test_sources_are_inferred_from_the_ledger_and_checked():
+    assert ClaimsLedger("c", "longrag", "the paper's published tables").source == "paper tables"
+    assert ClaimsLedger("c", "summhay", "released artefacts (GPT-4o judge)").source == "released artefacts"
+    assert ClaimsLedger("c", "thesis", "local/smollm2-135m-instruct").source == "our run"
+    ledger = ClaimsLedger("c", "thesis", "local/m")
+    assert ledger.check("H5", "BM25 top-5", 1, 1, True, source="no model").source == "no model"
+    with pytest.raises(ValueError, match="source must be one of"):
+        ledger.check("H6", "t", 1, 1, True, source="vibes")
+
+
+def test_a_judge_needs_enough_labelled_pairs_to_decide():
+    agree = pd.DataFrame({"judge": ["lexical", "P6 on Gemma-3"], "half": ["held-out"] * 2, "n": [706, 4],
+                          "kappa": [0.57, 1.0]})
+    assert V.choose_judge(agree, ["lexical", "P6 on Gemma-3"]) == "lexical"
+    assert V.choose_judge(agree, ["P6 on Gemma-3"]) is None
+    assert V.choose_judge(agree.assign(n=[706, 40]), ["lexical", "P6 on Gemma-3"]) == "P6 on Gemma-3"
