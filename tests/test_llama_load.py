@@ -116,3 +116,13 @@ def test_a_crashed_server_is_reported_with_its_signal_and_log_in_seconds(ours, p
         assert "signal 11 (SIGSEGV)" in text
     m._local.clear()
     server.stop(SMOL)
+
+
+def test_a_vocabulary_only_load_prints_nothing(capfd):
+    """Every page that counts tokens used to show llama.cpp's 'n_ctx_seq (512) > n_ctx_train (0)' warning."""
+    from lcrag.text.tokens import GGUFTokenizer
+
+    tok = GGUFTokenizer(str(_gguf("smollm2-135m-instruct")))
+    assert len(tok.encode("hello world")) >= 2
+    out, err = capfd.readouterr()
+    assert "n_ctx_train" not in err and err.strip() == "" and out.strip() == ""

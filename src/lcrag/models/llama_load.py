@@ -118,7 +118,14 @@ def load(path: str | os.PathLike, *, use_extra_bufts: bool | None = None, cls=No
 
     if use_extra_bufts is None:
         use_extra_bufts = True if kwargs.get("vocab_only") else extra_bufts_safe(path).use_extra_bufts
-    with model_params(use_extra_bufts):
+    quiet = contextlib.nullcontext()
+    if kwargs.get("vocab_only") and not kwargs.get("verbose", True):
+        # a vocabulary-only model has no training window, and llama.cpp says so on stderr at every load
+        # ("n_ctx_seq (512) > n_ctx_train (0)"), which landed on every page that counts tokens
+        from llama_cpp._utils import suppress_stdout_stderr
+
+        quiet = suppress_stdout_stderr(disable=False)
+    with model_params(use_extra_bufts), quiet:
         return (cls or llama_cpp.Llama)(str(path), **kwargs)
 
 
