@@ -7,8 +7,8 @@ Prints the CPU model and, for each prompt size, in one run on the same prompts:
 
 - **reference**: llama.cpp (llama-cpp-python, in-process) on the shipped GGUF with ``use_extra_bufts=False`` and
   otherwise default settings, 2 threads (the issue's reference: the setting that is safe on every CPU);
-- **llama.cpp, safe setting**: the same with the extra buffers where this machine's probe allows them
-  (``lcrag.models.llama_load``; identical to the reference on a CPU with AMX) and flash attention;
+- with ``--safe``, **llama.cpp, safe setting**: the same with the extra buffers where this machine's probe
+  allows them (``lcrag.models.llama_load``; identical to the reference on a CPU with AMX) and flash attention;
 - **lcrag**: what the embedded server runs (``server.serving_settings``): the bf16 copy evaluated by the torch
   prefill (compiled), the KV cache written into llama.cpp, answers generated with the shipped file;
 - **compute bound**: the machine's limit, ``FLOPs per prompt / peak``, with the peak measured here as the bf16
@@ -108,6 +108,7 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[2048, 8192, 16384])
     ap.add_argument("--agreement", type=int, default=3, help="BAMBOO prompts for the agreement check (plus the "
                     "six needle prompts of serving_variants.py)")
+    ap.add_argument("--safe", action="store_true", help="also measure llama.cpp alone with the probed setting")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     isolate()
@@ -126,11 +127,13 @@ def main() -> None:
 
     base = {"n_ctx": n_ctx, "n_threads": 2, "n_batch": 512, "verbose": False}
     reference = llama_load.load(shipped, use_extra_bufts=False, **base)
-    safe_llm = llama_load.load(shipped, use_extra_bufts=safe.use_extra_bufts, flash_attn=True, **base)
     ours = llama_load.load(shipped, cls=PrefillLlama, use_extra_bufts=settings["use_extra_bufts"],
                            prefill_model_path=str(prefill), prefill_runtime=settings["prefill_runtime"],
                            prefill_compile=settings["prefill_compile"], flash_attn=settings["flash_attn"], **base)
-    engines = {"reference": reference, "llama.cpp, safe setting": safe_llm, "lcrag": ours}
+    engines = {"reference": reference, "lcrag": ours}
+    if args.safe:
+        engines["llama.cpp, safe setting"] = llama_load.load(shipped, use_extra_bufts=safe.use_extra_bufts,
+                                                             flash_attn=True, **base)
     rows = []
     for n in args.sizes:
         tokens = reference.tokenize(essay_prompt(args.model, n).encode(), add_bos=False)[:n]

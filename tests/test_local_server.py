@@ -99,3 +99,25 @@ def test_a_server_that_went_away_is_started_again(monkeypatch, tmp_path):
     r = m.chat([{"role": "user", "content": "Say hi."}], max_tokens=3)
     assert r.source == "network" and r.text
     assert server.start(SMOL).pid != old
+
+
+def test_a_recorded_server_that_stops_answering_is_ended_before_a_new_one_starts(tmp_path, monkeypatch):
+    """A server alive but silent past the grace period (stopped, hung) was left running beside its successor,
+    holding the model's memory (6 GB for the 1.5B): it is now terminated first."""
+    import json
+    import subprocess
+
+    monkeypatch.setenv("LCRAG_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("LCRAG_SERVING", json.dumps({"prefill_compile": False}))
+    monkeypatch.setattr(server, "BUSY_GRACE_S", 1.0)
+    silent = subprocess.Popen(["sleep", "600"])  # alive, answers nothing
+    state_path, _, log_path = server._paths(server.parse_spec(SMOL))
+    state_path.write_text(json.dumps({"spec": SMOL, "pid": silent.pid, "port": 9, "base_url": "http://127.0.0.1:9/v1",
+                                      "settings": {}, "log": str(log_path)}))
+    try:
+        handle = server.start(SMOL)
+        assert silent.wait(timeout=15) is not None  # ended, not orphaned
+        assert handle.pid != silent.pid and server.healthy(handle.base_url)
+    finally:
+        silent.kill()
+        server.stop(SMOL)

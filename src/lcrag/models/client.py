@@ -267,7 +267,8 @@ class Model:
                     openai.APIConnectionError, openai.APIResponseValidationError, MalformedResponse,
                     ValueError) as exc:
                 last = exc
-                if isinstance(exc, openai.APIConnectionError) and self.info.is_local:
+                if (isinstance(exc, openai.APIConnectionError) and not isinstance(exc, openai.APITimeoutError)
+                        and self.info.is_local):  # a timeout: the server is alive and busy, keep it
                     died = server.death(self.spec, bool(params.get("logprobs")))
                     if died is not None:  # a crash is reported at once, with the server's log
                         raise ModelCallError(str(died)) from None

@@ -39,6 +39,7 @@ from lcrag.models.registry import LOCAL_MODELS, ModelInfo, parse_spec
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 START_TIMEOUT_S = 180.0
+BUSY_GRACE_S = 30.0  # a recorded server that is alive but slow to answer its health check gets this long
 LOGPROBS_SUFFIX = "+logprobs"
 LOGPROBS_SCORES_BYTES = 2 << 30  # memory allowed for the n_ctx x vocabulary logits of a logprobs server
 # The weight format that evaluates long prompts, per built-in model; others: none (llama.cpp alone).
@@ -285,6 +286,17 @@ def healthy(base_url: str, timeout: float = 2.0) -> bool:
         return False
 
 
+def _healthy_within(base_url: str, grace: float) -> bool:
+    """Healthy now, or within ``grace`` seconds (a server busy with a long prompt answers late)."""
+    deadline = time.monotonic() + grace
+    while True:
+        if healthy(base_url, timeout=min(5.0, grace)):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(1.0)
+
+
 def _read_state(state_path: Path) -> dict | None:
     try:
         return json.loads(state_path.read_text())
@@ -319,10 +331,12 @@ def start(spec: str, logits_all: bool = False) -> ServerHandle:
     state_path, lock_path, log_path = _paths(info, logits_all)
     with _locked(lock_path):
         state = _read_state(state_path)
-        if state and _alive(state["pid"]) and healthy(state["base_url"]):
-            if state.get("settings") == settings and state.get("model_path") == str(path):
-                return _handle(state)
-            _terminate(state["pid"])  # settings changed: restart with the new ones
+        if state and _alive(state["pid"]):
+            if _healthy_within(state["base_url"], BUSY_GRACE_S):
+                if state.get("settings") == settings and state.get("model_path") == str(path):
+                    return _handle(state)
+            # settings changed, or alive but not answering: never leave it running beside a new one
+            _terminate(state["pid"])
         port = _free_port()
         with open(log_path, "ab") as log:
             log.write(f"\n=== lcrag: starting {spec} on port {port} at {time.ctime()} ===\n".encode())
