@@ -137,8 +137,8 @@ def long2rag_tables() -> dict[str, pd.DataFrame]:
                 ]
     agreement = pd.DataFrame(
         [
-            {"judge": "lexical", "half": "held-out", "kappa": 0.57},
-            {"judge": SMOL, "half": "held-out", "kappa": 0.0},
+            {"judge": "lexical", "half": "held-out", "n": 706, "kappa": 0.57},
+            {"judge": SMOL, "half": "held-out", "n": 40, "kappa": 0.0},
         ]
     )
     return {"judgments": pd.DataFrame(rows), "judge_agreement": agreement}

@@ -230,6 +230,8 @@ def probe(path: Path, tolerance: float = 0.5) -> Verdict:
             + plain["stderr"]
         )
     extra = run_probe(path, True)
+    if extra["rc"] is None or extra["signal"] == 9:  # a timeout or an out-of-memory kill says nothing: once more
+        extra = run_probe(path, True)
     if extra["rc"] != 0:
         how = f"crashed with signal {extra['signal']}" if extra["signal"] else f"failed (exit {extra['rc']})"
         return Verdict(False, "probe", how)
