@@ -35,6 +35,7 @@ from lcrag.book.teaching import (
     timed_chapters,
     write_quick_times,
 )
+from lcrag.models import llama_load
 
 EMBEDDED = ("local/smollm2-135m-instruct", "local/gemma3-270m")
 
@@ -55,17 +56,6 @@ def start_servers(specs: tuple[str, ...]) -> float:
     for spec in specs:
         server.start(spec)
     return time.perf_counter() - t0
-
-
-def cpu_name() -> str:
-    """The CPU's model name (Linux), else what the platform module says."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def measure(chapter: str, profile: str, model: str | None, work: Path) -> dict:
@@ -89,7 +79,7 @@ def measure(chapter: str, profile: str, model: str | None, work: Path) -> dict:
         "network_calls": int((usage.get("by_source") or {}).get("network", 0)),
         "date": res.manifest.get("finished") or datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "cores": os.cpu_count(),
-        "machine": f"{platform.system()} {platform.machine()}, {cpu_name()}",
+        "machine": f"{platform.system()} {platform.machine()}, {llama_load.cpu_model()}",
         "commit": (res.manifest.get("git") or {}).get("commit"),
         "error": res.error,
     }
