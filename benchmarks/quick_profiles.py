@@ -26,8 +26,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from lcrag import config
+from lcrag.book.build import toc_chapters
 from lcrag.book.profiles import available_chapters, chapter_profiles
-from lcrag.book.runner import LAST_CHAPTERS, run_chapter, toc_chapters
+from lcrag.book.runner import LAST_CHAPTERS, run_chapter
 from lcrag.book.teaching import (
     QUICK_TIMES_FILE,
     merge_quick_times,

@@ -2,7 +2,7 @@
 
 ``build_from_store`` copies the project's book sources (``_config.yml``, ``_toc.yml``, ``book/``,
 ``notebooks/``, ``data/manifest.json``...) into a temporary directory, fetches a fresh data directory from the
-mirror, and runs :func:`lcrag.book.runner.build_book` there: every chapter of ``_toc.yml`` is executed by
+mirror, and runs :func:`lcrag.book.build.build_book` there: every chapter of ``_toc.yml`` is executed by
 papermill with ``LCRAG_STORE=read`` and ``LCRAG_OFFLINE=1`` (a request the store does not hold fails the
 chapter; no model is called), then ``jupyter-book build -W -n`` builds the HTML. The checkout is not touched:
 run directories, executed pages and ``_build`` all live in the copy.
@@ -43,6 +43,7 @@ class BuiltBook:
     """What one build from the store produced."""
 
     root: Path  # the temporary project copy
+    cache: Path  # its local cache (LCRAG_CACHE_DIR), empty before the build
     html: Path | None  # its _build/html, None when jupyter-book failed
     runs: dict = field(default_factory=dict)  # chapter -> lcrag.book.runner.RunResult (the book model's)
     companion_runs: list = field(default_factory=list)  # RunResults of notebooks/companions.yml
@@ -70,11 +71,11 @@ def copy_project(src: Path, dest: Path) -> Path:
 
 def build_from_store(checkout: Path, tmp: Path, mirror: Path, model: str = BOOK_MODEL) -> BuiltBook:
     """Execute every chapter of the book from ``checkout``'s response store and build the HTML in ``tmp``."""
-    from lcrag.book.runner import BookError, build_book
+    from lcrag.book.build import BookError, build_book
     from lcrag.data.fetch import fetch
 
     root = copy_project(checkout, tmp / "project")
-    book = BuiltBook(root=root, html=None)
+    book = BuiltBook(root=root, cache=tmp / "cache", html=None)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("LCRAG_DATA_DIR", str(tmp / "data"))
         report = fetch(mirror=mirror)
@@ -83,7 +84,7 @@ def build_from_store(checkout: Path, tmp: Path, mirror: Path, model: str = BOOK_
         mp.setenv("LCRAG_STORE_DIR", str(checkout / "responses"))
         mp.setenv("LCRAG_STORE", "read")
         mp.setenv("LCRAG_OFFLINE", "1")
-        mp.setenv("LCRAG_CACHE_DIR", str(tmp / "cache"))  # empty: every response comes from the store
+        mp.setenv("LCRAG_CACHE_DIR", str(book.cache))  # empty: every response comes from the store
         try:
             result = build_book(
                 model=model, root=root, progress=False, log=book.log.append, store_mode="read"

@@ -36,7 +36,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from lcrag.book.runner import CLAIMS_PAGE, EXECUTED_DIR, read_toc, toc_files
+from lcrag.book.build import CLAIMS_PAGE, EXECUTED_DIR, read_toc, toc_files
 
 pytestmark = pytest.mark.slow
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
 from lcrag import config
-from lcrag.book.runner import EXECUTED_DIR, BookError, build_book, toc_chapters, toc_files
+from lcrag.book.build import EXECUTED_DIR, BookError, build_book, toc_chapters, toc_files
 
 FIXTURES = Path(__file__).parent / "fixtures" / "notebooks"
 
@@ -94,15 +95,59 @@ def test_companion_runs_come_first_without_pages_and_their_failure_is_reported(b
         "- model: local/gemma3-270m\n  profile: quick\n  chapters: [quickstart]\n"
     )
     lines: list[str] = []
-    res = build_book(root=book, build=False, progress=False, log=lines.append)
+    res = build_book(root=book, build=False, progress=False, log=lines.append, jobs=2)
     (comp,) = res.companion_runs
     assert comp.ok and (comp.model, comp.profile) == ("local/gemma3-270m", "quick")
     assert comp.manifest["book"] is True and comp.manifest["parameters"]["n_items"] == 2
     assert comp.out_dir == book / "runs" / "local--gemma3-270m" / "quick" / "quickstart"
     assert [r.model for r in res.runs] == [config.default_model()]  # the page is the book model's run
-    assert lines[0].startswith("[companion] running quickstart (profile quick, model local/gemma3-270m)")
+    # both runs at once (two jobs), the companion submitted first, each reported in that order
+    assert lines[0] == (f"running 2 chapter runs, 2 at a time: quickstart (local/gemma3-270m, quick), "
+                        f"quickstart ({config.default_model()}, default)")
+    assert lines[1].startswith("[companion] quickstart (profile quick, model local/gemma3-270m, for the synthesis): "
+                               "executed in")
+    assert lines[2].startswith("[1/7] quickstart: executed in")
 
     shutil.copy(FIXTURES / "fixture_fail.md", book / "notebooks" / "quickstart.md")
     (book / "notebooks" / "profiles.yml").write_text("quickstart:\n  quick: {}\n  default: {}\n")
     with pytest.raises(BookError, match=r"quickstart \(local/gemma3-270m, quick profile\): .*ZeroDivisionError"):
         build_book(root=book, build=False, progress=False, log=lambda s: None)
+
+
+def test_a_chapter_whose_inputs_did_not_change_is_not_executed_again(book):
+    shutil.copy(FIXTURES / "fixture_stored.md", book / "notebooks" / "quickstart.md")
+    page = book / "book" / "executed" / "quickstart.ipynb"
+    first = build_book(root=book, build=False, progress=False, log=lambda s: None, jobs=1).runs[0]
+    assert not first.reused and first.manifest["usage"]["by_source"] == {"store": 1}
+    assert set(first.manifest["inputs"]) >= {"source", "parameters", "code", "store", "data_manifest", "versions"}
+    stamp = page.stat().st_mtime_ns
+
+    lines: list[str] = []
+    again = build_book(root=book, build=False, progress=False, log=lines.append, jobs=1).runs[0]
+    assert again.reused and again.manifest["finished"] == first.manifest["finished"]
+    assert any("quickstart: unchanged since its run of" in line for line in lines)
+    assert page.stat().st_mtime_ns == stamp  # the page is not rewritten: Sphinx does not read it again
+
+    with open(book / "notebooks" / "quickstart.md", "a", encoding="utf-8") as fh:
+        fh.write("\nOne more sentence of prose.\n")
+    edited = build_book(root=book, build=False, progress=False, log=lambda s: None, jobs=1).runs[0]
+    assert not edited.reused and edited.manifest["finished"] > first.manifest["finished"]
+    assert "One more sentence of prose." in page.read_text()
+
+    (book / "notebooks" / "profiles.yml").write_text("quickstart:\n  default: {n_items: 2}\n", encoding="utf-8")
+    assert not build_book(root=book, build=False, progress=False, log=lambda s: None, jobs=1).runs[0].reused
+    assert build_book(root=book, build=False, progress=False, log=lambda s: None, jobs=1).runs[0].reused
+    forced = build_book(root=book, build=False, progress=False, log=lambda s: None, jobs=1, force=True).runs[0]
+    assert not forced.reused
+
+    manifest = book / "runs" / "local--smollm2-135m-instruct" / "default" / "quickstart" / "manifest.json"
+    m = json.loads(manifest.read_text())
+    m["usage"]["by_source"] = {"store": 1, "disk": 1}  # an answer from the local cache: not in the repository
+    manifest.write_text(json.dumps(m))
+    assert not build_book(root=book, build=False, progress=False, log=lambda s: None, jobs=1).runs[0].reused
+
+
+def test_a_chapter_that_called_a_model_is_executed_again(book):
+    shutil.copy(FIXTURES / "fixture_ok.md", book / "notebooks" / "quickstart.md")  # its usage says "network"
+    for _ in range(2):
+        assert not build_book(root=book, build=False, progress=False, log=lambda s: None, jobs=1).runs[0].reused

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from lcrag.book import manifest as mf
+from lcrag.book.build import read_companions
 from lcrag.book.profiles import UsageError
-from lcrag.book.runner import check_store, read_companions, read_store_keys
+from lcrag.book.store_check import check_store, read_store_keys
 
 USAGE = [
     {

@@ -11,8 +11,9 @@ import nbformat
 import pandas as pd
 import pytest
 
+from lcrag.book.build import toc_chapters
 from lcrag.book.profiles import ProfileError, UsageError
-from lcrag.book.runner import ChapterFailed, default_out_dir, model_slug, run_chapter, toc_chapters
+from lcrag.book.runner import ChapterFailed, default_out_dir, model_slug, run_chapter
 
 FIXTURES = Path(__file__).parent / "fixtures" / "notebooks"
 MODEL = "openai-compatible/llama3.1@http://localhost:11434/v1"

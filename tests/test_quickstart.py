@@ -107,7 +107,7 @@ def test_api_key_never_lands_anywhere(tmp_path, fault_server, monkeypatch):
     """A run against an endpoint with a (fake) key, then a book built from it: the key is in no file."""
     from test_book_build import copy_book
 
-    from lcrag.book.runner import build_book
+    from lcrag.book.build import build_book
 
     key = "-".join(["sk", "lcrag", "fake", "0123456789ABCDEFGHIJ"])  # fake; built so scanners see no key
     monkeypatch.setenv("LCRAG_API_KEY", key)

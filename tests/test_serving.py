@@ -164,6 +164,29 @@ def test_split_prefill_agrees_with_the_shipped_weights(split_llm):
 # --------------------------------------------------------------------------- real servers
 
 
+# Greedy answers of two numerically different servers (f32 torch prefill vs the shipped quantized weights) may part
+# at a near tie, and where they part depends on the order of floating-point sums (threads, batch splits, cached
+# prefixes). What must hold: the same text up to the first difference, and there the other server's token is
+# within this many nats of the reference's choice (test_split_prefill_agrees_with_the_shipped_weights: < 0.5).
+SERVER_LOGPROB_TOL = 0.5
+
+
+def assert_same_up_to_a_tie(text: str, ref, tol: float) -> None:
+    """``text`` equals ``ref.text`` (a completion with per-token logprobs), or parts from it at a token where the
+    reference had ``text``'s next token among its alternatives, less than ``tol`` below its own choice."""
+    done = ""
+    for step in ref.logprobs:
+        if not text.startswith(done + step["token"]):
+            rest = text[len(done):]
+            rivals = {t: lp for t, lp in step["top"].items() if t and rest.startswith(t)}
+            assert rivals, f"{text!r} parts from {ref.text!r} after {done!r} at no alternative the reference had"
+            gap = step["logprob"] - max(rivals.values())
+            assert gap < tol, f"{text!r} parts from {ref.text!r} after {done!r}: not a tie ({gap:.2f} nats)"
+            return
+        done += step["token"]
+    assert text == done == ref.text
+
+
 @pytest.mark.slow
 def test_default_server_answers_like_the_shipped_weights_server(monkeypatch):
     from lcrag.data import load_bamboo
@@ -180,9 +203,10 @@ def test_default_server_answers_like_the_shipped_weights_server(monkeypatch):
     assert fast[0].serving["prefill_sha256"] == weights.derive(shipped(), "f32").sha256
     monkeypatch.setenv("LCRAG_SERVING", json.dumps({"prefill_weights": None, "flash_attn": False}))
     monkeypatch.setenv("LCRAG_CACHE_DIR", os.environ["LCRAG_CACHE_DIR"] + "-shipped")
-    plain = [Model(parse_spec(SMOL)).chat(x, max_tokens=4) for x in msgs]
+    plain = [Model(parse_spec(SMOL)).chat(x, max_tokens=4, logprobs=True, top_logprobs=5) for x in msgs]
     assert plain[0].serving["prefill_weights"] is None and plain[0].source == "network"
-    assert [r.text for r in fast] == [r.text for r in plain]
+    for f, p in zip(fast, plain, strict=True):
+        assert_same_up_to_a_tie(f.text, p, SERVER_LOGPROB_TOL)
     monkeypatch.delenv("LCRAG_SERVING")
     server.start(SMOL)  # leave the default server running for the other tests
 
@@ -280,29 +304,60 @@ TORCH_LOGPROB_TOL = 0.3
 def test_torch_prefill_answers_like_the_llama_cpp_prefill(spec):
     """Torch prefill + shipped last token vs llama.cpp f32 prefill + shipped last token on real book prompts
     (BAMBOO MeetingQA 4k, needle 2k and 7k): same first answer token, top-5 logprobs within the tolerance;
-    SmolLM2's (chat) greedy answers identical; Gemma-3's (a base model continuing the text for 32 tokens, where
-    llama.cpp's own flash and non-flash kernels already disagree on later tokens) both find the needle."""
+    SmolLM2's (chat) greedy answers identical up to a tie; Gemma-3's (a base model continuing the text for 32
+    tokens, where llama.cpp's own flash and non-flash kernels already disagree on later tokens) both find the
+    needle."""
     results = {}
     for runtime in ("llama.cpp", "torch"):
         llm = split_model(spec, runtime, prefill_compile=runtime == "torch")  # torch: as the server runs it
         out = []
-        for name, tokens, k in book_prompt_tokens(llm, spec, 1):
+        for i, (name, tokens, k) in enumerate(book_prompt_tokens(llm, spec, 1)):
             llm.reset()
             llm.eval(tokens)
             lp = logprobs(llm)
-            text = llm.create_completion(tokens, max_tokens=k, temperature=0.0)["choices"][0]["text"]
-            out.append((name, text, lp))
+            answer = greedy(llm, k)
+            if runtime == "torch" and spec == SMOL:  # where the answers part, the torch run's own logprobs
+                assert_parts_at_a_tie(llm, tokens, answer, results["llama.cpp"][i][1], name)
+            out.append((name, answer, lp, llm.detokenize(answer).decode(errors="replace")))
         llm.close()
         results[runtime] = out
     assert len(results["torch"]) == 3
-    for (name, ref_text, ref_lp), (_, text, lp) in zip(results["llama.cpp"], results["torch"], strict=True):
+    for (name, _, ref_lp, ref_text), (_, _, lp, text) in zip(
+        results["llama.cpp"], results["torch"], strict=True
+    ):
         top5 = np.argsort(-ref_lp)[:5]
         assert lp.argmax() == ref_lp.argmax(), name
         assert np.abs(lp[top5] - ref_lp[top5]).max() < TORCH_LOGPROB_TOL, name
-        if spec == SMOL:
-            assert text == ref_text, name
-        elif name.startswith("needle"):
+        if spec != SMOL and name.startswith("needle"):
             assert ("Dolores Park" in text) == ("Dolores Park" in ref_text), (name, text, ref_text)
+
+
+def greedy(llm, k: int) -> list[int]:
+    """Up to ``k`` greedy tokens after what ``llm`` has evaluated, and the end-of-generation token if it came."""
+    import llama_cpp
+
+    out = []
+    for _ in range(k):
+        t = int(last_logits(llm).argmax())
+        out.append(t)
+        if llama_cpp.llama_vocab_is_eog(llm._model.vocab, t):
+            break
+        llm.eval([t])
+    return out
+
+
+def assert_parts_at_a_tie(llm, prompt: list[int], answer: list[int], ref: list[int], name: str) -> None:
+    """``answer`` equals ``ref`` (the other runtime's greedy answer), or the two part where ``llm`` (which gave
+    ``answer``) puts ``ref``'s token within the tolerance of its own: greedy decoding then follows another path,
+    and the order of floating-point sums decides which (it did differ between CI and a developer's machine)."""
+    cut = next((j for j, (a, b) in enumerate(zip(answer, ref, strict=False)) if a != b), None)
+    if cut is None:
+        assert len(answer) == len(ref), (name, answer, ref)
+        return
+    llm.reset()
+    llm.eval(prompt + answer[:cut])
+    here = logprobs(llm)
+    assert here[answer[cut]] - here[ref[cut]] < TORCH_LOGPROB_TOL, (name, "parted at no tie", cut)
 
 
 @pytest.mark.slow

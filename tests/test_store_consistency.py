@@ -21,7 +21,7 @@ from lcrag.models.store import ResponseStore, read_entries, recordings_in_progre
 pytestmark = pytest.mark.slow
 
 STORE = ROOT / "responses"
-CHAPTERS = sorted(p.name for p in STORE.iterdir() if p.is_dir()) if STORE.exists() else []
+CHAPTERS = sorted(p.name for p in STORE.iterdir() if p.is_dir() and p.name != "embeddings") if STORE.exists() else []
 
 
 def _run_alone(chapter, tmp_path, monkeypatch, mirror):
@@ -47,6 +47,14 @@ def test_store_matches_the_notebook(chapter, built_book, tmp_path, monkeypatch, 
     assert used, "the chapter made no model calls"
     assert used - stored == set(), "requests the store does not hold"
     assert stored - used == set(), "orphan store entries no request uses"
+
+
+def test_the_book_computes_no_embedding(built_book):
+    """Every vector the chapters read is in the committed embedding store (responses/embeddings): the build from
+    the store, with an empty local cache, writes a vector to that cache only when it had to compute it."""
+    assert built_book.runs and all(r.ok for r in built_book.runs.values())
+    computed = sorted(p.name for p in (built_book.cache / "embeddings").rglob("*.npy"))
+    assert computed == [], f"{len(computed)} vectors computed: record them (LCRAG_STORE=record lcrag book)"
 
 
 def test_recordings_in_progress_are_readable_and_hold_their_models_answers():

@@ -399,7 +399,7 @@ def test_the_book_runs_the_synthesis_after_the_chapters_and_with_any_chapter(tmp
     from test_book_build import FIXTURES, copy_book
 
     from lcrag import config
-    from lcrag.book.runner import build_book
+    from lcrag.book.build import build_book
 
     for var in ("LCRAG_STORE", "LCRAG_STORE_DIR", "LCRAG_RUN_DIR", "LCRAG_HOME"):
         monkeypatch.delenv(var, raising=False)

@@ -87,7 +87,7 @@ def test_timed_chapters_follow_the_toc_then_the_placeholders():
 def test_build_book_writes_the_table_the_teaching_page_includes(tmp_path, monkeypatch):
     from test_book_build import copy_book
 
-    from lcrag.book.runner import build_book
+    from lcrag.book.build import build_book
 
     for var in ("LCRAG_STORE", "LCRAG_STORE_DIR", "LCRAG_RUN_DIR", "LCRAG_HOME"):
         monkeypatch.delenv(var, raising=False)

@@ -67,8 +67,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}")
+    return int(text)
+
+
 def cmd_book(args: argparse.Namespace) -> int:
-    from lcrag.book.runner import BookError, build_book
+    from lcrag.book.build import BookError, build_book
 
     try:
         res = build_book(
@@ -78,6 +84,8 @@ def cmd_book(args: argparse.Namespace) -> int:
             fresh=args.fresh,
             build=not args.no_build,
             progress=not args.quiet,
+            jobs=args.jobs,
+            force=args.rerun,
         )
     except BookError as exc:
         _err(str(exc))
@@ -220,7 +228,7 @@ def _show_keys(label: str, keys: list[str], limit: int = 20) -> None:
 
 
 def cmd_store_check(args: argparse.Namespace) -> int:
-    from lcrag.book.runner import check_store
+    from lcrag.book.store_check import check_store
 
     checks = check_store(args.chapter)
     if not checks:
@@ -288,6 +296,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--fresh", action="store_true", help="re-record the response store of each chapter run")
     b.add_argument("--no-build", action="store_true", help="run and gather pages, do not call jupyter-book")
     b.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    b.add_argument("--rerun", action="store_true",
+                   help="execute every chapter, also those whose inputs did not change since their last book run")
+    b.add_argument("-j", "--jobs", type=_positive_int, default=None, metavar="N",
+                   help="chapters run at once (default: $LCRAG_JOBS, else one per core, at most 4)")
     b.set_defaults(func=cmd_book)
 
     sw = sub.add_parser("sweep", parents=[common], help="run chapters x models x parameter grids")

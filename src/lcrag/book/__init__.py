@@ -16,9 +16,10 @@ from pathlib import Path
 import pandas as pd
 
 from lcrag import config
+from lcrag.book.build import BookError, BookResult, build_book
 from lcrag.book.claims import Claim, ClaimsLedger, greater, less, save_ledgers, verdict, within
 from lcrag.book.profiles import PROFILES, ProfileError, UsageError, resolve
-from lcrag.book.runner import BookError, BookResult, ChapterFailed, RunResult, build_book, run_chapter
+from lcrag.book.runner import ChapterFailed, RunResult, run_chapter
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 

@@ -7,7 +7,7 @@
       "wall_s": 184.2, "notebook_s": 180.9, "calls": 40, "date": "2026-11-22T15:03:11+00:00", "cores": 2,
       "machine": "Linux-... x86_64", "server_start_s": 31.0}, ...]
 
-:func:`lcrag.book.runner.build_book` turns that file into ``book/executed/quick_times.md`` (a table that
+:func:`lcrag.book.build.build_book` turns that file into ``book/executed/quick_times.md`` (a table that
 ``book/teaching.md`` includes), with "not measured yet" for every chapter the file lacks: a time is measured,
 never typed.
 """

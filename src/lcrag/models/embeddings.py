@@ -17,9 +17,11 @@ Specs:
   ``LCRAG_API_KEY`` or ``OPENAI_API_KEY``, else none.
 
 Every vector is cached under ``config.cache_dir()/embeddings/<key[:2]>/<key>.npy``, keyed on the
-embedder's identity and the exact text (:func:`lcrag.models.cache.content_key`). A cache hit never loads
-the model or calls the network; only misses are computed, in batches, and each batch is written as soon
-as it is computed so that an interrupted run keeps its work. The API key is never part of a key nor stored.
+embedder's identity and the exact text (:func:`lcrag.models.cache.content_key`); a vector not there is looked
+up in the committed embedding store (:mod:`lcrag.models.embedding_store`, per ``LCRAG_STORE``). A hit never
+loads the model or calls the network; only misses are computed, in batches, and each batch is written as soon
+as it is computed (and recorded in the store under ``LCRAG_STORE=record``) so that an interrupted run keeps
+its work. The API key is never part of a key nor stored.
 
 ``LCRAG_OFFLINE=1`` makes a cache miss of a *remote* embedder raise instead of calling the endpoint; the
 local model is free and deterministic, so it still computes.
@@ -38,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from lcrag import config
+from lcrag.models import embedding_store
 from lcrag.models.cache import atomic_write_bytes, content_key
 
 DEFAULT_EMBEDDER = "local/all-minilm-l6-v2"
@@ -137,12 +140,22 @@ class Embedder:
                 raise TypeError(f"embed(): item {i} is {type(t).__name__}, not str")
         found: dict[str, np.ndarray] = {}
         missing: list[str] = []
+        store = embedding_store.store_for(self.name, self.identity)
+        record = store is not None and embedding_store.recording()
+        unstored: list[str] = []  # found in the local cache only: recorded too, as responses are
         for text in dict.fromkeys(texts):  # distinct, in order
-            vec = self._read(self.key(text))
+            key = self.key(text)
+            vec = self._read(key)
+            if vec is None and store is not None:
+                vec = store.get(key)
+            elif vec is not None and record and store.get(key) is None:
+                unstored.append(text)
             if vec is None:
                 missing.append(text)
             else:
                 found[text] = vec
+        if unstored:
+            store.append(embedding_store.chapter(), [self.key(t) for t in unstored], np.stack([found[t] for t in unstored]))
         self.stats["hits"] += len(found)
         self.stats["misses"] += len(missing)
         for start in range(0, len(missing), self.batch_size):
@@ -155,6 +168,8 @@ class Embedder:
             for text, vec in zip(batch, vectors, strict=True):
                 self._write(self.key(text), vec)
                 found[text] = vec
+            if record:
+                store.append(embedding_store.chapter(), [self.key(t) for t in batch], vectors)
         if not texts:
             return np.zeros((0, self._dim or 0), dtype=np.float32)
         return np.stack([found[t] for t in texts]).astype(np.float32, copy=False)

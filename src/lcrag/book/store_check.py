@@ -1,0 +1,129 @@
+"""``lcrag store check``: the committed response store against the keys the latest book runs used."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from lcrag import config
+from lcrag.book import manifest as mf
+from lcrag.book.runner import _environ, runs_dir
+from lcrag.models.store import recordings_in_progress
+
+
+@dataclass
+class StoreCheck:
+    """The committed store of one chapter and model against its latest successful book run.
+
+    ``orphans``: keys in the store that the run never used (dead weight in the repository).
+    ``missing``: keys the run used that the store lacks (a clean checkout would call the model).
+    """
+
+    chapter: str
+    slug: str
+    store_file: Path
+    run_dir: Path | None
+    store_keys: int
+    used_keys: int
+    orphans: list[str]
+    missing: list[str]
+    problem: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not (self.orphans or self.missing or self.problem)
+
+
+def read_store_keys(path: Path) -> list[str]:
+    """The ``key`` of every line of a store file; a bad line is an error naming file and line."""
+    from lcrag.models.store import read_entries
+
+    bad: list[tuple[str, int]] = []
+    keys = [e["key"] for e in read_entries(Path(path), bad)]
+    if bad:
+        raise ValueError(f"{bad[0][0]} line {bad[0][1]}: not a store entry (JSON with 'key' and 'response')")
+    return keys
+
+
+def latest_book_runs(root: Path | None = None) -> dict[tuple[str, str], Path]:
+    """``(chapter, model slug) -> run dir`` of the most recent successful run made by ``lcrag book``."""
+    best: dict[tuple[str, str], tuple[str, Path]] = {}
+    for m_path in runs_dir(root).glob("*/*/*/" + mf.MANIFEST_FILE):
+        try:
+            m = mf.read_manifest(m_path)
+        except ValueError:
+            continue  # an unreadable manifest is not a successful run
+        if not m.get("book") or m.get("status") != "ok":
+            continue
+        pair = (m_path.parent.name, m_path.parent.parent.parent.name)
+        finished = str(m.get("finished", ""))
+        if pair not in best or finished > best[pair][0]:
+            best[pair] = (finished, m_path.parent)
+    return {pair: d for pair, (_, d) in best.items()}
+
+
+def check_store(chapter: str | None = None, *, root: Path | None = None) -> list[StoreCheck]:
+    """Compare every store file ``<store_dir>/<chapter>/<slug>.jsonl`` with the keys used by the
+    latest successful book run of that chapter and model (``keys_used.txt``), and every such
+    run with its store file. ``chapter`` restricts the check to one chapter.
+
+    A chapter's store files are read as one: a run may call a second model, whose responses go to that
+    model's file, and a chapter may have several book runs (the book model's and a companion's). So a
+    run's ``missing`` keys are those no file of its chapter holds, and ``orphans`` those that no book run
+    of the chapter used."""
+    root = Path(root).resolve() if root else config.project_root()
+    with _environ({"LCRAG_HOME": str(root)}):
+        sdir = config.store_dir()
+    runs = latest_book_runs(root)
+    used_by_run = {pair: _used_keys(run) for pair, run in runs.items()}  # None: the run has no keys file
+    used_in_chapter: dict[str, set[str]] = {}
+    for (ch, _), used in used_by_run.items():
+        used_in_chapter.setdefault(ch, set()).update(used or ())
+    in_progress = recordings_in_progress(sdir)  # recorded as they go, no book run reads them yet
+    pairs = {(p.parent.name, p.stem) for p in sdir.glob("*/*.jsonl")} - set(in_progress) | set(runs)
+    # A chapter may call several models (e.g. a second model as a judge): a run is compared with every store
+    # file of its chapter, and a store file whose model has no run of its own is covered by the chapter's run.
+    pairs = {(ch, slug) for ch, slug in pairs if (ch, slug) in runs or not any(c == ch for c, _ in runs)}
+    if chapter:
+        pairs = {p for p in pairs if p[0] == chapter}
+    out = []
+    for ch, slug in sorted(pairs):
+        sf = sdir / ch / f"{slug}.jsonl"
+        stored = {k for f in sdir.glob(f"{ch}/*.jsonl") if (ch, f.stem) not in in_progress for k in read_store_keys(f)}
+        run = runs.get((ch, slug))
+        if run is None:
+            out.append(
+                StoreCheck(
+                    ch,
+                    slug,
+                    sf,
+                    None,
+                    len(stored),
+                    0,
+                    [],
+                    [],
+                    problem="no successful book run to compare with (run `lcrag book` first)",
+                )
+            )
+            continue
+        used = used_by_run[(ch, slug)]
+        out.append(
+            StoreCheck(
+                ch,
+                slug,
+                sf,
+                run,
+                len(stored),
+                len(used or ()),
+                sorted(stored - used_in_chapter[ch]),
+                sorted((used or set()) - stored),
+                problem=None if used is not None else f"{run / mf.KEYS_FILE} is missing",
+            )
+        )
+    return out
+
+
+def _used_keys(run: Path) -> set[str] | None:
+    """The keys a run used (its ``keys_used.txt``), None when the file is missing."""
+    kf = run / mf.KEYS_FILE
+    return set(mf.read_keys(kf)) if kf.exists() else None
