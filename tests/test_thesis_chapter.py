@@ -14,7 +14,7 @@ import pytest
 from conftest import fetched_data_dir, notebook_errors
 from scipy.stats import binomtest
 
-from lcrag.book.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, ClaimsLedger
+from lcrag.book.claims import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, ClaimsLedger
 from lcrag.metrics.multiple_choice import (
     bamboo_eval_letter,
     bootstrap_ci,
@@ -445,6 +445,25 @@ def test_claims_fail_when_rag_wins():
     assert t.loc["H2", "verdict"] == NOT_REPRODUCED
 
 
+def test_claims_on_arms_at_chance_are_not_testable():
+    """Every arm at 40/158 (chance is 1/4): the comparisons say nothing about the claims, whatever they give."""
+    at_chance = {"FRE": 5, "F--": 35, "-R-": 35, "--E": 35, "---": 48}
+    t = th.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(at_chance)).set_index(
+        "claim_id"
+    )
+    for claim in ("H1", "H2", "H7", "H8"):  # (H5 is MeetingQA alone, where RAG has 40 of 84 here)
+        assert t.loc[claim, "verdict"] == NOT_TESTABLE, claim
+    assert "at the floor: Evidence BAMBOO: accuracy 0.25 of 158, interval contains chance 0.25; Full BAMBOO" in (
+        t.loc["H8", "evidence"])
+    # only RAG at chance: the claims that compare it are not testable, Evidence vs Full is (and fails: no gain)
+    rag_at_chance = {"F-E": 110, "FRE": 40, "---": 8}
+    t = th.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(rag_at_chance)).set_index(
+        "claim_id"
+    )
+    assert t.loc["H7", "verdict"] == NOT_TESTABLE and "RAG CQT BAMBOO" in t.loc["H7", "evidence"]
+    assert t.loc["H8", "verdict"] == NOT_REPRODUCED and "at the floor" not in t.loc["H8", "evidence"]
+
+
 def test_paired_tests_from_the_thesis_counts():
     t = th.paired_from_patterns(th.THESIS_FIG_6_3).set_index("comparison")
     # Full right / RAG wrong: F-E + F-- = 20; RAG right / Full wrong: -RE + -R- = 10
@@ -482,7 +501,7 @@ def test_the_chapter_runs_in_the_smoke_profile(bamboo_data, tmp_path_factory):
     assert t63[t63["ranker"] == "bm25"]["exact"].all()
     claims = pd.read_csv(out / "claims.csv")
     assert {f"H{i}" for i in range(1, 17)} - {"H4"} <= set(claims["claim_id"])
-    assert set(claims["verdict"]) <= {REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE}
+    assert set(claims["verdict"]) <= {REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTABLE}
     h6 = claims.set_index("claim_id").loc["H6", "verdict"]
     assert h6 == REPRODUCED
     for name in ("pattern_counts", "ranking_distance", "tokens", "paired_tests", "table_6_1", "table_6_2"):

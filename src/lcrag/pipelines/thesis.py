@@ -1246,6 +1246,23 @@ def at_least(diff: float, ci: tuple[float, float], margin: float) -> bool | None
     return None
 
 
+CHANCE = 0.25  # the kept cases have four options
+
+
+def floor_of(scored: pd.DataFrame, runs: Sequence[tuple[str, str, str]]) -> str | None:
+    """Why a claim on these runs (setting, pipeline, prompt) is *not testable with this model*: a run whose
+    accuracy interval contains chance (:func:`lcrag.book.verdicts.floor_reason`); None when every run is above it."""
+    from lcrag.book.verdicts import floor_reason
+
+    arms = {}
+    for setting, pipeline, prompt in runs:
+        r = scored[(scored["setting"] == setting) & (scored["pipeline"] == pipeline) & (scored["prompt"] == prompt)]
+        if len(r):
+            arms[f"{run_label(setting, pipeline)} {prompt}"] = {
+                "correct": int(r["correct"].sum()), "n": len(r), "chance": CHANCE}  # fmt: skip
+    return floor_reason(arms)
+
+
 def check_claims(
     ledger,
     scored: pd.DataFrame,
@@ -1264,7 +1281,8 @@ def check_claims(
     Levels ("within x pp of the thesis") are judged on point values, with the thesis's own tolerance;
     directions ("A beats B") on the paired bootstrap interval of the difference (inconclusive when it
     contains the margin). Claims on prompts other than ``main_prompt`` use the grid subset, where every
-    run answered the same cases. A claim whose runs are missing is inconclusive.
+    run answered the same cases. A claim whose runs are missing is inconclusive; one whose runs include a run
+    at chance (:func:`floor_of`) is *not testable with this model*.
     """
     from lcrag.book.claims import greater, less, within
 
@@ -1293,6 +1311,7 @@ def check_claims(
         None if None in ok else all(ok),
         "kept cases; PASS if each within 5 pp",
         "thesis-claims",
+        floor=floor_of(kept, [("full", NO_PIPELINE, bam)]),
     )
 
     # H2: lenient > raw and ≈ 81.65 %
@@ -1307,6 +1326,7 @@ def check_claims(
         None if w is None else (w and lenient > rawp),
         "PASS if within 3 pp and parsed > raw",
         "thesis-claims",
+        floor=floor_of(kept, [("full", NO_PIPELINE, bam)]),
     )
 
     # H3: prompt ordering on Full, grid subset
@@ -1323,6 +1343,7 @@ def check_claims(
         h3,
         f"Full on the grid subset ({int((grid['setting'] == 'full').sum())} answers)",
         "thesis-claims",
+        floor=floor_of(grid, [("full", NO_PIPELINE, q) for q in ("BAMBOO", "CTX1", "CTX2")]),
     )
 
     # H5: CQT + BAMBOO on MeetingQA
@@ -1342,6 +1363,7 @@ def check_claims(
         within(100 * cqt_mq, 77.38, 4),
         "PASS if within 4 pp",
         "thesis-claims",
+        floor=floor_of(kept[kept["task"] == "meetingqa"], [("rag", "CQT", bam)]),
     )
 
     # H6: Table 6.3
@@ -1392,6 +1414,7 @@ def check_claims(
         f"paired bootstrap: E−F {_pct(e_f['diff'])} [{_pct(e_f['ci'][0])}, {_pct(e_f['ci'][1])}], "
         f"F−R {_pct(f_r['diff'])} [{_pct(f_r['ci'][0])}, {_pct(f_r['ci'][1])}]",
         "thesis-patterns",
+        floor=floor_of(kept, [("evidence", NO_PIPELINE, bam), ("full", NO_PIPELINE, bam), ("rag", "CQT", bam)]),
     )
 
     # H8: Evidence − Full ≥ 5 pp
@@ -1406,6 +1429,7 @@ def check_claims(
         f"PASS if ≥ 5 pp and the paired bootstrap 95 % CI excludes 0; McNemar p = {e_f['p']:.3g}, "
         f"n = {e_f['n']}",
         "thesis-paired",
+        floor=floor_of(kept, [("evidence", NO_PIPELINE, bam), ("full", NO_PIPELINE, bam)]),
     )
 
     # H9-H12 on the cases where the RAG runs exist (all kept cases if run there, else the grid)
@@ -1426,6 +1450,7 @@ def check_claims(
         h9,
         f"point values, n = {s_t['n']}",
         "thesis-paired",
+        floor=floor_of(kept, [("rag", "CQS", bam), ("rag", "CQT", bam), ("full", NO_PIPELINE, bam)]),
     )
 
     b_c = rag_diff("BQT", "CQT", bam)
@@ -1439,6 +1464,7 @@ def check_claims(
         less(b_c["diff"], 0, ci=b_c["ci"]) if not math.isnan(b_c["diff"]) else None,
         f"paired bootstrap, n = {b_c['n']}",
         "thesis-paired",
+        floor=floor_of(kept, [("rag", "BQT", bam), ("rag", "CQT", bam)]),
     )
 
     diffs = [rag_diff(e, q, bam) for e in ("CET", "BET") for q in ("CQT", "BQT")]
@@ -1462,6 +1488,7 @@ def check_claims(
         h11,
         "point values (BAMBOO prompt)",
         "thesis-paired",
+        floor=floor_of(kept, [("rag", p, bam) for p in ("CET", "BET", "CQT", "BQT")]),
     )
 
     gains = {q: rag_diff("CQS", "CQT", q)["diff"] for q in ("CTX1", "CTX2")}
@@ -1476,6 +1503,7 @@ def check_claims(
         h12,
         "grid subset, point values",
         "thesis-fe-grid",
+        floor=floor_of(grid, [("rag", p, q) for p in ("CQS", "CQT") for q in ("CTX1", "CTX2")]),
     )
 
     # H13: F-E instability across prompts
@@ -1493,6 +1521,7 @@ def check_claims(
         h13,
         "PASS if mean pairwise Jaccard < 0.5 and case 28 F-E in ≥ 2 runs",
         "thesis-fe-grid",
+        floor=floor_of(grid, sorted(set(map(tuple, grid[RUN].drop_duplicates().to_numpy())))),
     )
 
     # H14: ranking distance
@@ -1547,6 +1576,7 @@ def check_claims(
             h15,
             "BAMBOO prompt, tokens of our model's tokenizer",
             "thesis-tokens",
+            floor=floor_of(kept, [("full", NO_PIPELINE, bam)] + ([("rag", best["pipeline"], bam)] if best is not None else [])),
         )
 
     # H16: embedding sanity
