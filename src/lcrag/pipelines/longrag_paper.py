@@ -1296,6 +1296,15 @@ def _fmt(rows: pd.DataFrame) -> str:
     )
 
 
+def f1_floor(rows: pd.DataFrame, strategies) -> str | None:
+    """Why a claim on ``strategies`` is *not testable with this model*: a strategy whose mean F1 (0-1) on some
+    dataset is below the floor (:func:`lcrag.book.verdicts.floor_reason`); None when all are above it."""
+    from lcrag.book.verdicts import floor_reason
+
+    means = rows[rows["strategy"].isin(list(strategies))].groupby(["dataset", "strategy"], sort=False)["f1"].mean()
+    return floor_reason({f"{s} on {d}: F1": {"score": float(f)} for (d, s), f in means.items()})
+
+
 def _pick_generator(results: pd.DataFrame, generator: str | None, ledger) -> str:
     """The generator whose rows decide the claims: the argument, else the ledger's model, else the only one."""
     gens = list(results["generator"].unique())
@@ -1322,7 +1331,8 @@ def run_claims(
     ``results``: columns dataset, strategy, f1 (0-1 per question), question_id, generator; optional
     ``setting`` (e.g. ``200*7``: strategy claims use the default 200*7 rows, C16a compares E&F 200*7 with 500*3)
     and ``tokens`` (generator input tokens per question: C13). Claim ids end in ``-ours``; a dataset decides a
-    comparison only when its interval excludes the threshold, so small samples give *inconclusive*.
+    comparison only when its interval excludes the threshold, so small samples give *inconclusive*; a claim on a
+    strategy whose mean F1 is at the floor on some dataset (:func:`f1_floor`) is *not testable with this model*.
     Returns the differences table the verdicts came from (:func:`strategy_differences`).
     """
     _check_results(results)
@@ -1338,6 +1348,9 @@ def run_claims(
     def tests(a: str, b: str, margin: float = 0.0) -> list[bool | None]:
         return [greater(r.diff, 0.0, margin, ci=(r.diff_lo, r.diff_hi)) for r in pair(a, b).itertuples()]
 
+    def floor(*strategies: str) -> str | None:
+        return f1_floor(main, strategies or STRATEGIES)
+
     ledger.check(
         "C4-ours",
         "E&F beats R&B (its own vanilla RAG) on every dataset",
@@ -1345,6 +1358,7 @@ def run_claims(
         our_value=_fmt(pair("E&F", "R&B")) or "not run",
         passed=_all(tests("E&F", "R&B")),
         evidence=ev,
+        floor=floor("E&F", "R&B"),
     )
     not_robust = _negate(_all(tests("R&L", "R&B")))  # robust = significantly above R&B on every dataset
     ledger.check(
@@ -1354,6 +1368,7 @@ def run_claims(
         our_value=_fmt(pair("R&L", "R&B")) or "not run",
         passed=not_robust,
         evidence=ev,
+        floor=floor("R&L", "R&B"),
     )
     for cid, b, pv in (("C9a-ours", "R&L", "31/33"), ("C9b-ours", "R&B", "32/33")):
         ledger.check(
@@ -1363,6 +1378,7 @@ def run_claims(
             our_value=_fmt(pair("Ext", b)) or "not run",
             passed=_majority(tests("Ext", b)),
             evidence=ev,
+            floor=floor("Ext", b),
         )
     big = tests("Fil", "R&B", margin=MARGINAL_POINTS / 100)  # True: the filter helps by more than the margin
     ledger.check(
@@ -1373,6 +1389,7 @@ def run_claims(
         our_value=_fmt(pair("Fil", "R&B")) or "not run",
         passed=_all([_negate(v) for v in big]),
         evidence=ev,
+        floor=floor("Fil", "R&B"),
     )
     ledger.check(
         "C11-ours",
@@ -1381,11 +1398,12 @@ def run_claims(
         our_value=_fmt(diffs[diffs["a"] == "E&F"]) or "not run",
         passed=_majority(_ef_best(diffs)),
         evidence=ev,
+        floor=floor(),
     )
     if "tokens" in rows.columns:
-        _check_tokens_ours(ledger, main, tests("E&F", "R&B"), gen)
+        _check_tokens_ours(ledger, main, tests("E&F", "R&B"), gen, floor("E&F", "R&B"))
     if "setting" in rows.columns:
-        _check_settings_ours(ledger, rows, n, seed, ev)
+        _check_settings_ours(ledger, rows, n, seed, ev, f1_floor(rows, ["E&F"]))
     return diffs
 
 
@@ -1405,7 +1423,8 @@ def _ef_best(diffs: pd.DataFrame) -> list[bool | None]:
     return out
 
 
-def _check_tokens_ours(ledger, rows: pd.DataFrame, ef_vs_rb: list[bool | None], gen: str) -> None:
+def _check_tokens_ours(ledger, rows: pd.DataFrame, ef_vs_rb: list[bool | None], gen: str,
+                       floor: str | None = None) -> None:
     """C13 on our runs: mean generator input tokens in C13's order per dataset, and E&F beats R&B."""
     means = rows.groupby(["dataset", "strategy"])["tokens"].mean().unstack()
     order = [s for s in TOKEN_ORDER if s in means.columns]
@@ -1420,10 +1439,11 @@ def _check_tokens_ours(ledger, rows: pd.DataFrame, ef_vs_rb: list[bool | None], 
         passed=False if not all(ok.values()) else _all(ef_vs_rb),
         evidence=f"our runs ({gen}); token order of mean generator input tokens (our tokenizer), "
         "E&F − R&B paired bootstrap 95% CI",
+        floor=floor,
     )
 
 
-def _check_settings_ours(ledger, rows: pd.DataFrame, n: int, seed: int, ev: str) -> None:
+def _check_settings_ours(ledger, rows: pd.DataFrame, n: int, seed: int, ev: str, floor: str | None = None) -> None:
     """C16a on our runs: E&F at 200*7 beats E&F at 500*3 on most datasets."""
     ef = rows[rows["strategy"] == "E&F"].assign(strategy=lambda x: x["setting"])
     ef = ef[ef["strategy"].isin(["200*7", "500*3"])]
@@ -1436,4 +1456,5 @@ def _check_settings_ours(ledger, rows: pd.DataFrame, n: int, seed: int, ev: str)
         our_value=_fmt(diffs) or "not run",
         passed=_majority(verdicts),
         evidence=ev,
+        floor=floor,
     )
