@@ -5,9 +5,9 @@ and after editing one chapter's prose (issue 22). Also the per-cell profile of t
     python benchmarks/book_rebuild.py --skip-before     # only the current way (cold, warm, edit)
     python benchmarks/book_rebuild.py --profile-only runs   # the slowest cells of the runs under a runs dir
 
-Everything happens in a fresh clone of HEAD (``git clone``) with its own empty local cache, data fetched from the
-mirror (``LCRAG_DATA_MIRROR`` or ``../shared/data``), ``LCRAG_STORE=read`` and ``LCRAG_OFFLINE=1`` (no model is
-called: a missing answer fails its chapter). The data fetch is timed on its own; the package install is not
+Everything happens in a fresh clone of HEAD (``git clone``; its ``src`` is the package that runs) with its own
+empty local cache, data fetched from the mirror (``LCRAG_DATA_MIRROR`` or ``../shared/data``),
+``LCRAG_STORE=read`` and ``LCRAG_OFFLINE=1`` (no model is called: a missing answer fails its chapter). The data fetch is timed on its own; the package install is not
 part of this script (``make install`` on the same machine: about 5 minutes, most of it building llama.cpp).
 
 - **before**: the way the book was rebuilt before issue 22: chapters one at a time, every embedding computed
@@ -116,6 +116,7 @@ def main() -> None:
             clone = Path(tmp) / label
             subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
             env = {**os.environ, "LCRAG_HOME": str(clone), "LCRAG_DATA_DIR": str(clone / "data" / "files"),
+                   "PYTHONPATH": str(clone / "src"),  # the clone's package, also in the kernels
                    "LCRAG_CACHE_DIR": str(Path(tmp) / f"cache-{label}"), "LCRAG_STORE": "read",
                    "LCRAG_OFFLINE": "1", "LCRAG_STATE_DIR": str(Path(tmp) / "state")}  # fmt: skip
             env.pop("LCRAG_STORE_DIR", None)
