@@ -337,7 +337,7 @@ def test_run_claims_decide_with_intervals():
     edges = {"input_tokens": [2048], "completion_tokens": [25]}
     rank = {"spearman": 1.0, "kendall": 1.0, "n_systems": 4, "judges": ["j", "k"]}
     clear = _responses({"none": [0.6, 0.7, 0.8, 0.9, 0.6, 0.7], "trunc512": [0.4, 0.5, 0.5, 0.6, 0.4, 0.5],
-                        "snippet": [0.1, 0.2, 0.1, 0.2, 0.1, 0.2], "summary": [0.0, 0.1, 0.0, 0.1, 0.0, 0.1]})
+                        "snippet": [0.1, 0.2, 0.1, 0.2, 0.1, 0.2], "summary": [0.1, 0.1, 0.2, 0.1, 0.1, 0.1]})
     v = _verdicts(clear, edges, rank)
     assert v.loc["C12", "verdict"] == "reproduced" and v.loc["C13", "verdict"] == "reproduced"
     assert v.loc["C10", "verdict"] == "not reproduced"  # the long inputs (none, 5000 tokens) recall the most
@@ -345,9 +345,14 @@ def test_run_claims_decide_with_intervals():
     assert "none - trunc512 +0.2" in v.loc["C12", "our_value"] and "[" in v.loc["C12", "our_value"]
     assert v.loc["C15", "verdict"] == "reproduced"
     # a difference of one key point in one question is noise, not a trend: inconclusive
-    noise = _responses({"none": [0.0, 0.0, 0.0, 0.1, 0.0, 0.0], "trunc512": [0.0] * 6})
+    noise = _responses({"none": [0.2, 0.2, 0.2, 0.3, 0.2, 0.2], "trunc512": [0.2] * 6})
     v = _verdicts(noise, edges)
     assert v.loc["C12", "verdict"] == "inconclusive" and v.loc["C13", "verdict"] == "inconclusive"
+    # a model that recalls (almost) nothing: every comparison is at the floor, not testable with this model
+    v = _verdicts(_responses({"none": [0.0, 0.0, 0.0, 0.1, 0.0, 0.0], "trunc512": [0.0] * 6}), edges, rank)
+    assert set(v.loc[["C12", "C10", "C14", "C15"], "verdict"]) == {"not testable with this model"}
+    assert "at the floor: none (mean KPR): score 0.017 below 0.05; trunc512 (mean KPR): score 0.000" in (
+        v.loc["C12", "evidence"])
     # truncation clearly raising KPR: not reproduced
     v = _verdicts(_responses({"none": [0.1] * 6, "trunc512": [0.5, 0.6, 0.5, 0.6, 0.5, 0.6]}), edges)
     assert v.loc["C12", "verdict"] == "not reproduced" and v.loc["C10", "verdict"] == "reproduced"

@@ -426,7 +426,10 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
 
     C12 and C13 compare variants paired over questions; C10 and C14 compare the first and the last non-empty
     length bin, two independent groups of responses. A claim is reproduced when every interval lies on its side
-    of 0, not reproduced when one lies on the other side, and inconclusive otherwise (or when not run)."""
+    of 0, not reproduced when one lies on the other side, and inconclusive otherwise (or when not run); a claim on
+    a variant whose mean KPR is below the floor (:func:`lcrag.book.verdicts.floor_reason`) is *not testable with
+    this model*."""
+    from lcrag.book.verdicts import floor_reason
     from lcrag.metrics.multiple_choice import unpaired_bootstrap_ci
     from lcrag.metrics.qa import bootstrap_diff
     from lcrag.pipelines.long2rag import with_length_bins
@@ -434,6 +437,10 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
     mine = per_response[per_response["judge"] == judge]
     wide = mine.pivot_table(index="question_id", columns="variant", values="recall", aggfunc="mean")
     ev = f"our runs, judge {judge}; {scope}"
+
+    def floor(variants) -> str | None:  # a variant whose mean KPR is at the floor: not testable with this model
+        means = wide[[v for v in variants if v in wide]].mean()
+        return floor_reason({f"{v} (mean KPR)": {"score": float(m)} for v, m in means.items()})
 
     def paired(a: str, b: str) -> tuple[str, bool | None]:
         both = wide[[a, b]].dropna()
@@ -445,7 +452,8 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
     if "none" in wide and trunks:
         shown, verdicts = zip(*(paired("none", t) for t in trunks), strict=True)
         ledger.check("C12", text, paper_value="Table 2", our_value="; ".join(shown),
-                     passed=_all_verdict(list(verdicts)), evidence=f"{ev}; 95 % bootstrap intervals, paired over questions")
+                     passed=_all_verdict(list(verdicts)), evidence=f"{ev}; 95 % bootstrap intervals, paired over questions",
+                     floor=floor(["none", *trunks]))
     else:
         ledger.check("C12", text, paper_value="Table 2", our_value=None, passed=None,
                      evidence=f"not run: no untruncated and truncated variants; {ev}")
@@ -454,7 +462,8 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
     if proc and trunks:
         shown, verdicts = zip(*(paired(t, p) for p in proc for t in trunks), strict=True)
         ledger.check("C13", text, paper_value="Table 2", our_value="; ".join(shown),
-                     passed=_all_verdict(list(verdicts)), evidence=f"{ev}; 95 % bootstrap intervals, paired over questions")
+                     passed=_all_verdict(list(verdicts)), evidence=f"{ev}; 95 % bootstrap intervals, paired over questions",
+                     floor=floor([*trunks, *proc]))
     else:
         ledger.check("C13", text, paper_value="Table 2", our_value=None, passed=None,
                      evidence=f"not run in this profile; {ev}")
@@ -476,12 +485,13 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
         ledger.check(cid, text, paper_value="figure",
                      our_value=f"{b1} - {b0}: {last.mean():.3f} (n={len(last)}) - {first.mean():.3f} (n={len(first)}) "
                      f"= {_pp(last.mean() - first.mean())} [{_pp(lo)}, {_pp(hi)}]",
-                     passed=_verdict(lo, hi, sign), evidence=f"{ev}; 95 % bootstrap interval, the two bins resampled apart")
+                     passed=_verdict(lo, hi, sign), evidence=f"{ev}; 95 % bootstrap interval, the two bins resampled apart",
+                     floor=floor(list(wide.columns)))
     if agreement is not None and not np.isnan(agreement.get("spearman", np.nan)):
         ledger.check("C15", "Two judges rank the same systems alike (Spearman >= 0.95)", paper_value=0.983,
                      our_value=f"rho {agreement['spearman']:.3f}, tau {agreement['kendall']:.3f} over "
                      f"{agreement['n_systems']} systems ({' vs '.join(agreement['judges'])})",
-                     passed=bool(agreement["spearman"] >= 0.95), evidence=ev)
+                     passed=bool(agreement["spearman"] >= 0.95), evidence=ev, floor=floor(list(wide.columns)))
     else:
         ledger.check("C15", "Two judges rank the same systems alike (Spearman >= 0.95)", paper_value=0.983,
                      our_value=None, passed=None, evidence=f"fewer than two systems scored by both judges; {ev}")

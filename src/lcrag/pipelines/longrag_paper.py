@@ -1302,7 +1302,7 @@ def f1_floor(rows: pd.DataFrame, strategies) -> str | None:
     from lcrag.book.verdicts import floor_reason
 
     means = rows[rows["strategy"].isin(list(strategies))].groupby(["dataset", "strategy"], sort=False)["f1"].mean()
-    return floor_reason({f"{s} on {d}: F1": {"score": float(f)} for (d, s), f in means.items()})
+    return floor_reason({f"{s} on {d} (mean F1)": {"score": float(f)} for (d, s), f in means.items()})
 
 
 def _pick_generator(results: pd.DataFrame, generator: str | None, ledger) -> str:
