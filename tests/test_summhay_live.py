@@ -405,3 +405,31 @@ def bench(data_dir):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("LCRAG_DATA_DIR", str(data_dir))
         return load_eval_benchmark()
+
+
+def _live(joint: dict[str, float], coverage: float = 40.0) -> pd.DataFrame:
+    return pd.DataFrame([{"judge": "lexical", "kind": "retrieval", "setting": s, "joint": j, "coverage": coverage,
+                          "citation": 50.0} for s, j in joint.items()])
+
+
+def _claims_of(table: pd.DataFrame, position: pd.DataFrame) -> pd.DataFrame:
+    from lcrag.book.claims import ClaimsLedger
+
+    ledger = ClaimsLedger("summhay", paper="summhay", model="m")
+    ceiling = pd.DataFrame([{"haystack": "all", "ceiling_f1": 0.84, "insights": 10, "budget_tokens": 15000,
+                             "tokenizer": "t"}])
+    live.check_live_claims(ledger, live=table, position=position, ceiling=ceiling, judges=None, scope="s")
+    return ledger.table().set_index("claim_id")
+
+
+def test_live_claims_at_the_floor_are_not_testable():
+    """Joint scores of a model at the floor (a few points) decide nothing about retrieval or position."""
+    low = _claims_of(_live({"oracle": 0.0, "keywords": 0.8, "random": 0.4}),
+                     pd.DataFrame([{"random": 0.4, "reverse": 2.3, "sensitivity": 1.9}]))
+    assert {c: low.loc[c, "verdict"] for c in ("C1", "C4", "C14")} == dict.fromkeys(
+        ("C1", "C4", "C14"), "not testable with this model")
+    assert "keywords (joint): score 0.008 below 0.05" in low.loc["C4", "evidence"]
+    assert low.loc["C18", "verdict"] == "reproduced"  # no model in it: the floor does not apply
+    high = _claims_of(_live({"oracle": 30.0, "keywords": 20.0, "random": 10.0}),
+                      pd.DataFrame([{"random": 20.0, "reverse": 31.0, "sensitivity": 11.0}]))
+    assert {c: high.loc[c, "verdict"] for c in ("C1", "C4", "C14")} == dict.fromkeys(("C1", "C4", "C14"), "reproduced")

@@ -991,12 +991,19 @@ def check_live_claims(
     """The claims our own runs can speak to, recorded in ``ledger`` (whose ``model`` names our model: these are
     our model's verdicts, not checks of the paper's numbers). ``live``: :func:`live_table`; ``position``:
     :func:`position_sensitivity`; ``ceiling``: :func:`oracle_citation_ceiling` at 15k tokens; ``judges``: the
-    judges table restricted to the records our LLM judge read (or None)."""
+    judges table restricted to the records our LLM judge read (or None). A claim on a setting whose score is at
+    the floor (below 5 points: :func:`lcrag.book.verdicts.floor_reason`) is *not testable with this model*."""
+    from lcrag.book.verdicts import floor_reason
+
     lex = live[(live["judge"] == "lexical") & (live["kind"] == "retrieval")].set_index("setting")
     ev = f"our live runs, lexical judge; {scope}"
 
     def v(setting: str, metric: str) -> float:
         return float(lex.loc[setting, metric]) if setting in lex.index else float("nan")
+
+    def floor(metric: str, *settings: str) -> str | None:  # a setting whose score is at the floor (0-100 scale)
+        values = {s: v(s, metric) for s in settings}
+        return floor_reason({f"{s} ({metric})": {"score": x / 100} for s, x in values.items() if not np.isnan(x)})
 
     if len(lex):
         best = lex["joint"].idxmax()
@@ -1007,6 +1014,7 @@ def check_live_claims(
             our_value=f"{lex['joint'].max():.1f} ({best})",
             passed=bool(lex["joint"].max() <= 46.1),
             evidence=ev,
+            floor=floor("joint", best),
         )
         if "oracle" in lex.index:
             ledger.check(
@@ -1018,6 +1026,7 @@ def check_live_claims(
                 if lex["joint"].nunique() == 1
                 else bool(v("oracle", "joint") >= lex["joint"].max()),
                 evidence=ev,
+                floor=floor("joint", "oracle", best),
             )
         if "random" in lex.index and len(lex) > 1:
             worst = lex["coverage"].idxmin()
@@ -1029,6 +1038,7 @@ def check_live_claims(
                 our_value=f"lowest: {worst} ({lex['coverage'].min():.1f}); random {rc:.1f}",
                 passed=None if rc == others.min() else bool(rc < others.min()),  # a tie decides nothing
                 evidence=ev,
+                floor=floor("coverage", "random", others.idxmin()),
             )
         if {"random", "oracle"} <= set(lex.index):
             r, o = v("random", "citation"), v("oracle", "citation")
@@ -1039,6 +1049,7 @@ def check_live_claims(
                 our_value=f"random {r:.1f}, oracle {o:.1f}",
                 passed=None if np.isnan(r) or np.isnan(o) else bool(r < o),
                 evidence=ev,
+                floor=floor("citation", "random", "oracle"),
             )
     if len(position) and "sensitivity" in position:
         s = float(position["sensitivity"].iloc[0])
@@ -1049,6 +1060,8 @@ def check_live_claims(
             our_value=f"{s:.1f}",
             passed=bool(s >= 9),
             evidence=f"window-sized haystack, orders {', '.join(c for c in position.columns)}; {ev}",
+            floor=floor_reason({f"order {c} (joint)": {"score": float(position[c].iloc[0]) / 100}
+                                for c in position.columns if c != "sensitivity"}),
         )
     if judges is not None and len(judges):
         j = judges.set_index("evaluator")
