@@ -107,14 +107,15 @@ def main() -> None:
         return
 
     mirror = os.environ.get("LCRAG_DATA_MIRROR") or str((ROOT.parent / "shared" / "data").resolve())
-    print(f"CPU: {cpu_model()}; cores: {len(os.sched_getaffinity(0))}; commit: "
-          + subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                           text=True).stdout.strip())  # fmt: skip
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
+                            check=True).stdout.strip()  # both clones check it out: commits made meanwhile stay out
+    print(f"CPU: {cpu_model()}; cores: {len(os.sched_getaffinity(0))}; commit: {commit[:7]}")
     rows = []
     with tempfile.TemporaryDirectory(prefix="lcrag-rebuild-") as tmp:
         for label in ([] if args.skip_before else ["before"]) + ["after"]:
             clone = Path(tmp) / label
             subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+            subprocess.run(["git", "-C", str(clone), "checkout", "-q", commit], check=True)
             env = {**os.environ, "LCRAG_HOME": str(clone), "LCRAG_DATA_DIR": str(clone / "data" / "files"),
                    "PYTHONPATH": str(clone / "src"),  # the clone's package, also in the kernels
                    "LCRAG_CACHE_DIR": str(Path(tmp) / f"cache-{label}"), "LCRAG_STORE": "read",
