@@ -295,8 +295,9 @@ def build_book(
     sooner = [t for t in tasks if t["chapter"] not in LAST_CHAPTERS]
     # With ``fresh``, a chapter's run may record into a companion model's store file, which that companion's
     # fresh run deletes first: the companions then finish before the chapters start.
-    split = fresh and 0 < n_companions
-    phases = [sooner[:n_companions], sooner[n_companions:]] if split else [sooner]
+    companion_ids = {id(t) for t in tasks[:n_companions]}
+    phases = ([[t for t in sooner if id(t) in companion_ids], [t for t in sooner if id(t) not in companion_ids]]
+              if fresh else [sooner])  # fmt: skip
     results: dict[int, RunResult] = {}
     for phase in phases:
         results.update(zip(map(id, phase), run_all(phase, jobs or default_jobs(), log, label), strict=True))
