@@ -217,37 +217,10 @@ def cmd_cache_stats(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _show_keys(label: str, keys: list[str], limit: int = 20) -> None:
-    if not keys:
-        return
-    print(f"  {label} ({len(keys)}):")
-    for k in keys[:limit]:
-        print(f"    {k}")
-    if len(keys) > limit:
-        print(f"    ... and {len(keys) - limit} more")
-
-
 def cmd_store_check(args: argparse.Namespace) -> int:
-    from lcrag.book.store_check import check_store
+    from lcrag.book.store_check import check_store, report
 
-    checks = check_store(args.chapter)
-    if not checks:
-        print(
-            "nothing to check: no store files and no book runs"
-            + (f" for {args.chapter}" if args.chapter else "")
-        )
-        return EXIT_OK
-    for c in checks:
-        head = (
-            f"{c.chapter} / {c.slug}: {c.store_keys} keys in store, {c.used_keys} used; "
-            f"{len(c.orphans)} orphans, {len(c.missing)} missing"
-        )
-        print(("ok      " if c.ok else "PROBLEM ") + head)
-        if c.problem:
-            print(f"  {c.problem}")
-        _show_keys("orphans (in the store, never used by the book run)", c.orphans)
-        _show_keys("missing (used by the book run, not in the store)", c.missing)
-    return EXIT_OK if all(c.ok for c in checks) else EXIT_FAIL
+    return EXIT_OK if report(check_store(args.chapter), args.chapter) else EXIT_FAIL
 
 
 # --------------------------------------------------------------------------------------------

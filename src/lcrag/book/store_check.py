@@ -127,3 +127,29 @@ def _used_keys(run: Path) -> set[str] | None:
     """The keys a run used (its ``keys_used.txt``), None when the file is missing."""
     kf = run / mf.KEYS_FILE
     return set(mf.read_keys(kf)) if kf.exists() else None
+
+
+def _show_keys(label: str, keys: list[str], limit: int = 20) -> None:
+    if not keys:
+        return
+    print(f"  {label} ({len(keys)}):")
+    for k in keys[:limit]:
+        print(f"    {k}")
+    if len(keys) > limit:
+        print(f"    ... and {len(keys) - limit} more")
+
+
+def report(checks: list[StoreCheck], chapter: str | None = None) -> bool:
+    """Print ``lcrag store check``'s report of ``checks``; whether every check is ok."""
+    if not checks:
+        print("nothing to check: no store files and no book runs" + (f" for {chapter}" if chapter else ""))
+        return True
+    for c in checks:
+        head = (f"{c.chapter} / {c.slug}: {c.store_keys} keys in store, {c.used_keys} used; "
+                f"{len(c.orphans)} orphans, {len(c.missing)} missing")  # fmt: skip
+        print(("ok      " if c.ok else "PROBLEM ") + head)
+        if c.problem:
+            print(f"  {c.problem}")
+        _show_keys("orphans (in the store, never used by the book run)", c.orphans)
+        _show_keys("missing (used by the book run, not in the store)", c.missing)
+    return all(c.ok for c in checks)

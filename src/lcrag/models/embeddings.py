@@ -143,8 +143,8 @@ class Embedder:
         store = embedding_store.store_for(self.name, self.identity)
         record = store is not None and embedding_store.recording()
         unstored: list[str] = []  # found in the local cache only: recorded too, as responses are
-        for text in dict.fromkeys(texts):  # distinct, in order
-            key = self.key(text)
+        keys = {text: self.key(text) for text in texts}  # distinct, in order
+        for text, key in keys.items():
             vec = self._read(key)
             if vec is None and store is not None:
                 vec = store.get(key)
@@ -155,7 +155,7 @@ class Embedder:
             else:
                 found[text] = vec
         if unstored:
-            store.append(embedding_store.chapter(), [self.key(t) for t in unstored], np.stack([found[t] for t in unstored]))
+            store.append(embedding_store.chapter(), [keys[t] for t in unstored], np.stack([found[t] for t in unstored]))
         self.stats["hits"] += len(found)
         self.stats["misses"] += len(missing)
         for start in range(0, len(missing), self.batch_size):
@@ -166,10 +166,10 @@ class Embedder:
             if self._dim is None:
                 self._dim = int(vectors.shape[1])
             for text, vec in zip(batch, vectors, strict=True):
-                self._write(self.key(text), vec)
+                self._write(keys[text], vec)
                 found[text] = vec
             if record:
-                store.append(embedding_store.chapter(), [self.key(t) for t in batch], vectors)
+                store.append(embedding_store.chapter(), [keys[t] for t in batch], vectors)
         if not texts:
             return np.zeros((0, self._dim or 0), dtype=np.float32)
         return np.stack([found[t] for t in texts]).astype(np.float32, copy=False)
