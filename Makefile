@@ -15,13 +15,17 @@ TORCH  ?= torch==2.13.0
 
 BOOK_FLAGS := --profile $(PROFILE) $(if $(MODEL),--model $(MODEL)) $(if $(filter 1 yes true,$(FRESH)),--fresh)
 
-.PHONY: book test data install lint serve-stop clean
+.PHONY: book test test-quick data install lint serve-stop clean
 
 book: install data
 	$(BIN)/lcrag book $(BOOK_FLAGS)
 
 test: install
 	LCRAG_DATA_MIRROR="$(MIRROR)" $(BIN)/pytest -q
+
+# The tests that start no model server and execute no notebook (a few minutes): .github/workflows/tests.yml.
+test-quick: install
+	LCRAG_DATA_MIRROR="$(abspath $(MIRROR))" $(BIN)/pytest -q -m "not slow"
 
 data: install
 	$(BIN)/lcrag data fetch $(if $(MIRROR),--mirror "$(MIRROR)")

@@ -10,7 +10,7 @@ The same needle cells (one needle, lengths x depths) are asked four ways, each o
   whole haystack): the cost of the workload itself;
 - ``kamradt``: Kamradt's loops, ascending length then ascending depth (the cache reuses what it can);
 - ``length_depth``: for each length, descending depth;
-- ``prefix``: the chapter's order, latest needle first across lengths (lcrag.pipelines.needle.prefix_order).
+- ``prefix``: the chapter's order, latest needle first across lengths (lcrag.papers.thesis.needle.plan.prefix_order).
 
 Prints seconds per order, the haystack tokens each order makes llama.cpp evaluate (the model of
 ``prefill_cost``), and the speed-up of each order against ``no reuse``. Answers are 8 tokens (the timing is
@@ -32,7 +32,8 @@ from lcrag.data import load_essays
 from lcrag.models import get_model, server
 from lcrag.models.client import Model
 from lcrag.models.registry import parse_spec
-from lcrag.pipelines import needle as nd
+from lcrag.papers.thesis.needle import asking, plan
+from lcrag.papers.thesis.needle import needles as needle_texts
 
 ORDERS = ("no reuse", "kamradt", "length_depth", "prefix")
 
@@ -42,7 +43,7 @@ def ask_all(m, cells: list[dict], nonce: bool) -> float:
     t0 = time.perf_counter()
     for c in cells:
         head = f"[{uuid.uuid4().hex}]\n" if nonce else ""
-        method, kwargs = nd.request_for(m, head + c["haystack"].text, c["_needle"].question, 8)
+        method, kwargs = asking.request_for(m, head + c["haystack"].text, c["_needle"].question, 8)
         getattr(m, method)(**kwargs)
     return time.perf_counter() - t0
 
@@ -62,7 +63,7 @@ def main() -> None:
         os.symlink(shared_models, os.path.join(state, "models"))
     os.environ["LCRAG_STATE_DIR"] = state
     m = get_model(args.model)
-    cells = nd.needle_grid(m, list(load_essays()["text"]), args.lengths, args.depths, nd.needles_for([args.needle]))
+    cells = plan.needle_grid(m, list(load_essays()["text"]), args.lengths, args.depths, needle_texts.needles_for([args.needle]))
     print(f"model {args.model}; {len(cells)} cells: lengths {args.lengths} x depths {args.depths}, "
           f"needle {args.needle}")
     results = {}
@@ -72,8 +73,8 @@ def main() -> None:
             server.stop(args.model)
             server.start(args.model)  # cold: empty KV cache
             m = Model(parse_spec(args.model))  # a client for the new server
-            ordered = nd.prefix_order(cells, "kamradt" if how == "no reuse" else how)
-            tokens = sum(c["haystack_tokens"] for c in cells) if how == "no reuse" else nd.prefill_cost(ordered)
+            ordered = plan.prefix_order(cells, "kamradt" if how == "no reuse" else how)
+            tokens = sum(c["haystack_tokens"] for c in cells) if how == "no reuse" else plan.prefill_cost(ordered)
             results[how] = (ask_all(m, ordered, nonce=how == "no reuse"), tokens)
             print(f"{how:>13}: {results[how][0]:7.1f} s   {tokens:7d} haystack tokens evaluated", flush=True)
     finally:

@@ -43,7 +43,10 @@ from common import isolate  # noqa: E402
 
 from lcrag.data import load_bamboo, load_essays  # noqa: E402
 from lcrag.models import get_model, server, weights  # noqa: E402
-from lcrag.pipelines import needle, thesis  # noqa: E402
+from lcrag.papers.thesis import prompts as thesis  # noqa: E402
+from lcrag.papers.thesis.needle.asking import needle_messages  # noqa: E402
+from lcrag.papers.thesis.needle.haystack import build_haystack  # noqa: E402
+from lcrag.papers.thesis.needle.needles import SIMPLE_QUESTION  # noqa: E402
 
 # The issue's reference: llama.cpp defaults, 2 threads, prompt tok/s at 512 / 2048 / 7000 tokens.
 ISSUE_REFERENCE = {
@@ -255,9 +258,9 @@ def book_prompts(spec: str, n_bamboo: int) -> list[tuple[str, list[dict] | str, 
     essays = list(load_essays()["text"])
     for ctx in (2000, 7000):
         for depth in (10, 50, 90):
-            hay = needle.build_haystack(m, essays, ctx, depth)
-            msgs = needle.needle_messages(hay)
-            prompt = msgs if chat else f"{hay}\n\n{needle.SIMPLE_QUESTION} Answer:"
+            hay = build_haystack(m, essays, ctx, depth)
+            msgs = needle_messages(hay)
+            prompt = msgs if chat else f"{hay}\n\n{SIMPLE_QUESTION} Answer:"
             out.append((f"needle {ctx} depth {depth}", prompt, 32))
     return out
 

@@ -1,7 +1,7 @@
 """A small OpenAI-compatible HTTP server that misbehaves on request, for testing the client for real.
 
 Start it on loopback, script what the next requests get (``server.script(["429", "500", "ok"])``), and read
-back what it received. Behaviours: ``ok``, ``429``, ``500``, ``503``, ``401``, ``404``, ``timeout`` (answers
+back what it received. Behaviours: ``ok``, ``429`` (``429:2``: with ``Retry-After: 2``), ``500``, ``503``, ``401``, ``404``, ``timeout`` (answers
 after ``slow_s`` seconds), ``malformed`` (200 with a body that is not JSON), ``empty`` (200, no choices), ``null`` (200, content null).
 When the script runs out, every request gets ``ok``.
 """
@@ -37,7 +37,7 @@ class FaultServer:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with outer._lock:
-                    outer.requests.append({"path": self.path, "body": body,
+                    outer.requests.append({"path": self.path, "body": body, "t": time.monotonic(),
                                            "auth": self.headers.get("Authorization")})
                     action = outer._script.popleft() if outer._script else "ok"
                     outer.in_flight += 1
@@ -77,9 +77,11 @@ class FaultServer:
             time.sleep(self.latency_s)
         if action == "ok":
             self._send(h, 200, _completion(h.path, body))
-        elif action in {"429", "500", "503", "401", "404"}:
-            code = int(action)
-            self._send(h, code, {"error": {"message": f"injected {code}", "type": "fault", "code": code}})
+        elif action.split(":")[0] in {"429", "500", "503", "401", "404"}:
+            code, _, after = action.partition(":")  # "429:2": a 429 whose Retry-After asks for 2 s
+            code = int(code)
+            self._send(h, code, {"error": {"message": f"injected {code}", "type": "fault", "code": code}},
+                       {"Retry-After": after} if after else None)
         elif action == "timeout":
             time.sleep(self.slow_s)
             try:
@@ -107,9 +109,11 @@ class FaultServer:
             raise ValueError(action)
 
     @staticmethod
-    def _send(h, code: int, obj: dict) -> None:
+    def _send(h, code: int, obj: dict, headers: dict[str, str] | None = None) -> None:
         payload = json.dumps(obj).encode()
         h.send_response(code)
+        for name, value in (headers or {}).items():
+            h.send_header(name, value)
         h.send_header("Content-Type", "application/json")
         h.send_header("Content-Length", str(len(payload)))
         h.end_headers()

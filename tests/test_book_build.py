@@ -15,13 +15,13 @@ FIXTURES = Path(__file__).parent / "fixtures" / "notebooks"
 
 
 def copy_book(dest: Path) -> Path:
-    """The real _config.yml, _toc.yml and book pages, without any executed output."""
+    """The real _config.yml, _toc.yml, book pages and bibliography, without any executed output."""
     root = config.project_root()
     dest.mkdir(parents=True)
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy(root / name, dest / name)
     (dest / "book").mkdir()
-    for page in (root / "book").glob("*.md"):
+    for page in [*(root / "book").glob("*.md"), *(root / "book").glob("*.bib")]:
         shutil.copy(page, dest / "book" / page.name)
     (dest / "notebooks").mkdir()
     (dest / "notebooks" / "profiles.yml").write_text("quickstart:\n  default: {}\n", encoding="utf-8")

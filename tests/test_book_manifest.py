@@ -119,6 +119,13 @@ def test_manifest_markdown_escapes_and_reports():
     assert "| wall time | 12.3 s |" in md
     assert "| calls with truncated input | 1 |" in md
     assert "lcrag 0.1.0, python 3.11.7" in md and "torch" not in md
+    assert "failed attempts" not in md  # no call failed
+
+    m["usage"] = mf.summarize_usage(mf.UsageLog(records=[
+        *USAGE, {"model": "m", "kind": "chat", "key": "d", "source": "network", "failures": {"rate_limited": 2}},
+        {"model": "m", "kind": "chat", "key": "e", "source": "network", "failures": {"timeout": 1, "rate_limited": 1}},
+    ]))
+    assert "| failed attempts, retried | 4 in 2 calls (rate_limited: 3, timeout: 1) |" in mf.manifest_markdown(m)
 
 
 def _book_run(root: Path, chapter: str, slug: str, keys: list[str], finished: str, status="ok", book=True):

@@ -32,6 +32,8 @@ def make_project(root: Path) -> Path:
 
 @pytest.fixture()
 def project(tmp_path, monkeypatch):
+    # the fixture chapters call no model: offline, so the runner's preflight does not ask for MODEL's server
+    monkeypatch.setenv("LCRAG_OFFLINE", "1")
     monkeypatch.delenv("LCRAG_STORE", raising=False)
     monkeypatch.delenv("LCRAG_STORE_DIR", raising=False)
     monkeypatch.delenv("LCRAG_RUN_DIR", raising=False)

@@ -22,8 +22,9 @@ from lcrag.data import long2rag as D
 from lcrag.data.records import DataWarning
 from lcrag.data.summhay import load_eval_benchmark, load_haystack
 from lcrag.metrics import kpr as K
-from lcrag.pipelines import long2rag as L
-from lcrag.pipelines import long2rag_paper as P
+from lcrag.papers.long2rag import checks as paper_checks
+from lcrag.papers.long2rag import claims as long2rag_claims
+from lcrag.papers.long2rag import generation, judges, key_points, lengths, numbers, prompts
 
 FIXTURES = Path(__file__).parent / "fixtures" / "long2rag"
 
@@ -196,7 +197,7 @@ def test_entailment_values_and_agreement():
     assert math.isnan(K.entailment_value(None))
     assert math.isnan(K.entailment_value(float("nan")))  # None as stored in a pandas string column
     judged = pd.DataFrame({"raw": ["[yes]", "I cannot tell", "[no]"], "judge": ["llm", "llm", "llm"]})
-    again = L.reparse(judged, "strict")  # an unparseable answer among parsed ones (the quick profile's case)
+    again = judges.reparse(judged, "strict")  # an unparseable answer among parsed ones (the quick profile's case)
     assert again["value"].tolist()[::2] == [1.0, 0.0] and math.isnan(again["value"].iloc[1])
     a = K.binary_agreement([1, 0, np.nan, 1], [1, 0, 1, 0])
     assert a["accuracy"] == 0.5 and a["n_unparseable"] == 1
@@ -211,61 +212,62 @@ def test_entailment_values_and_agreement():
 def test_fit_documents_policy():
     count = lambda t: len(t.split())  # noqa: E731
     docs = ["a " * 10, "b " * 2, "c " * 10]
-    same, n = L.fit_documents(docs, 30, count)
+    same, n = generation.fit_documents(docs, 30, count)
     assert n == 0 and same == docs
-    cut, n = L.fit_documents(docs, 14, count)
+    cut, n = generation.fit_documents(docs, 14, count)
     assert n == 2 and [count(d) for d in cut] == [6, 2, 6]
 
 
 def test_generation_prompt_has_separators_question_and_p0():
-    p = L.generation_prompt("Why?", ["first doc", "second doc"])
+    p = generation.generation_prompt("Why?", ["first doc", "second doc"])
     assert p.index("===== Document 1 =====") < p.index("first doc") < p.index("===== Document 2 =====")
-    assert p.endswith(L.P0_GENERATION) and "Question: Why?" in p
+    assert p.endswith(prompts.P0_GENERATION) and "Question: Why?" in p
 
 
 def test_prompts_are_verbatim():
-    assert L.P6_ENTAILMENT.startswith("Your task is to determine whether a claim is entailed with a document.")
-    assert "Provide your answer as [yes], [no], or [neutral]." in L.P6_ENTAILMENT
-    assert L.P8_AUTODS.endswith("You must respond with YES or NO.")
-    assert set(L.PAPER_PROMPTS) == {f"P{i}" for i in range(9)}
+    p6 = prompts.P6_ENTAILMENT
+    assert p6.startswith("Your task is to determine whether a claim is entailed with a document.")
+    assert "Provide your answer as [yes], [no], or [neutral]." in prompts.P6_ENTAILMENT
+    assert prompts.P8_AUTODS.endswith("You must respond with YES or NO.")
+    assert set(prompts.PAPER_PROMPTS) == {f"P{i}" for i in range(9)}
     for name in ("P2", "P3"):
-        assert "{topic}" in L.PAPER_PROMPTS[name] and "{question_type}" in L.PAPER_PROMPTS[name]
+        assert "{topic}" in prompts.PAPER_PROMPTS[name] and "{question_type}" in prompts.PAPER_PROMPTS[name]
 
 
 def test_parse_points_and_dedup():
     text = (" Point 1: <point_start>Calls are inherited.<point_end><span_start>Calls are genetic<span_end>\n"
             "Point 2: <point_start>Songs are learned.<point_end><span_start>a<span_end><span_start>b<span_end>\n"
             "Point 3: plain text point")
-    pts = L.parse_points(text)
+    pts = key_points.parse_points(text)
     assert [p["point"] for p in pts] == ["Calls are inherited.", "Songs are learned.", "plain text point"]
     assert pts[1]["spans"] == ["a", "b"]
-    groups, check = L.parse_dedup("Point 1: Calls inherited. [1, 2]\nPoint 2: Songs. [3]", 3)
+    groups, check = key_points.parse_dedup("Point 1: Calls inherited. [1, 2]\nPoint 2: Songs. [3]", 3)
     assert check["ok"] and groups[0]["sources"] == [1, 2]
-    _, bad = L.parse_dedup("Point 1: x [1, 2]\nPoint 2: y [2, 5]", 4)
+    _, bad = key_points.parse_dedup("Point 1: x [1, 2]\nPoint 2: y [2, 5]", 4)
     assert bad == {"ok": False, "missing": [3, 4], "repeated": [2], "unknown": [5]}
 
 
 def test_autods_score():
-    assert L.yes_no_score({"YES": math.log(0.6), " NO": math.log(0.2)}) == pytest.approx(0.75)
-    assert L.yes_no_score({"Yes": -1.0, "yes": -0.5}) == 1.0
-    assert math.isnan(L.yes_no_score({"The": -0.1}))
+    assert key_points.yes_no_score({"YES": math.log(0.6), " NO": math.log(0.2)}) == pytest.approx(0.75)
+    assert key_points.yes_no_score({"Yes": -1.0, "yes": -0.5}) == 1.0
+    assert math.isnan(key_points.yes_no_score({"The": -0.1}))
 
 
 def test_length_bins():
-    assert L.scaled_edges(L.PAPER_INPUT_EDGES, 32_000, 8192) == [2048, 4096, 6400, 8192]
-    assert L.length_bins([100, 2048, 5000, 9000], [2048, 4096, 6400, 8192]) == [
+    assert lengths.scaled_edges(numbers.PAPER_INPUT_EDGES, 32_000, 8192) == [2048, 4096, 6400, 8192]
+    assert lengths.length_bins([100, 2048, 5000, 9000], [2048, 4096, 6400, 8192]) == [
         "<2048", "2048-4096", "4096-6400", ">8192"]
 
 
 def test_lexical_calibration_on_summhay_labels(mirror):
     bench = load_eval_benchmark(mirror / "summhay" / "eval_benchmark_data.json")
-    pairs = L.benchmark_pairs(bench)
+    pairs = judges.benchmark_pairs(bench)
     assert len(pairs) == 1419 and pairs["human"].sum() == 567  # fully_covered labels
-    t, agreement = L.calibrate(pairs)
+    t, agreement = judges.calibrate(pairs)
     held = agreement.set_index("half").loc["held-out"]
     assert 0 < t < 1
     assert held["accuracy"] > 0.7 and held["kappa"] > 0.4  # a useful judge, measured on unseen records
-    s = L.sample_pairs(pairs, 6, seed=0)
+    s = judges.sample_pairs(pairs, 6, seed=0)
     assert len(s) == 6 and s["human"].sum() == 3 and (s["half"] == "held-out").all()
 
 
@@ -273,7 +275,7 @@ def test_judge_lexical_on_handmade_pairs():
     pairs = pd.DataFrame({"question_id": ["q", "q"], "variant": ["none", "none"],
                           "key_point": ["Sea levels rise by 70 metres.", "Agriculture shifts poleward."],
                           "response": ["Oceans: sea levels rise by 70 metres. Cities move.", "Cities move."]})
-    j = L.judge_lexical(pairs, 0.5)
+    j = judges.judge_lexical(pairs, 0.5)
     assert list(j["value"]) == [1.0, 0.0] and (j["judge"] == "lexical").all()
 
 
@@ -281,35 +283,53 @@ def test_judge_lexical_on_handmade_pairs():
 
 
 def test_paper_tables_transcribed():
-    t1 = P.paper_table1_wide()
+    t1 = numbers.paper_table1_wide()
     assert t1.shape == (9, 9)
     assert t1.loc["GPT-4o", "Factual"] == 0.621 and t1.loc["Phi-3-mini-128K", "Average"] == 0.434
     assert t1.loc["Qwen2-1.5B", "Predictive"] == 0.186
-    assert P.paper_table2().set_index(["model", "variant"]).loc[("Qwen2-72B", "none"), "paper_kpr"] == 0.468
-    t3 = P.paper_table3().set_index("model")
+    assert numbers.paper_table2().set_index(["model", "variant"]).loc[("Qwen2-72B", "none"), "paper_kpr"] == 0.468
+    t3 = numbers.paper_table3().set_index("model")
     assert t3.loc["GPT-4-Turbo", "paper_llama3"] == 0.578 and t3.loc["Claude-3-Sonnet", "paper_gpt4o"] == 0.477
-    assert sum(P.PAPER_CATEGORY_COUNTS.values()) == 280
+    assert sum(numbers.PAPER_CATEGORY_COUNTS.values()) == 280
+
+
+def test_paper_csvs_say_where_each_value_was_printed():
+    from lcrag.papers.tables import paper_table
+
+    for name in ("table1", "table2", "table3", "table4", "category_counts", "numbers", "length_bins"):
+        t = paper_table("long2rag", name)
+        assert len(t) and t["source"].str.strip().ne("").all(), name
+    text = paper_table("long2rag", "numbers").set_index("quantity")
+    assert text.loc["key points", "source"].startswith("§3.3")
+    # values as the text states them (long2rag-paper.txt: abstract, §3.3, §6.2), typed as numbers
+    assert numbers.PAPER_NUMBERS["words per document (abstract)"] == 2444
+    assert numbers.PAPER_NUMBERS["key points"] == 2055 and isinstance(numbers.PAPER_NUMBERS["key points"], int)
+    assert numbers.PAPER_NUMBERS["evaluator accuracy"] == 0.87 and key_points.AUTODS_THRESHOLD == 0.7
+    assert numbers.paper_table4().set_index("model").loc["GPT-4o", "paper_length"] == 939.35
+    assert numbers.PAPER_INPUT_EDGES == (8000, 16000, 25000, 32000) and numbers.PAPER_OUTPUT_EDGES[-1] == 5000
+    assert numbers.TABLE2_COLUMNS == ("trunc512", "trunc1024", "trunc2048", "snippet", "summary", "none")
 
 
 def test_derived_checks():
-    av = P.table1_averages().set_index("model")
+    av = paper_checks.table1_averages().set_index("model")
     assert av["weighted_within_tol"].all()
     assert av.loc["GPT-4o", "weighted_mean"] == pytest.approx(0.5809, abs=5e-5)
     assert av.loc["GPT-4-Turbo", "weighted_diff"] == pytest.approx(0.0026, abs=5e-5)
-    c = P.table3_correlations()
+    c = paper_checks.table3_correlations()
     assert c["spearman"] == pytest.approx(0.983, abs=5e-4) and c["kendall"] == pytest.approx(0.944, abs=5e-4)
     assert sorted(c["swapped"]) == ["Claude-3-Sonnet", "GPT-4-Turbo"] and c["llama_higher_all"]
-    k = P.table4_kpf().set_index("model")
+    k = paper_checks.table4_kpf().set_index("model")
     assert k.loc["GPT-4o", "f1_of_printed"] == pytest.approx(0.415, abs=5e-4)
     assert not k["kpf_is_f1_of_means"].any()
-    checks = P.derived_checks().set_index("check")["agrees"]
+    checks = paper_checks.derived_checks().set_index("check")["agrees"]
     # every check agrees with the inventory except its range for the unweighted mean (it is 0.0069-0.0154)
     assert list(checks[~checks].index) == ["Table 1: unweighted mean of categories is 0.007-0.013 too high"]
-    assert len(P.inconsistencies()) == 13
+    assert len(paper_checks.inconsistencies()) == 13
 
 
 def test_paper_claims():
-    ledger = P.paper_claims(ClaimsLedger("long2rag", paper="long2rag", model=P.PAPER_TABLES_MODEL))
+    ledger = long2rag_claims.paper_claims(
+        ClaimsLedger("long2rag", paper="long2rag", model=long2rag_claims.PAPER_TABLES_MODEL))
     v = ledger.table().set_index("claim_id")["verdict"]
     assert len(v) == 21 and set(v.index) == {f"C{i}" for i in range(1, 22)}
     assert all(v[c] == "reproduced" for c in ("C1", "C2", "C3", "C4", "C5", "C9", "C12", "C15", "C16", "C19"))
@@ -329,7 +349,8 @@ def _responses(variant_recalls: dict[str, list[float]], judge: str = "j") -> pd.
 
 
 def _verdicts(per, edges=None, rank=None):
-    ledger = P.run_claims(ClaimsLedger("long2rag", paper="long2rag", model="m"), per, "j", edges, rank, n_boot=500)
+    ledger = ClaimsLedger("long2rag", paper="long2rag", model="m")
+    long2rag_claims.run_claims(ledger, per, "j", edges, rank, n_boot=500)
     return ledger.table().set_index("claim_id")
 
 
@@ -364,13 +385,15 @@ def test_run_claims_decide_with_intervals():
 def test_trusted_judge_is_the_best_held_out_kappa_among_judges_with_enough_pairs():
     agree = pd.DataFrame({"judge": ["lexical", "lexical", "m", "m+words"], "half": ["fit", "held-out"] * 2,
                           "n": [700, 706, 40, 40], "kappa": [0.9, 0.57, 0.05, 0.6]})
-    assert L.trusted_judge(agree, ["lexical", "m"]) == "lexical"  # held-out only: m has none, m+words not asked
-    assert L.trusted_judge(agree, ["lexical", "m+words"]) == "m+words"
-    assert L.trusted_judge(agree[agree["judge"] != "lexical"], ["lexical", "m"]) == "lexical"  # no kappa: sorted
+    # held-out only: m has none, m+words not asked
+    assert judges.trusted_judge(agree, ["lexical", "m"]) == "lexical"
+    assert judges.trusted_judge(agree, ["lexical", "m+words"]) == "m+words"
+    no_kappa = agree[agree["judge"] != "lexical"]
+    assert judges.trusted_judge(no_kappa, ["lexical", "m"]) == "lexical"  # no kappa: sorted
     few = agree.assign(n=[700, 706, 40, 4], kappa=[0.9, 0.57, 0.05, 1.0])  # kappa 1.0 on 4 pairs decides nothing
-    assert L.trusted_judge(few, ["lexical", "m+words"]) == "lexical"
+    assert judges.trusted_judge(few, ["lexical", "m+words"]) == "lexical"
     with pytest.raises(ValueError):
-        L.trusted_judge(agree, [])
+        judges.trusted_judge(agree, [])
 
 
 # ============================================================================================ the chapter

@@ -15,7 +15,16 @@ import pytest
 
 from lcrag.book.claims import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, ClaimsLedger
 from lcrag.metrics.qa import bootstrap_diff
-from lcrag.pipelines import longrag_paper as lp
+from lcrag.papers.longrag import (
+    claims_paper,
+    claims_runs,
+    differences,
+    inventory,
+    names,
+    published,
+    recomputed,
+)
+from lcrag.papers.tables import paper_table
 
 PAPER = Path(__file__).resolve().parents[2] / "shared" / "papers" / "longrag-paper.txt"
 
@@ -43,7 +52,7 @@ def _f(values) -> str:
 
 
 def test_table1_rows_match_paper_text(paper_lines):
-    t1 = lp.paper_table1()
+    t1 = published.paper_table1()
     for model, rows in t1.groupby("model", sort=False):
         cells = [
             "-" if np.isnan(v) else f"{v:.2f}" + ("" if np.isnan(g) else f"({g:.2f}↑)")
@@ -54,77 +63,102 @@ def test_table1_rows_match_paper_text(paper_lines):
 
 
 def test_table3_rows_match_paper_text(paper_lines):
-    t3 = lp.paper_table3()
+    t3 = published.paper_table3()
     assert len(t3) == 11 * 3 * 5 and t3["sft"].sum() == 4 * 15
     for (llm, _sft), rows in t3.groupby(["llm", "sft"], sort=False):
         assert _in_paper(paper_lines, f"LongRAG-{llm}", _f(rows["paper_f1"])), (llm, _sft)
 
 
 def test_tables_6_to_14_rows_match_paper_text(paper_lines):
-    t68 = lp.paper_tables_6_8()
+    t68 = published.paper_tables_6_8()
     assert len(t68) == 15 * 3 * 4
     for (llm, longrag, _d), rows in t68.groupby(["llm", "longrag", "dataset"], sort=False):
         name = f"LongRAG-{llm}" if longrag else llm
         assert _in_paper(paper_lines, name, _f(rows["paper_f1"])), (name, _d)
-    for (gen, d), rows in lp.paper_tables_9_11().groupby(["generator", "dataset"], sort=False):
+    for (gen, d), rows in published.paper_tables_9_11().groupby(["generator", "dataset"], sort=False):
         assert _in_paper(paper_lines, f"LongRAG-{gen}", _f(rows["paper_f1"])), (gen, d)
-    for (llm, d), rows in lp.paper_tables_12_14().groupby(["llm", "dataset"], sort=False):
+    for (llm, d), rows in published.paper_tables_12_14().groupby(["llm", "dataset"], sort=False):
         numbers = " ".join(str(int(v)) for v in rows["paper_tokens"])
         assert _in_paper(paper_lines, f"LongRAG-{llm}w/SFT", numbers), (llm, d)
 
 
 def test_small_tables_match_paper_text(paper_lines):
-    for stat, rows in lp.paper_table2().groupby("statistic", sort=False):
+    for stat, rows in published.paper_table2().groupby("statistic", sort=False):
         assert _in_paper(paper_lines, stat, " ".join(str(int(v)) for v in rows["paper_value"])), stat
-    for kind, rows in lp.paper_table15().groupby("data_type", sort=False):
+    for kind, rows in published.paper_table15().groupby("data_type", sort=False):
         numbers = " ".join("-" if np.isnan(v) else str(int(v)) for v in rows["paper_value"])
         assert any(numbers in line and line.startswith("Numof") for line in paper_lines), kind
     text = "\n".join(paper_lines)
     for dataset, value in zip(
-        ("HotpotQA", "2WikiMultihopQA", "MuSiQue", "Average"), lp.paper_table4()["paper_f1"], strict=True
+        ("HotpotQA", "2WikiMultihopQA", "MuSiQue", "Average"), published.paper_table4()["paper_f1"], strict=True
     ):
         assert f"{dataset} {value:.2f}" in text
     for dataset, value in zip(
-        ("HotpotQA", "2WikiMultihopQA", "MuSiQue"), lp.paper_table5()["paper_f1"], strict=True
+        ("HotpotQA", "2WikiMultihopQA", "MuSiQue"), published.paper_table5()["paper_f1"], strict=True
     ):
         assert f"{dataset} {value:.2f}" in text
 
 
 def test_spot_values():
-    t1 = lp.paper_table1().set_index(["model", "dataset"])
+    t1 = published.paper_table1().set_index(["model", "dataset"])
     assert t1.loc[("LongRAG-Vicuna-v1.5-7B-16k", "2wikimqa"), "paper_gain"] == 22.21
     assert t1.loc[("LongRAG-GLM-4", "average"), "paper_f1"] == 52.56
     assert np.isnan(t1.loc[("CFIC-7B (Llama2)", "2wikimqa"), "paper_f1"])
     assert t1.loc[("LongRAG-Qwen-1.5-7B-32k", "hotpotqa"), "llm"] == "Qwen1.5-7B-32k"
-    t3 = lp.paper_table3().set_index(["llm", "sft", "dataset", "strategy"])["paper_f1"]
+    t3 = published.paper_table3().set_index(["llm", "sft", "dataset", "strategy"])["paper_f1"]
     assert t3[("Vicuna-v1.5-7B-16k", False, "musique", "R&L")] == 8.92
     assert t3[("GLM-4", False, "musique", "Ext")] == 38.54
     assert t3[("ChatGLM3-6B-32k", True, "hotpotqa", "Fil")] == 49.01
-    t68 = lp.paper_tables_6_8().set_index(["llm", "longrag", "dataset", "setting"])["paper_f1"]
+    t68 = published.paper_tables_6_8().set_index(["llm", "longrag", "dataset", "setting"])["paper_f1"]
     assert t68[("Llama3-8B-8k", True, "musique", "200*12")] == 38.19
     assert t68[("Llama3-8B-8k", False, "2wikimqa", "500*3")] == 30.48
-    t911 = lp.paper_tables_9_11().set_index(["generator", "dataset", "arm"])["paper_f1"]
-    assert t911[("GPT-3.5-Turbo-16k", "2wikimqa", lp.TRANSFER_ARMS[2])] == 57.86
-    tok = lp.paper_tables_12_14().set_index(["llm", "dataset", "strategy"])["paper_tokens"]
+    t911 = published.paper_tables_9_11().set_index(["generator", "dataset", "arm"])["paper_f1"]
+    assert t911[("GPT-3.5-Turbo-16k", "2wikimqa", names.TRANSFER_ARMS[2])] == 57.86
+    tok = published.paper_tables_12_14().set_index(["llm", "dataset", "strategy"])["paper_tokens"]
     assert tok[("ChatGLM3-6B-32k", "musique", "R&L")] == 15062
     assert tok[("Llama3-8B-8k", "2wikimqa", "Fil")] == 813
     assert (
-        lp.paper_table2().set_index(["dataset", "statistic"]).loc[("musique", "Num of p"), "paper_value"]
+        published.paper_table2().set_index(["dataset", "statistic"]).loc[("musique", "Num of p"), "paper_value"]
         == 1877
     )
-    assert lp.paper_table4().set_index("dataset").loc["average", "paper_f1"] == 39.76
-    assert lp.paper_table15()["paper_value"].sum() == 2600 + 2600  # the "samples" row repeats the total
+    assert published.paper_table4().set_index("dataset").loc["average", "paper_f1"] == 39.76
+    assert published.paper_table15()["paper_value"].sum() == 2600 + 2600  # the "samples" row repeats the total
+
+
+@pytest.mark.parametrize(
+    ("name", "tables"),
+    [("table1", {"Table 1"}), ("table2", {"Table 2"}), ("table3", {"Table 3"}), ("table4", {"Table 4"}),
+     ("table5", {"Table 5"}), ("tables_6_8", {"Table 6", "Table 7", "Table 8"}),
+     ("tables_9_11", {"Table 9", "Table 10", "Table 11"}), ("tables_12_14", {"Table 12", "Table 13", "Table 14"}),
+     ("table15", {"Table 15"})],
+)
+def test_every_csv_row_names_the_table_it_was_printed_in(name, tables):
+    raw = paper_table("longrag", name, dtype=str)
+    assert set(raw["source"]) == tables and (raw != "").all().all()
+
+
+def test_csv_cells_read_back_as_printed():
+    t1 = paper_table("longrag", "table1", dtype=str).set_index("model")
+    assert t1.loc["LongRAG-GLM-4", "hotpotqa"] == "62.11(4.70↑)"  # Table 1, as printed
+    assert t1.loc["CFIC-7B (Llama2)", "2wikimqa"] == "-"
+    t2 = paper_table("longrag", "table2").set_index("statistic")
+    assert t2.loc["Num of p", "2wikimqa"] == 1464  # Table 2; the chapter's corpus test quotes it too
+    t15 = paper_table("longrag", "table15", dtype=str).set_index("data type")
+    assert t15.loc["filtering", "qasper"] == "-" and t15.loc["samples", "qasper"] == "200"
+    t68 = paper_table("longrag", "tables_6_8", dtype=str)
+    row = t68[(t68["dataset"] == "musique") & (t68["model"] == "LongRAG-GLM-4")].iloc[0]
+    assert (row["200*7"], row["500*5"], row["source"]) == ("38.40", "33.05", "Table 8")
 
 
 def test_paper_numbers_only_in_paper_columns():
     for table in (
-        lp.paper_table1(),
-        lp.paper_table3(),
-        lp.paper_tables_6_8(),
-        lp.paper_tables_9_11(),
-        lp.paper_tables_12_14(),
-        lp.paper_table4(),
-        lp.paper_table5(),
+        published.paper_table1(),
+        published.paper_table3(),
+        published.paper_tables_6_8(),
+        published.paper_tables_9_11(),
+        published.paper_tables_12_14(),
+        published.paper_table4(),
+        published.paper_table5(),
     ):
         numeric = [c for c in table.select_dtypes("number").columns if c not in ("chunk_size", "top_k")]
         assert numeric and all(c.startswith("paper_") for c in numeric)
@@ -134,19 +168,19 @@ def test_paper_numbers_only_in_paper_columns():
 
 
 def test_table1_gains_within_rounding():
-    g = lp.table1_gains()
+    g = recomputed.table1_gains()
     assert len(g) == 28  # 7 rows x (3 datasets + average)
     assert g["within_rounding"].all()
     off = g[g["paper_gain_difference"] != 0].set_index(["llm", "dataset"])
     assert sorted(off.index) == [("ChatGLM3-6B-32k", "average"), ("Qwen1.5-7B-32k", "average")]
     assert off.loc[("Qwen1.5-7B-32k", "average"), "paper_gain_recomputed"] == 8.64
     assert off.loc[("ChatGLM3-6B-32k", "average"), "paper_gain_recomputed"] == 7.72
-    a = lp.table1_averages().set_index("model")
+    a = recomputed.table1_averages().set_index("model")
     assert a["within_rounding"].all() and a.loc["CFIC-7B (Llama2)", "n_datasets"] == 2
 
 
 def test_pairwise_strategy_counts():
-    pw = lp.strategy_pairwise().set_index(["a", "b"])
+    pw = recomputed.strategy_pairwise().set_index(["a", "b"])
     expected = {
         ("Ext", "R&L"): 31,
         ("Ext", "R&B"): 32,
@@ -166,27 +200,27 @@ def test_pairwise_strategy_counts():
     assert pw.loc[("E&F", "R&B"), "exceptions"] == "ChatGLM3-6B-32k no-SFT/hotpotqa"
     assert pw.loc[("R&L", "R&B"), "a_lower"] == 12
     assert pw.loc[("Fil", "R&B"), "a_higher"] + pw.loc[("Fil", "R&B"), "ties"] == 23
-    top = lp.strategy_top().set_index("strategy")["cells_top"].to_dict()
+    top = recomputed.strategy_top().set_index("strategy")["cells_top"].to_dict()
     assert top == {"R&B": 0, "R&L": 2, "Ext": 11, "Fil": 2, "E&F": 20}
 
 
 def test_sft_gains_and_ef_minus_ext():
-    sg = lp.sft_gains()
+    sg = recomputed.sft_gains()
     assert len(sg) == 12 and (sg["paper_sft_gain"] > 0).all()
     assert sg["paper_sft_gain"].min() == 0.20 and sg["paper_sft_gain"].max() == 19.28
-    em = lp.ef_minus_ext().set_index(["llm", "sft", "dataset"])["paper_ef_minus_ext"]
+    em = recomputed.ef_minus_ext().set_index(["llm", "sft", "dataset"])["paper_ef_minus_ext"]
     assert em[("GLM-4", False, "2wikimqa")] == 2.94
     assert em[("Llama3-8B-8k", True, "musique")] == -2.15
 
 
 def test_retrieval_setting_counts():
-    best = lp.best_settings().set_index(["dataset", "setting"])["rows_best"]
+    best = recomputed.best_settings().set_index(["dataset", "setting"])["rows_best"]
     assert best[("hotpotqa", "200*7")] == 6 and best[("hotpotqa", "500*5")] == 1
     assert best[("2wikimqa", "200*12")] == 4 and best[("2wikimqa", "200*7")] == 3
     assert best[("musique", "200*12")] == 6 and best[("musique", "200*7")] == 1
-    sc = lp.small_chunks_vs_large().set_index("dataset")["rows_a_higher"]
+    sc = recomputed.small_chunks_vs_large().set_index("dataset")["rows_a_higher"]
     assert sc.to_dict() == {"hotpotqa": 7, "2wikimqa": 7, "musique": 5} and sc.sum() == 19
-    lv = lp.longrag_vs_vanilla_settings()
+    lv = recomputed.longrag_vs_vanilla_settings()
     assert len(lv) == 84
     fails = lv[~lv["longrag_higher"]]
     assert sorted(zip(fails["dataset"], fails["llm"], fails["setting"], strict=True)) == [
@@ -197,12 +231,12 @@ def test_retrieval_setting_counts():
 
 
 def test_token_order_holds_in_every_sft_cell():
-    to = lp.token_order()
+    to = recomputed.token_order()
     assert len(to) == 12 and to["holds"].all()
 
 
 def test_derived_checks_all_agree_with_inventory():
-    d = lp.derived_checks()
+    d = inventory.derived_checks()
     disagree = d.loc[~d["agrees"], "check"].tolist()
     # the one inventory statement the printed numbers contradict: Vicuna, not Llama3, has the largest MuSiQue gain
     assert disagree == ["Table 1 largest printed gain per column (the paper underlines it; formatting lost)"]
@@ -216,8 +250,8 @@ def test_derived_checks_all_agree_with_inventory():
 
 @pytest.fixture(scope="module")
 def paper_ledger() -> dict:
-    ledger = ClaimsLedger("longrag", paper="longrag", model=lp.PAPER_TABLES_MODEL)
-    lp.paper_claims(ledger)
+    ledger = ClaimsLedger("longrag", paper="longrag", model=claims_paper.PAPER_TABLES_MODEL)
+    claims_paper.paper_claims(ledger)
     return {c.claim_id: c for c in ledger.claims}
 
 
@@ -289,7 +323,7 @@ LOW = [0.2] * N  # well below HALF, above the floor (an F1 of 0 is a model at th
 
 def _run_verdicts(results: pd.DataFrame, **kw) -> dict[str, str]:
     ledger = ClaimsLedger("longrag", paper="longrag", model="local/tiny")
-    lp.run_claims(ledger, results, **kw)
+    claims_runs.run_claims(ledger, results, **kw)
     return {c.claim_id: c.verdict for c in ledger.claims}
 
 
@@ -342,7 +376,7 @@ def test_run_claims_tokens_and_settings():
 
 def test_strategy_differences_pairs_by_question_and_counts_dropped():
     res = _results({"hotpotqa": {"R&B": [0.0, 0.0, 1.0, 0.5], "E&F": [1.0, 1.0, 1.0]}})
-    d = lp.strategy_differences(res, [("E&F", "R&B")], n=500)
+    d = differences.strategy_differences(res, [("E&F", "R&B")], n=500)
     row = d.iloc[0]
     assert row["n_questions"] == 3 and row["n_dropped"] == 1
     assert row["diff"] == pytest.approx(2 / 3) and row["f1_b"] == pytest.approx(1 / 3)
@@ -351,12 +385,12 @@ def test_strategy_differences_pairs_by_question_and_counts_dropped():
 def test_run_claims_bad_input():
     res = _results({"hotpotqa": {"R&B": HALF, "E&F": ONES}})
     with pytest.raises(ValueError, match="lack columns"):
-        lp.run_claims(ClaimsLedger("x", paper="longrag"), res.drop(columns="question_id"))
+        claims_runs.run_claims(ClaimsLedger("x", paper="longrag"), res.drop(columns="question_id"))
     with pytest.raises(ValueError, match="same question twice"):
-        lp.run_claims(ClaimsLedger("x", paper="longrag"), pd.concat([res, res.iloc[:1]]))
+        claims_runs.run_claims(ClaimsLedger("x", paper="longrag"), pd.concat([res, res.iloc[:1]]))
     two = pd.concat([res, res.assign(generator="other")])
     with pytest.raises(ValueError, match="several generators"):
-        lp.run_claims(ClaimsLedger("x", paper="longrag", model="m"), two)
+        claims_runs.run_claims(ClaimsLedger("x", paper="longrag", model="m"), two)
     v = _run_verdicts(two)  # the ledger's model picks its rows
     assert v["C4-ours"] == REPRODUCED
 
@@ -364,4 +398,4 @@ def test_run_claims_bad_input():
 def test_run_claims_rejects_f1_in_points():
     res = _results({"hotpotqa": {"R&B": [50.0, 20.0], "E&F": [60.0, 10.0]}})
     with pytest.raises(ValueError, match="0-1"):
-        lp.strategy_differences(res)
+        differences.strategy_differences(res)

@@ -8,7 +8,12 @@ from conftest import fetched_data_dir
 
 from lcrag.data import load_longbench
 from lcrag.metrics.qa import dataset_f1, exact_match, normalize_answer, qa_f1
-from lcrag.pipelines import longrag as lr
+from lcrag.papers.longrag.answering import Budgets, answer_question, settings_grid, strategy_input
+from lcrag.papers.longrag.corpus import build_corpus, chunk_corpus, questions
+from lcrag.papers.longrag.cot_filter import filtered, parse_status
+from lcrag.papers.longrag.names import STRATEGIES
+from lcrag.papers.longrag.prompts import cot_prompt, extractor_prompt, filter_prompt, generator_prompt
+from lcrag.papers.longrag.retrieval import Retriever, source_paragraphs
 from lcrag.retrieval.base import Hit
 from lcrag.text.chunking import clause_chunks, clause_units, longrag_word_count
 
@@ -47,7 +52,7 @@ def test_a_final_chunk_of_one_unit_is_merged_into_the_previous_one():
 
 
 def test_chunks_hold_about_chunk_size_words_on_real_paragraphs():
-    corpus = lr.build_corpus(load_longbench("2wikimqa").head(10))
+    corpus = build_corpus(load_longbench("2wikimqa").head(10))
     text = max(corpus["text"], key=len)
     chunks = clause_chunks(text, 200)
     assert len(chunks) > 2
@@ -83,13 +88,13 @@ def test_normalisation_and_f1_as_longbench():
 
 def test_corpus_pools_and_deduplicates_the_datasets_paragraphs():
     records = load_longbench("2wikimqa")
-    corpus = lr.build_corpus(records)
+    corpus = build_corpus(records)
     assert len(records) == 100 and int(records["n_passages"].sum()) == 997
     assert len(corpus) == 730  # distinct paragraphs of the 100-record subset (the paper's full 200: 1464)
     assert corpus["text"].is_unique and corpus["paragraph_id"].tolist() == list(range(730))
     assert int(corpus["n_records"].sum()) == 997 - _repeats_within_records(records)
     assert not corpus["text"].str.startswith("Passage ").any()
-    chunks = lr.chunk_corpus(corpus)
+    chunks = chunk_corpus(corpus)
     assert set(chunks["paragraph_id"]) == set(corpus["paragraph_id"])
     assert chunks["chunk_id"].tolist() == list(range(len(chunks)))
 
@@ -108,7 +113,7 @@ def test_source_paragraphs_follow_the_best_chunk_and_replace_long_paragraphs_by_
     chunk_paragraph = [0, 0, 1, 2]
     hits = [Hit(1, 0.9, 1, "c1"), Hit(3, 0.8, 2, "c3"), Hit(0, 0.7, 3, "c0"), Hit(2, 0.6, 4, "c2")]
     too_long = lambda text: "long" in text  # noqa: E731
-    assert lr.source_paragraphs(hits, chunk_paragraph, paragraphs, too_long) == ["P0 short", "P2 short", "c2"]
+    assert source_paragraphs(hits, chunk_paragraph, paragraphs, too_long) == ["P0 short", "P2 short", "c2"]
 
 
 @pytest.mark.parametrize(
@@ -118,34 +123,34 @@ def test_source_paragraphs_follow_the_best_chunk_and_replace_long_paragraphs_by_
      ("No.", False), ("", False), (None, False)],
 )
 def test_filter_judgements_are_read_as_the_released_code_reads_them(response, kept):
-    assert lr.parse_status(response) is kept
+    assert parse_status(response) is kept
 
 
 def test_nothing_kept_means_everything_kept():
-    assert lr.filtered(["a", "b"], [False, True]) == (["b"], False)
-    assert lr.filtered(["a", "b"], [False, False]) == (["a", "b"], True)
+    assert filtered(["a", "b"], [False, True]) == (["b"], False)
+    assert filtered(["a", "b"], [False, False]) == (["a", "b"], True)
     with pytest.raises(ValueError):
-        lr.filtered(["a"], [True, False])
+        filtered(["a"], [True, False])
 
 
 def test_strategy_inputs_join_their_parts_without_separators():
     args = (["c1", "c2"], ["p1"], "EXT", ["c2"])
-    assert [lr.strategy_input(s, *args) for s in lr.STRATEGIES] == ["c1c2", "p1", "c1c2EXT", "c2", "c2EXT"]
+    assert [strategy_input(s, *args) for s in STRATEGIES] == ["c1c2", "p1", "c1c2EXT", "c2", "c2EXT"]
     with pytest.raises(ValueError, match="needs the extractor"):
-        lr.strategy_input("E&F", ["c"], [], None, ["c"])
+        strategy_input("E&F", ["c"], [], None, ["c"])
     with pytest.raises(ValueError, match="unknown strategy"):
-        lr.strategy_input("RAG", ["c"], [], None, None)
+        strategy_input("RAG", ["c"], [], None, None)
 
 
 def test_prompts_are_the_released_strings():
-    assert lr.generator_prompt("PASSAGES", "Q?").endswith("Question: Q?\nAnswer:")
-    assert "The following are given passages.\nPASSAGES\n\n" in lr.generator_prompt("PASSAGES", "Q?")
-    assert lr.cot_prompt(["a", "b"], "Q?") == (
+    assert generator_prompt("PASSAGES", "Q?").endswith("Question: Q?\nAnswer:")
+    assert "The following are given passages.\nPASSAGES\n\n" in generator_prompt("PASSAGES", "Q?")
+    assert cot_prompt(["a", "b"], "Q?") == (
         "a\nb\n\nPlease combine the above information and give your thinking process for the following "
         "question:Q?."
     )
-    assert lr.extractor_prompt(["a", "b"], "Q?").startswith("ab.\n\nBased on the above background")
-    f = lr.filter_prompt("ART", "Q?", "COT")
+    assert extractor_prompt(["a", "b"], "Q?").startswith("ab.\n\nBased on the above background")
+    f = filter_prompt("ART", "Q?", "COT")
     assert f.startswith("Given an article:ART\nQuestion: Q?.\nThought process:COT.\n")
     assert f.endswith('json format: {"status": "{the value of status}"}')
 
@@ -160,25 +165,25 @@ def test_one_question_through_every_strategy_on_the_embedded_model():
     from lcrag.retrieval.rerank import FusionReranker
 
     records = load_longbench("2wikimqa").head(5)
-    corpus = lr.build_corpus(records)
-    chunks = lr.chunk_corpus(corpus)
+    corpus = build_corpus(records)
+    chunks = chunk_corpus(corpus)
     embedder = get_embedder()
-    retriever = lr.Retriever(chunks, embedder, FusionReranker(embedder), n_candidates=20)
+    retriever = Retriever(chunks, embedder, FusionReranker(embedder), n_candidates=20)
     model = get_model("local/smollm2-135m-instruct")
-    qs = lr.questions(records)
+    qs = questions(records)
     item = next(qs.loc[[qs["context"].str.len().idxmin()]].itertuples())  # the shortest context: a cheap Full arm
-    budgets = lr.Budgets(answer=16, extractor=48, cot=48, judgement=12)
-    rows = lr.answer_question(item, retriever, model, k=3, arms=("Full", "Closed"), budgets=budgets,
+    budgets = Budgets(answer=16, extractor=48, cot=48, judgement=12)
+    rows = answer_question(item, retriever, model, k=3, arms=("Full", "Closed"), budgets=budgets,
                               paragraphs=list(corpus["text"]))
     df = pd.DataFrame(rows)
-    assert df["strategy"].tolist() == [*lr.STRATEGIES, "Full", "Closed"]
+    assert df["strategy"].tolist() == [*STRATEGIES, "Full", "Closed"]
     assert df["f1"].between(0, 1).all() and df["em"].isin([0.0, 1.0]).all()
-    assert all(len(c) == 3 for c in df.loc[df.strategy.isin(lr.STRATEGIES), "chunks"])
+    assert all(len(c) == 3 for c in df.loc[df.strategy.isin(STRATEGIES), "chunks"])
     tokens = df.set_index("strategy")["input_tokens"]
     assert tokens["Closed"] < tokens["Fil"] <= tokens["R&B"] < tokens["Ext"]
     assert tokens["R&B"] < tokens["R&L"]
     assert df.loc[df.strategy == "Full", "truncated"].item() in (True, False)
-    again = lr.answer_question(item, retriever, model, k=3, budgets=budgets, paragraphs=list(corpus["text"]))
+    again = answer_question(item, retriever, model, k=3, budgets=budgets, paragraphs=list(corpus["text"]))
     assert [r["answer"] for r in again] == df["answer"].tolist()[:5]  # cached, deterministic
 
 
@@ -214,5 +219,5 @@ def test_settings_grid_keeps_the_default_rows_of_the_first_questions():
         "strategy": ["R&B", "E&F", "Fil"] * 2, "chunk_size": 200, "top_k": 7, "f1": 0.5,
     })
     questions = {"d": pd.DataFrame({"question_id": ["q1", "q2"]})}
-    out = lr.settings_grid(results, [], ["d"], questions, 1, generator=None)
+    out = settings_grid(results, [], ["d"], questions, 1, generator=None)
     assert out[["question_id", "strategy", "setting"]].values.tolist() == [["q1", "R&B", "200*7"], ["q1", "E&F", "200*7"]]

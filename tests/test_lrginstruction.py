@@ -16,7 +16,7 @@ import pytest
 from conftest import fetched_data_dir
 
 from lcrag.data.longbench import load_longbench, split_passages
-from lcrag.pipelines import lrginstruction as li
+from lcrag.papers.longrag.lrginstruction import build, judgement, prompts, records, wording
 
 INVENTORY = Path(__file__).resolve().parents[2] / "shared" / "papers" / "longrag.md"
 
@@ -55,39 +55,39 @@ def _code_strings(text: str) -> dict[tuple[str, str], str]:
 
 def test_the_code_prompts_are_the_inventorys_strings(inventory):
     code = _code_strings(inventory)
-    assert code[("ext", "STEP-1")] == li.EXT_STEP1
-    assert code[("ext", "STEP-2")] == li.EXT_STEP2
-    assert code[("ext", "RESULT")] == li.EXT_RESULT
-    assert code[("cot", "STEP-1")] == li.COT_STEP1
-    assert code[("cot", "STEP-2")] == li.COT_STEP2
-    assert code[("cot", "RESULT")] == li.COT_RESULT
-    assert code[("rag", "RESULT")] == li.RAG_RESULT
+    assert code[("ext", "STEP-1")] == prompts.EXT_STEP1
+    assert code[("ext", "STEP-2")] == prompts.EXT_STEP2
+    assert code[("ext", "RESULT")] == prompts.EXT_RESULT
+    assert code[("cot", "STEP-1")] == prompts.COT_STEP1
+    assert code[("cot", "STEP-2")] == prompts.COT_STEP2
+    assert code[("cot", "RESULT")] == prompts.COT_RESULT
+    assert code[("rag", "RESULT")] == prompts.RAG_RESULT
     head, tail = code[("fil", "RESULT")].split(" … ")  # the inventory abbreviates the middle
-    assert li.FIL_RESULT.startswith(head) and li.FIL_RESULT.endswith(tail)
+    assert prompts.FIL_RESULT.startswith(head) and prompts.FIL_RESULT.endswith(tail)
 
 
 def test_the_filter_prompt_in_full_and_its_gold_outputs():
     # src/task.py, build_fil_instruction (the inventory abbreviates this one)
-    assert li.FIL_RESULT.split("\n")[3] == (
+    assert prompts.FIL_RESULT.split("\n")[3] == (
         "Your task is to use the thought process provided to decide whether you need to cite the article to "
         "answer this question. If you need to cite the article, set the status value to True. If not, set the "
         "status value to False. Please output the response in the following json format: "
         '{"status": "{the value of status}"}'
     )
-    assert li.FIL_OUTPUT == {True: '{"status":"True"}', False: '{"status":"False"}'}
+    assert prompts.FIL_OUTPUT == {True: '{"status":"True"}', False: '{"status":"False"}'}
 
 
 def test_the_paper_tables_are_the_inventorys_tables(inventory):
     blocks = re.findall(
         r"^(Table 1[678]), \[([A-Z0-9-]+)\]:[^\n]*\n```\n(.*?)\n```", inventory, re.MULTILINE | re.DOTALL
     )
-    assert {(t, s) for t, s, _ in blocks} == set(li.PAPER_TABLES)
+    assert {(t, s) for t, s, _ in blocks} == set(wording.PAPER_TABLES)
     for table, step, text in blocks:
-        assert li.PAPER_TABLES[(table, step)] == text, (table, step)
+        assert wording.PAPER_TABLES[(table, step)] == text, (table, step)
 
 
 def test_wording_differences_between_the_tables_and_the_code():
-    diff = {k: li.wording_differences(li.PAPER_TABLES[k], v) for k, v in li.CODE_PROMPTS.items()}
+    diff = {k: wording.wording_differences(wording.PAPER_TABLES[k], v) for k, v in prompts.CODE_PROMPTS.items()}
     assert diff[("Table 17", "STEP-1")] == []  # same words and punctuation
     assert diff[("Table 16", "RESULT")] == []
     assert diff[("Table 16", "STEP-1")] == [("", "."), ("", ".")]  # "{support}." and "{question}."
@@ -95,37 +95,37 @@ def test_wording_differences_between_the_tables_and_the_code():
         ("Table 16", "STEP-2")
     ]  # "provide you with a question" -> "provide you a question"
     assert diff[("Table 18", "RESULT")] == [("", "answer :")]  # the code adds "Answer: "
-    table = li.prompt_table()
+    table = wording.prompt_table()
     assert len(table) == 8 and table.set_index("step").loc["STEP-1", "words_differ"].tolist() == [0, 0]
 
 
 def test_paper_prompt_strips_the_frame_and_the_output_slot():
-    assert li.paper_prompt(li.PAPER_TABLES[("Table 18", "RESULT")]).startswith("{content}\nBased on")
-    assert li.paper_prompt(li.PAPER_TABLES[("Table 18", "RESULT")]).endswith("Question:{question}")
-    assert li.paper_prompt(li.PAPER_TABLES[("Table 17", "STEP-1")]).endswith("Thought process:")
-    assert li.paper_prompt(li.PAPER_TABLES[("Table 16", "STEP-2")]).endswith("status: {the value of status}")
+    assert wording.paper_prompt(wording.PAPER_TABLES[("Table 18", "RESULT")]).startswith("{content}\nBased on")
+    assert wording.paper_prompt(wording.PAPER_TABLES[("Table 18", "RESULT")]).endswith("Question:{question}")
+    assert wording.paper_prompt(wording.PAPER_TABLES[("Table 17", "STEP-1")]).endswith("Thought process:")
+    assert wording.paper_prompt(wording.PAPER_TABLES[("Table 16", "STEP-2")]).endswith("status: {the value of status}")
 
 
 def test_fill_substitutes_once_and_leaves_the_json_alone():
-    p = li.ext_step2_prompt("Q {answer}?", "info with {question}", "A")
+    p = prompts.ext_step2_prompt("Q {answer}?", "info with {question}", "A")
     assert "Question: Q {answer}?\nBackground Information: info with {question}\nAnswer: A\n" in p
     assert p.endswith('{"status": "{the value of status}"}')
     with pytest.raises(KeyError, match="answer"):
-        li.fill(li.COT_STEP1, support="s", question="q")
-    assert li.ext_step1_prompt(["P1", "P2"], "Q?").startswith("P1\nP2.\nBased on the above background only")
-    assert li.cot_step1_prompt(["P1"], "Q?", "A").startswith("P1\n\nGiven question: Q?\nThe answer is: A\n")
+        prompts.fill(prompts.COT_STEP1, support="s", question="q")
+    assert prompts.ext_step1_prompt(["P1", "P2"], "Q?").startswith("P1\nP2.\nBased on the above background only")
+    assert prompts.cot_step1_prompt(["P1"], "Q?", "A").startswith("P1\n\nGiven question: Q?\nThe answer is: A\n")
 
 
 def test_instruction_records_have_the_paper_format():
-    assert li.rag_instruction("C", "Q?", "A") == {
+    assert prompts.rag_instruction("C", "Q?", "A") == {
         "instruction": "C\nBased on the above information, only give me the answer and do not output any other "
         "words.\nQuestion: Q?\nAnswer: ",
         "input": "",
         "output": "A",
     }
-    assert li.cot_instruction("C", "Q?", "T")["instruction"].endswith("for the following question:\nQ?.")
-    assert li.ext_instruction("C", "Q?", "I")["instruction"].startswith("C\n\nBased on the above background,")
-    fil = li.fil_instruction("Art", "Q?", "T", supporting=False)
+    assert prompts.cot_instruction("C", "Q?", "T")["instruction"].endswith("for the following question:\nQ?.")
+    assert prompts.ext_instruction("C", "Q?", "I")["instruction"].startswith("C\n\nBased on the above background,")
+    fil = prompts.fil_instruction("Art", "Q?", "T", supporting=False)
     assert fil["instruction"].startswith(
         "Given an article: Art\nQuestion: Q?.\nThought process for the question: T\n"
     )
@@ -163,22 +163,22 @@ def test_instruction_records_have_the_paper_format():
     ],
 )
 def test_parse_judgement(text, status, form, code_true):
-    j = li.parse_judgement(text)
+    j = judgement.parse_judgement(text)
     assert (j.status, j.form, j.code_true) == (status, form, code_true)
 
 
 def test_rules_and_rejection_reasons():
     ok, false, bad = (
-        li.parse_judgement('{"status":"True"}'),
-        li.parse_judgement("status: false"),
-        li.parse_judgement('I think "True".'),
+        judgement.parse_judgement('{"status":"True"}'),
+        judgement.parse_judgement("status: false"),
+        judgement.parse_judgement('I think "True".'),
     )
     assert ok.accepted("strict") and ok.accepted("code")
     assert not false.accepted("strict") and not false.accepted("code")
     assert not bad.accepted("strict") and bad.accepted("code")  # the code's fallback: "True" anywhere
-    assert li.rejection(bad, "strict") == "judgement malformed" and li.rejection(bad, "code") == ""
-    assert li.rejection(false, "strict") == "judged False" and li.rejection(ok, "strict") == ""
-    assert li.rejection(None, "strict", too_short=True) == "too short"
+    assert judgement.rejection(bad, "strict") == "judgement malformed" and judgement.rejection(bad, "code") == ""
+    assert judgement.rejection(false, "strict") == "judged False" and judgement.rejection(ok, "strict") == ""
+    assert judgement.rejection(None, "strict", too_short=True) == "too short"
     with pytest.raises(ValueError, match="rule"):
         ok.accepted("lenient")
 
@@ -193,17 +193,17 @@ def test_silver_support_on_titles_and_answers():
         "Jack Giarraputo\nA producer.",
         "The Boom\nbooming",
     ]
-    labels = li.silver_support(paragraphs, "Who plays the wife in Grown Ups?", ["Maria Bello"])
+    labels = records.silver_support(paragraphs, "Who plays the wife in Grown Ups?", ["Maria Bello"])
     assert labels == ["title", "answer", "", ""]
-    assert li.silver_support(["Bello\nx"], "Is Bellow here?", ["Bell"]) == [""]  # whole words only
-    assert li.title("Alan Marshal (actor)\nAlan Marshal was ...") == "Alan Marshal"
+    assert records.silver_support(["Bello\nx"], "Is Bellow here?", ["Bell"]) == [""]  # whole words only
+    assert records.title("Alan Marshal (actor)\nAlan Marshal was ...") == "Alan Marshal"
 
 
 def test_silver_support_on_a_real_record():
     item = load_longbench("2wikimqa").iloc[0]
     paragraphs = split_passages(item["context"], item["_id"])
-    labels = li.silver_support(paragraphs, item["input"], item["answers"])
-    support = {li.title(p): lab for p, lab in zip(paragraphs, labels, strict=True) if lab}
+    labels = records.silver_support(paragraphs, item["input"], item["answers"])
+    support = {records.title(p): lab for p, lab in zip(paragraphs, labels, strict=True) if lab}
     assert item["input"] == "Who is Sobe (Sister Of Saint Anne)'s grandchild?"
     assert support == {"Sobe": "title", "Elizabeth": "answer"}
 
@@ -211,19 +211,19 @@ def test_silver_support_on_a_real_record():
 def test_sample_distractors_draws_between_two_and_all():
     sizes = set()
     for seed in range(200):
-        drawn = li.sample_distractors(6, random.Random(seed))
+        drawn = records.sample_distractors(6, random.Random(seed))
         assert 2 <= len(drawn) <= 6 and len(set(drawn)) == len(drawn) and set(drawn) <= set(range(6))
         sizes.add(len(drawn))
     assert sizes == {2, 3, 4, 5, 6}
-    assert li.sample_distractors(1, random.Random(0)) == [0]
-    assert li.sample_distractors(0, random.Random(0)) == []
+    assert records.sample_distractors(1, random.Random(0)) == [0]
+    assert records.sample_distractors(0, random.Random(0)) == []
 
 
 def test_fit_distractors_keeps_a_prefix_within_the_budget():
-    assert li.fit_distractors(100, [50, 30, 40], 200) == 2
-    assert li.fit_distractors(100, [50, 30, 40], 220) == 3
-    assert li.fit_distractors(100, [150, 10], 200) == 0  # draw order: a long first one blocks the rest
-    assert li.fit_distractors(300, [1], 200) == 0
+    assert records.fit_distractors(100, [50, 30, 40], 200) == 2
+    assert records.fit_distractors(100, [50, 30, 40], 220) == 3
+    assert records.fit_distractors(100, [150, 10], 200) == 0  # draw order: a long first one blocks the rest
+    assert records.fit_distractors(300, [1], 200) == 0
 
 
 def _words(text: str) -> int:
@@ -232,8 +232,8 @@ def _words(text: str) -> int:
 
 def test_prepare_a_real_record():
     item = load_longbench("2wikimqa").iloc[0].to_dict()
-    settings = li.Settings(min_context_tokens=100, max_instruction_tokens=2000)
-    p = li.prepare(item, "2wikimqa", _words, settings)
+    settings = records.Settings(min_context_tokens=100, max_instruction_tokens=2000)
+    p = records.prepare(item, "2wikimqa", _words, settings)
     assert p["skip"] == "" and p["n_support"] == 2 and p["paragraphs"] == 10 and p["n_distractors"] == 8
     assert 2 <= p["n_drawn"] <= 8 and p["n_drawn_kept"] <= p["n_drawn"]
     assert all(s in p["content"] for s in p["support"])
@@ -241,20 +241,20 @@ def test_prepare_a_real_record():
     order = [paragraphs.index(x) for x in p["content"].split("\n") if x in paragraphs]
     assert order == sorted(order)  # the record's own order
     assert _words(p["content"]) <= 2000
-    assert li.prepare(item, "2wikimqa", _words, settings) == p  # the draw is seeded per record
+    assert records.prepare(item, "2wikimqa", _words, settings) == p  # the draw is seeded per record
 
 
 def test_prepare_skips_with_a_reason():
     item = load_longbench("2wikimqa").iloc[0].to_dict()
-    assert li.prepare(item, "2wikimqa", _words, li.Settings(min_context_tokens=10**6))["skip"].startswith(
+    assert records.prepare(item, "2wikimqa", _words, records.Settings(min_context_tokens=10**6))["skip"].startswith(
         "short context"
     )
-    assert li.prepare(item, "2wikimqa", _words, li.Settings(max_instruction_tokens=50))["skip"].startswith(
+    assert records.prepare(item, "2wikimqa", _words, records.Settings(max_instruction_tokens=50))["skip"].startswith(
         "supporting paragraphs over"
     )
     lonely = {**item, "answers": ["zzz qqq"], "input": "Who?"}
-    assert li.prepare(lonely, "2wikimqa", _words)["skip"] == "no silver supporting paragraph"
-    assert li.MIN_CONTEXT_TOKENS["musique"] == 2500 and li.MIN_CONTEXT_TOKENS["2wikimqa"] == 1500
+    assert records.prepare(lonely, "2wikimqa", _words)["skip"] == "no silver supporting paragraph"
+    assert records.MIN_CONTEXT_TOKENS["musique"] == 2500 and records.MIN_CONTEXT_TOKENS["2wikimqa"] == 1500
 
 
 # ----------------------------------------------------------------------------- the driver's bookkeeping
@@ -286,15 +286,15 @@ class ScriptedModel:
 
 def _prepared():
     item = load_longbench("2wikimqa").iloc[0].to_dict()
-    return li.prepare(
-        item, "2wikimqa", _words, li.Settings(min_context_tokens=100, max_instruction_tokens=3000)
+    return records.prepare(
+        item, "2wikimqa", _words, records.Settings(min_context_tokens=100, max_instruction_tokens=3000)
     )
 
 
 def test_build_record_keeps_counts_and_shows_every_candidate():
     long_text = "word " * 30
     model = ScriptedModel([long_text, '{"status": "True"}', long_text, 'it is "True" I guess'])
-    calls, rows = li.build_record(_prepared(), model, li.Settings(min_response_tokens=20))
+    calls, rows = build.build_record(_prepared(), model, records.Settings(min_response_tokens=20))
     assert [(c["task"], c["step"]) for c in calls] == [
         ("ext", "STEP-1"),
         ("ext", "STEP-2"),
@@ -320,7 +320,7 @@ def test_build_record_keeps_counts_and_shows_every_candidate():
 
 def test_a_short_cot_is_still_judged_for_the_filter_data():
     model = ScriptedModel(["too short", "short too", '{"status": "True"}'])
-    calls, rows = li.build_record(_prepared(), model, li.Settings(min_response_tokens=20))
+    calls, rows = build.build_record(_prepared(), model, records.Settings(min_response_tokens=20))
     assert [(c["task"], c["step"]) for c in calls] == [
         ("ext", "STEP-1"),
         ("cot", "STEP-1"),
@@ -330,21 +330,27 @@ def test_a_short_cot_is_still_judged_for_the_filter_data():
     assert reasons == ["too short", "too short", "kept", "kept", "kept"]
 
 
+def test_table15_counts_come_from_the_paper_table():
+    assert [build.table15_count(t, "musique") for t in ("ext", "cot", "fil", "rag")] == [200] * 4
+    assert [build.table15_count(t, "qasper") for t in ("ext", "cot", "fil", "rag")] == [100, 100, 0, 0]
+    assert build.table15_count("ext", "2wikimultihopqa") == 0  # not a column of Table 15
+
+
 def test_summary_and_jsonl(tmp_path, monkeypatch):
     monkeypatch.setenv("LCRAG_RUN_DIR", str(tmp_path))
     model = ScriptedModel(["word " * 30, "status: False", "word " * 30, '{"status":"True"}'])
-    _, rows = li.build_record(_prepared(), model)
+    _, rows = build.build_record(_prepared(), model)
     df = pd.DataFrame(rows)
-    s = li.summary(df).set_index("task")
+    s = build.summary(df).set_index("task")
     assert s.loc["ext", ["candidates", "judged False", "kept"]].tolist() == [1, 1, 0]
     assert s.loc["fil", ["candidates", "kept", "kept_code"]].tolist() == [2, 2, 2]
     assert s["paper_table15"].tolist() == [200] * 4
-    path = li.write_jsonl(df[df.kept].to_dict("records"))
+    path = build.write_jsonl(df[df.kept].to_dict("records"))
     lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
     assert path == tmp_path / "lrginstruction.jsonl" and len(lines) == 4
     assert all(list(x) == ["instruction", "input", "output"] for x in lines)
     with pytest.raises(ValueError):
-        li.write_jsonl([], "../x")
+        build.write_jsonl([], "../x")
 
 
 # ----------------------------------------------------------------------------- one real record, real model
@@ -356,8 +362,8 @@ def test_one_real_record_with_the_embedded_model(tmp_path, monkeypatch):
 
     monkeypatch.setenv("LCRAG_RUN_DIR", str(tmp_path))
     model = get_model("local/smollm2-135m-instruct")
-    settings = li.Settings(step1_tokens=48, judge_tokens=24)
-    out = li.build_dataset(load_longbench("2wikimqa"), "2wikimqa", model, 1, settings)
+    settings = records.Settings(step1_tokens=48, judge_tokens=24)
+    out = build.build_dataset(load_longbench("2wikimqa"), "2wikimqa", model, 1, settings)
     assert len(out["records"]) == 1 and out["records"]["skip"].tolist() == [""]
     calls, rows = out["calls"], out["instructions"]
     assert calls["step"].tolist()[:1] == ["STEP-1"] and 2 <= len(calls) <= 5
@@ -368,7 +374,7 @@ def test_one_real_record_with_the_embedded_model(tmp_path, monkeypatch):
     assert rows.loc[rows.task == "rag", ["kept", "output"]].values.tolist() == [[True, "John the Baptist"]]
     assert (rows["kept_code"] | ~rows["kept_strict"]).all()  # whatever strict keeps, the code keeps
     assert rows.loc[~rows.kept, "reason"].isin(["too short", "judgement malformed", "judged False"]).all()
-    assert (rows["instruction_tokens"] <= li.MAX_INSTRUCTION_TOKENS).all()
-    again = li.build_dataset(load_longbench("2wikimqa"), "2wikimqa", model, 1, settings)
+    assert (rows["instruction_tokens"] <= records.MAX_INSTRUCTION_TOKENS).all()
+    again = build.build_dataset(load_longbench("2wikimqa"), "2wikimqa", model, 1, settings)
     assert (again["calls"]["source"] == "disk").all()
     assert again["instructions"]["output"].tolist() == rows["output"].tolist()

@@ -10,9 +10,9 @@ import pytest
 
 from lcrag.metrics.kpr import PARSERS, entailment_value
 from lcrag.metrics.qa import exact_match, qa_f1
-from lcrag.pipelines.longrag import parse_status
-from lcrag.pipelines.lrginstruction import parse_judgement
-from lcrag.pipelines.thesis import answer_status
+from lcrag.papers.longrag.cot_filter import parse_status
+from lcrag.papers.longrag.lrginstruction.judgement import parse_judgement
+from lcrag.papers.thesis.solver import answer_status
 from lcrag.text import as_text
 
 

@@ -55,8 +55,6 @@ def test_a_null_answer_is_a_failure_never_cached_as_empty(fault_server):
 
 
 def test_the_timeout_is_settable_from_the_environment(monkeypatch):
-    from lcrag.models.client import RetryPolicy
-
     monkeypatch.setenv("LCRAG_TIMEOUT_S", "42")
     assert RetryPolicy().timeout_s == 42.0
 
@@ -66,6 +64,76 @@ def test_gives_up_after_max_retries(fault_server):
     with pytest.raises(ModelCallError, match="gave up after 3 attempts"):
         make_model(fault_server, retries=2).chat(MSG)
     assert fault_server.count() == 3
+
+
+def test_retry_after_is_honoured_and_each_failure_is_counted_by_kind(fault_server, tmp_path, monkeypatch):
+    """The issue's fault sequence: 500, 429 with Retry-After: 2, a stall past the timeout, malformed JSON, a
+    body without choices, a null answer, then a valid answer."""
+    from lcrag.book.manifest import read_usage, summarize_usage
+
+    monkeypatch.setenv("LCRAG_RUN_DIR", str(tmp_path / "run"))
+    fault_server.script(["500", "429:2", "timeout", "malformed", "empty", "null", "ok"])
+    r = make_model(fault_server, retries=8, timeout=0.5).chat(MSG)
+    assert (r.text, r.source) == ("echo: hello", "network")
+    t = [q["t"] for q in fault_server.requests]
+    assert len(t) == 7
+    assert t[2] - t[1] >= 2.0  # the backoff alone is <= 0.05 s: the server's Retry-After was waited for
+    assert t[1] - t[0] < 1.0
+    log = read_usage(tmp_path / "run" / "usage.jsonl")
+    assert [rec["failures"] for rec in log.records] == [
+        {"server_error": 1, "rate_limited": 1, "timeout": 1, "malformed": 3}]
+    totals = summarize_usage(log)
+    assert totals["failures"] == {"server_error": 1, "rate_limited": 1, "timeout": 1, "malformed": 3}
+    assert (totals["retried_calls"], totals["calls"]) == (1, 1)
+    fault_server.script(["ok"])
+    assert make_model(fault_server).chat(MSG).source == "disk"  # the good answer was cached, no faulty one
+
+
+def test_a_call_stops_at_its_deadline_and_the_failure_is_logged(fault_server, tmp_path, monkeypatch):
+    from lcrag.book.manifest import keys_used, read_usage, summarize_usage
+
+    monkeypatch.setenv("LCRAG_RUN_DIR", str(tmp_path / "run"))
+    monkeypatch.setenv("LCRAG_DEADLINE_S", "1.5")
+    fault_server.script(["429:5"] * 3)
+    with pytest.raises(ModelCallError, match="deadline"):
+        make_model(fault_server, retries=5).chat(MSG)
+    assert fault_server.count() == 1  # waiting 5 s would pass the 1.5 s deadline: no second attempt
+    log = read_usage(tmp_path / "run" / "usage.jsonl")
+    assert summarize_usage(log)["by_source"] == {"failed": 1}
+    assert summarize_usage(log)["failures"] == {"rate_limited": 1}
+    assert keys_used(log) == []  # a call that gave up names no stored response
+
+
+def test_retry_after_forms():
+    import email.utils
+
+    import httpx
+    import openai
+
+    from lcrag.models.retry import RetryPolicy, retry_after
+
+    def err(headers):
+        response = httpx.Response(429, headers=headers, request=httpx.Request("POST", "http://x"))
+        return openai.RateLimitError("slow down", response=response, body=None)
+
+    assert retry_after(err({"retry-after": "3"})) == 3.0
+    assert retry_after(err({"retry-after-ms": "250", "retry-after": "9"})) == 0.25
+    date = email.utils.formatdate(1_000_010, usegmt=True)
+    assert retry_after(err({"retry-after": date}), now=1_000_000) == 10.0
+    assert retry_after(err({"retry-after": "soon"})) is None
+    assert retry_after(err({})) is None and retry_after(ValueError("x")) is None
+    policy = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05, max_retry_after_s=60)
+    assert policy.wait(0, err({"retry-after": "3"})) == 3.0
+    assert policy.wait(0, err({"retry-after": "600"})) == 60.0  # capped
+    assert policy.wait(0, err({})) <= 0.05
+
+
+def test_a_bad_deadline_in_the_environment_is_named(monkeypatch):
+    from lcrag.models.retry import RetryPolicy
+
+    monkeypatch.setenv("LCRAG_DEADLINE_S", "ten")
+    with pytest.raises(ValueError, match="LCRAG_DEADLINE_S='ten'"):
+        RetryPolicy()
 
 
 def test_auth_failure_is_immediate_and_does_not_leak_the_key(fault_server):

@@ -14,7 +14,9 @@ from lcrag.book.runner import run_chapter
 from lcrag.data.fetch import fetch
 from lcrag.metrics import needle as metrics
 from lcrag.models import get_model
-from lcrag.pipelines import needle as nd
+from lcrag.papers.thesis.needle import analysis, asking, haystack, judging, plan
+from lcrag.papers.thesis.needle import claims as needle_claims
+from lcrag.papers.thesis.needle import needles as needle_texts
 
 SMOL, GEMMA = "local/smollm2-135m-instruct", "local/gemma3-270m"
 
@@ -38,12 +40,12 @@ def essays(mirror, tmp_path_factory):
 def test_needle_goes_at_the_last_sentence_start_before_the_depth(spec, essays):
     tok = get_model(spec).tokenizer
     periods = set(tok.encode("."))
-    base = nd.haystack_tokens(essays, tok.encode, 4000)
-    for needle in nd.needles_for(["simple", "complex"]):
+    base = haystack.haystack_tokens(essays, tok.encode, 4000)
+    for needle in needle_texts.needles_for(["simple", "complex"]):
         n_needle = len(tok.encode("\n" + needle.text + "\n"))
-        hay = base[: 4000 - nd.BUFFER_TOKENS - n_needle]
+        hay = base[: 4000 - haystack.BUFFER_TOKENS - n_needle]
         for depth in (0, 10, 33, 50, 77, 90):
-            h = nd.make_haystack(base, tok, 4000, depth, needle)
+            h = haystack.make_haystack(base, tok, 4000, depth, needle)
             at, cut = h.needle_at[0], int(len(hay) * depth / 100)
             assert at <= cut
             assert at == 0 or hay[at - 1] in periods  # right after a period: a sentence boundary
@@ -53,7 +55,7 @@ def test_needle_goes_at_the_last_sentence_start_before_the_depth(spec, essays):
             assert text_after, "the needle is in the text, framed by newlines"
             assert depth == 0 or text_before.rstrip().endswith(".")
             assert tok.decode(hay[:at]) == text_before
-        end = nd.make_haystack(base, tok, 4000, 100, needle)
+        end = haystack.make_haystack(base, tok, 4000, 100, needle)
         assert end.needle_at[0] == len(hay) and end.text.endswith(needle.text + "\n")
 
 
@@ -64,14 +66,14 @@ def test_haystack_is_token_exact(spec, essays):
     m = get_model(spec)
     tok = m.tokenizer
     lengths = [1000, 3000, 7500] + ([16000] if spec == GEMMA else [])
-    base = nd.haystack_tokens(essays, tok.encode, max(lengths))
+    base = haystack.haystack_tokens(essays, tok.encode, max(lengths))
     diffs = []
     for length in lengths:
         for depth in (0, 10, 25, 50, 75, 90, 100):
-            for needle in nd.needles_for(["simple", "complex"]):
-                h = nd.make_haystack(base, tok, length, depth, needle)
-                assert h.n_tokens == length - nd.BUFFER_TOKENS
-                diffs.append(len(tok.encode(h.text)) - (length - nd.BUFFER_TOKENS))
+            for needle in needle_texts.needles_for(["simple", "complex"]):
+                h = haystack.make_haystack(base, tok, length, depth, needle)
+                assert h.n_tokens == length - haystack.BUFFER_TOKENS
+                diffs.append(len(tok.encode(h.text)) - (length - haystack.BUFFER_TOKENS))
     assert min(diffs) >= -1 and max(diffs) <= 0
     assert diffs.count(0) > len(diffs) / 2
 
@@ -79,43 +81,43 @@ def test_haystack_is_token_exact(spec, essays):
 def test_the_essays_repeat_when_too_short(essays):
     tok = get_model(SMOL).tokenizer
     one = tok.encode("".join(essays))
-    more = nd.haystack_tokens(essays, tok.encode, len(one) + 500)
+    more = haystack.haystack_tokens(essays, tok.encode, len(one) + 500)
     assert len(more) == len(one) + 500 and more[: len(one)] == one
     with pytest.raises(ValueError, match="no room"):
-        nd.make_haystack(one, tok, 250, 50, nd.NEEDLES["complex"])
+        haystack.make_haystack(one, tok, 250, 50, needle_texts.NEEDLES["complex"])
     with pytest.raises(ValueError, match="depth"):
-        nd.insertion_point(one[:100], 101, {13})
+        haystack.insertion_point(one[:100], 101, {13})
 
 
 def test_ruler_variants_insert_every_needle_in_order(essays):
     tok = get_model(SMOL).tokenizer
-    base = nd.haystack_tokens(essays, tok.encode, 3000)
+    base = haystack.haystack_tokens(essays, tok.encode, 3000)
     for kind in ("multi_key", "multi_value"):
-        needle = nd.ruler_needle(kind)
-        h = nd.make_haystack(base, tok, 3000, 20, needle)
-        assert h.n_tokens == 3000 - nd.BUFFER_TOKENS
+        needle = needle_texts.ruler_needle(kind)
+        h = haystack.make_haystack(base, tok, 3000, 20, needle)
+        assert h.n_tokens == 3000 - haystack.BUFFER_TOKENS
         positions = [h.text.index(p) for p in needle.parts]
         assert positions == sorted(positions) and len(set(positions)) == 4
         assert h.actual_depth <= 20
-    assert nd.ruler_needle("multi_key") == nd.ruler_needle("multi_key")  # seeded: the same every run
-    assert len(nd.ruler_needle("multi_value").values) == 4 and len(nd.ruler_needle("multi_key").values) == 1
+    assert needle_texts.ruler_needle("multi_key") == needle_texts.ruler_needle("multi_key")  # seeded: the same every run
+    assert len(needle_texts.ruler_needle("multi_value").values) == 4 and len(needle_texts.ruler_needle("multi_key").values) == 1
 
 
 def test_prefix_order_costs_least(essays):
     m = get_model(SMOL)
-    cells = nd.needle_grid(m, essays, [1000, 2000, 3000], [0, 25, 50, 75, 100], nd.needles_for(["simple", "complex"]))
-    cost = {how: nd.prefill_cost(nd.prefix_order(cells, how)) for how in ("prefix", "length_depth", "kamradt")}
+    cells = plan.needle_grid(m, essays, [1000, 2000, 3000], [0, 25, 50, 75, 100], needle_texts.needles_for(["simple", "complex"]))
+    cost = {how: plan.prefill_cost(plan.prefix_order(cells, how)) for how in ("prefix", "length_depth", "kamradt")}
     no_reuse = sum(c["haystack_tokens"] for c in cells)
     # every prompt pays from its needle on, and the first one (no previous prompt) pays its whole haystack
     lower_bound = sum(c["haystack_tokens"] - c["needle_at"] for c in cells) + max(c["needle_at"] for c in cells)
     assert cost["prefix"] <= lower_bound
     assert cost["prefix"] < cost["length_depth"] < cost["kamradt"] < no_reuse
-    order = nd.prefix_order(cells)
+    order = plan.prefix_order(cells)
     assert [c["needle_at"] for c in order] == sorted((c["needle_at"] for c in cells), reverse=True)
 
 
 def test_prompts_are_kamradts(essays):
-    msgs = nd.needle_messages("HAY", nd.SIMPLE_QUESTION)
+    msgs = asking.needle_messages("HAY", needle_texts.SIMPLE_QUESTION)
     assert msgs == [
         {"role": "system", "content": "You are a helpful AI bot that answers questions for a user. Keep your "
                                       "response short and direct"},
@@ -123,18 +125,18 @@ def test_prompts_are_kamradts(essays):
         {"role": "user", "content": "What is the best thing to do in San Francisco? Don't give information "
                                     "outside the document or repeat your findings"},
     ]
-    method, kwargs = nd.request_for(get_model(GEMMA), "HAY", nd.SIMPLE_QUESTION, 64)
-    assert method == "complete" and kwargs["prompt"].startswith(nd.SYSTEM + "\n\nHAY\n\n")
+    method, kwargs = asking.request_for(get_model(GEMMA), "HAY", needle_texts.SIMPLE_QUESTION, 64)
+    assert method == "complete" and kwargs["prompt"].startswith(asking.SYSTEM + "\n\nHAY\n\n")
     assert kwargs["prompt"].endswith("repeat your findings\nAnswer:")
-    assert nd.request_for(get_model(SMOL), "HAY", nd.SIMPLE_QUESTION, 64)[0] == "chat"
-    assert nd.NEEDLES["complex"].question_by == "ours" and nd.NEEDLES["simple"].question_by == "Kamradt"
+    assert asking.request_for(get_model(SMOL), "HAY", needle_texts.SIMPLE_QUESTION, 64)[0] == "chat"
+    assert needle_texts.NEEDLES["complex"].question_by == "ours" and needle_texts.NEEDLES["simple"].question_by == "Kamradt"
 
 
 def test_quickstart_haystack_is_unchanged(essays):
     """The quickstart's recorded prompts depend on build_haystack's old framing (a space each side)."""
     m = get_model(SMOL)
-    hay = nd.build_haystack(m, essays, 1000, 50)
-    assert " " + nd.SIMPLE_NEEDLE + " " in hay
+    hay = haystack.build_haystack(m, essays, 1000, 50)
+    assert " " + needle_texts.SIMPLE_NEEDLE + " " in hay
     assert len(m.tokenizer.encode(hay)) in (799, 800)
 
 
@@ -142,18 +144,18 @@ def test_quickstart_haystack_is_unchanged(essays):
 
 
 def test_deterministic_recall_on_handmade_answers():
-    s = nd.NEEDLES["simple"]
+    s = needle_texts.NEEDLES["simple"]
     assert metrics.answer_words(s.text, s.question) == ["eat", "sandwich", "sit", "dolores", "park", "sunny", "day"]
     assert s.score("Eat a sandwich and sit in Dolores Park on a sunny day.") == 1.0
     assert s.score("The best thing to do in San Francisco is to visit it.") == 0.0  # repeating the question
     assert s.score("eat a sandwich in Dolores Park") == pytest.approx(4 / 7)
     assert s.score("") == 0.0 and s.score(None) == 0.0
-    c = nd.NEEDLES["complex"]
+    c = needle_texts.NEEDLES["complex"]
     words = metrics.answer_words(c.text, c.question)
     assert len(words) == 25 and "laser" not in words and "diode" not in words and "ghz" in words
-    assert c.score(nd.COMPLEX_NEEDLE) == 1.0
+    assert c.score(needle_texts.COMPLEX_NEEDLE) == 1.0
     assert c.score("It can amplify one sideband of a seed laser.") == pytest.approx(4 / 25)
-    mv = nd.ruler_needle("multi_value")
+    mv = needle_texts.ruler_needle("multi_value")
     assert mv.score(f"They are {mv.values[0]}, {mv.values[2]} and 1234567.") == 0.5
     assert metrics.values_recall("x 12345678 y", ["1234567"]) == 0.0  # digits must match whole
 
@@ -178,7 +180,7 @@ def test_judge_prompt_is_langchains_with_kamradts_rubric():
 
 
 def test_agreement_and_h4_on_a_handmade_table():
-    assert nd.cohen_kappa([True, True, False, False], [True, False, False, False]) == pytest.approx(0.5)
+    assert analysis.cohen_kappa([True, True, False, False], [True, False, False, False]) == pytest.approx(0.5)
     rows = []
     for needle in ("simple", "complex"):
         for length in (1000, 2000, 4000, 8000):
@@ -186,20 +188,20 @@ def test_agreement_and_h4_on_a_handmade_table():
                 miss = needle == "simple" and length == 8000 and depth == 0
                 rows.append({"model": "m", "needle": needle, "setting": "full", "context_tokens": length,
                              "depth": depth, "recall": 0.0 if miss else 1.0})
-    t = nd.h4_tests(nd.add_found(pd.DataFrame(rows)), window=8000)
+    t = needle_claims.h4_tests(analysis.add_found(pd.DataFrame(rows)), window=8000)
     assert t["complex_everywhere"] is True and t["simple_fails_late"] is True and t["no_upper_right"] is True
     rows[0]["recall"] = 0.0  # simple, 1000 tokens, depth 0: an early miss (1000 < 30 % of 8000)
-    t = nd.h4_tests(nd.add_found(pd.DataFrame(rows)), window=8000)
+    t = needle_claims.h4_tests(analysis.add_found(pd.DataFrame(rows)), window=8000)
     assert t["simple_fails_late"] is False and t["simple_early_fails"] == 1
 
 
 @pytest.mark.slow
 def test_smollm2_judge_scores_handmade_answers(essays):
     judge = get_model(SMOL)
-    s = nd.NEEDLES["simple"]
+    s = needle_texts.NEEDLES["simple"]
     df = pd.DataFrame([{"needle": "simple", "_needle": s, "response": r} for r in
                        (s.text, "Eat a sandwich in Dolores Park.", "Paul Graham writes essays about startups.")])
-    out = nd.judge_cells(judge, df)
+    out = judging.judge_cells(judge, df)
     assert out["judge_parse"].eq("forced").all()
     assert out["judge_score"].between(1, 10).all()
     assert out["judge_text"].str.startswith("Rating: [[").all()
@@ -234,7 +236,7 @@ def test_smoke_profile_runs_end_to_end(essays, tmp_path):
     variants = pd.read_csv(out / "variants.csv")
     assert len(variants) == 2 and set(variants["needle"]) == {"multi_key"}
     freq = pd.read_csv(out / "word_frequencies.csv")
-    assert list(freq.loc[freq["needle"] == "simple", "word"]) == metrics.content_words(nd.SIMPLE_NEEDLE)
+    assert list(freq.loc[freq["needle"] == "simple", "word"]) == metrics.content_words(needle_texts.SIMPLE_NEEDLE)
     assert freq.loc[(freq["needle"] == "complex") & (freq["word"] == "sideband"), "count"].iloc[0] == 0
     ranks = pd.read_csv(out / "bm25_needle_rank.csv")
     assert len(ranks) == 8 and (ranks["rank"] >= 1).all()  # 2 models x 2 needles x 2 lengths

@@ -143,7 +143,7 @@ def test_prefix_reuse_gives_the_same_logits_as_a_fresh_prompt(split_llm):
 def test_split_prefill_agrees_with_the_shipped_weights(split_llm):
     """First-token logprobs of the split path vs the shipped weights alone, on a real BAMBOO prompt."""
     from lcrag.data import load_bamboo
-    from lcrag.pipelines import thesis
+    from lcrag.papers.thesis import prompts as thesis
 
     row = load_bamboo("meetingqa", "4k").iloc[0]
     text = thesis.bamboo_prompt(row.question, list(row.options), [row.content])
@@ -190,7 +190,7 @@ def assert_same_up_to_a_tie(text: str, ref, tol: float) -> None:
 @pytest.mark.slow
 def test_default_server_answers_like_the_shipped_weights_server(monkeypatch):
     from lcrag.data import load_bamboo
-    from lcrag.pipelines import thesis
+    from lcrag.papers.thesis import prompts as thesis
 
     rows = load_bamboo("meetingqa", "4k").head(3)
     msgs = [

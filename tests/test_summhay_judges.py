@@ -1,5 +1,5 @@
 """Deterministic SummHay judges (lcrag.metrics.judges) and their agreement with the human labels of
-``eval_benchmark_data.json`` (lcrag.pipelines.summhay section 5), scored like Table 1.
+``eval_benchmark_data.json`` (lcrag.papers.summhay.our_judges), scored like Table 1.
 
 The unit tests use hand-made examples whose labels follow from the definitions. The real-data tests copy the
 SummHay files from the mirror and compute MiniLM embeddings into a temporary cache (about a minute on 2 cores);
@@ -17,7 +17,7 @@ import pytest
 from lcrag.data.fetch import fetch
 from lcrag.metrics import judges as j
 from lcrag.metrics.summhay import FULL, NONE, PARTIAL
-from lcrag.pipelines import summhay as sh
+from lcrag.papers.summhay import evaluator_study, our_judges
 
 # ------------------------------------------------------------------------------------------------ units
 
@@ -75,7 +75,7 @@ def test_fit_thresholds_rejects_what_it_cannot_fit():
 
 
 def test_benchmark_halves_are_record_parity():
-    assert [sh.benchmark_half(r) for r in range(4)] == ["fit", "held-out", "fit", "held-out"]
+    assert [our_judges.benchmark_half(r) for r in range(4)] == ["fit", "held-out", "fit", "held-out"]
 
 
 def test_embedding_similarity_prefers_the_paraphrase_and_repeats_exactly(tmp_path):
@@ -110,20 +110,20 @@ def bench(mirror, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def labels(bench):
-    return sh.benchmark_labels(bench)
+    return evaluator_study.benchmark_labels(bench)
 
 
 @pytest.fixture(scope="module")
 def similarities(bench, tmp_path_factory):
     from lcrag.models.embeddings import get_embedder
 
-    return sh.judge_similarities(bench, get_embedder(cache_root=tmp_path_factory.mktemp("embeddings")))
+    return our_judges.judge_similarities(bench, get_embedder(cache_root=tmp_path_factory.mktemp("embeddings")))
 
 
 @pytest.fixture(scope="module")
 def judged(labels, similarities):
-    ours, thresholds = sh.deterministic_labels(labels, similarities)
-    table = sh.judges_table(pd.concat([labels, ours], ignore_index=True))
+    ours, thresholds = our_judges.deterministic_labels(labels, similarities)
+    table = our_judges.judges_table(pd.concat([labels, ours], ignore_index=True))
     return ours, thresholds, table.set_index(["evaluator", "half"])
 
 
@@ -145,8 +145,8 @@ def test_lexical_judge_is_deterministic(bench, labels, similarities):
         best, link = j.best_bullets(j.lexical_similarity([text[i] for i in ids], r["summary"]))
         got = lex.loc[[(r["record"], i) for i in ids]]
         assert got["similarity"].tolist() == best.tolist() and got["argmax"].tolist() == link.tolist()
-    a, ta = sh.deterministic_labels(labels, similarities)
-    b, tb = sh.deterministic_labels(labels, similarities)
+    a, ta = our_judges.deterministic_labels(labels, similarities)
+    b, tb = our_judges.deterministic_labels(labels, similarities)
     pd.testing.assert_frame_equal(ta, tb)
     pd.testing.assert_frame_equal(a, b)
 
@@ -156,7 +156,7 @@ def test_thresholds_depend_only_on_the_fit_half(labels, similarities, judged):
     flipped = labels.copy()
     held = (flipped["evaluator"] == "human") & (flipped["record"] % 2 == 1)
     flipped.loc[held, "score"] = 1.0 - flipped.loc[held, "score"]  # nonsense labels on the held-out half
-    _, t2 = sh.deterministic_labels(flipped, similarities)
+    _, t2 = our_judges.deterministic_labels(flipped, similarities)
     pd.testing.assert_frame_equal(t2, thresholds)
     assert (thresholds["n_fit"] == 713).all()
     t = thresholds.set_index("evaluator")

@@ -1,5 +1,6 @@
-"""Summary of a Haystack with a model in the loop (lcrag.pipelines.summhay_live): the released prompts, the judge's
-answer parsing, the released retriever scoring and token budget, position orders, synthesis schema.
+"""Summary of a Haystack with a model in the loop (lcrag.papers.summhay: prompts, llm_judge, retrievers,
+live_contexts, live_runs, synthetic): the released prompts, the judge's answer parsing, the released retriever
+scoring and token budget, position orders, synthesis schema.
 
 Expected values come from the released repository (salesforce/summary-of-a-haystack, commit 3e2007f: prompt file
 sizes, ``populate_*.py`` rules), from the haystack files themselves (``label_<subtopic_id>`` fields), or from hand
@@ -16,27 +17,37 @@ import pytest
 
 from lcrag.metrics.judges import Thresholds
 from lcrag.metrics.summhay import FULL, NONE, PARTIAL
-from lcrag.pipelines import summhay as sh
-from lcrag.pipelines import summhay_live as live
+from lcrag.papers.summhay import (
+    dataset_shape,
+    evaluator_study,
+    live_claims,
+    live_contexts,
+    live_runs,
+    llm_judge,
+    our_judges,
+    prompts,
+    retrievers,
+    synthetic,
+)
 
 # ------------------------------------------------------------------------------------------- prompts
 
 
 def test_prompts_are_the_released_files_verbatim():
     # sizes of prompts/eval_summhay.txt, summarization_news.txt, summarization_conv.txt at commit 3e2007f
-    assert len(live.EVAL_PROMPT) == 2734
-    assert len(live.SUMMARIZATION_PROMPTS["news"]) == 865 and len(live.SUMMARIZATION_PROMPTS["conv"]) == 1037
-    assert live.EVAL_PROMPT.startswith("You are given a list of bullet points (each with a unique number)")
-    assert live.EVAL_PROMPT.count("Example Output") == 3 and live.EVAL_PROMPT.endswith("THE JSON RESPONSE.\n")
-    assert '{"coverage": "NO_COVERAGE", "bullet_id": "NA"}' in live.EVAL_PROMPT
+    assert len(prompts.EVAL_PROMPT) == 2734
+    assert len(prompts.SUMMARIZATION_PROMPTS["news"]) == 865 and len(prompts.SUMMARIZATION_PROMPTS["conv"]) == 1037
+    assert prompts.EVAL_PROMPT.startswith("You are given a list of bullet points (each with a unique number)")
+    assert prompts.EVAL_PROMPT.count("Example Output") == 3 and prompts.EVAL_PROMPT.endswith("THE JSON RESPONSE.\n")
+    assert '{"coverage": "NO_COVERAGE", "bullet_id": "NA"}' in prompts.EVAL_PROMPT
     assert (
         'In some of the conversation the following topic is discussed: "[SUBTOPIC]".'
-        in (live.SUMMARIZATION_PROMPTS["news"])
+        in (prompts.SUMMARIZATION_PROMPTS["news"])
     )
 
 
 def test_judge_prompt_fills_insight_and_bullets_as_the_released_code():
-    p = live.judge_prompt("Calm is used 15 min each morning", ["Intro line", "Students use Calm [3]."])
+    p = llm_judge.judge_prompt("Calm is used 15 min each morning", ["Intro line", "Students use Calm [3]."])
     bullets = json.dumps(
         {
             "bullets": [
@@ -73,7 +84,7 @@ def test_judge_prompt_fills_insight_and_bullets_as_the_released_code():
     ],
 )
 def test_parse_judgment_reads_json_then_labels_and_counts_the_rest(answer, expected):
-    p = live.parse_judgment(answer)
+    p = llm_judge.parse_judgment(answer)
     assert (p["coverage"], p["bullet_id"], p["parse"]) == expected
 
 
@@ -81,7 +92,7 @@ def test_parse_report_shows_unparseable_answers():
     judged = pd.DataFrame(
         {"parse": ["json", "unparseable", "unparseable", "lenient"], "label": [FULL, NONE, NONE, PARTIAL]}
     )
-    r = live.parse_report(judged)
+    r = llm_judge.parse_report(judged)
     assert list(r["parse"].astype(str)) == ["json", "lenient", "unparseable"]
     assert r["answers"].sum() == 4 and r.set_index("parse").loc["unparseable", "share"] == 0.5
 
@@ -90,75 +101,75 @@ def test_parse_report_shows_unparseable_answers():
 
 
 def test_keyword_tokenizer_splits_like_treebank():
-    assert live.keyword_tokenize("Are Foot Locker's Q4 results discussed? Sales fell 0.3%, didn't they.") == [
+    assert retrievers.keyword_tokenize("Are Foot Locker's Q4 results discussed? Sales fell 0.3%, didn't they.") == [
         "are", "foot", "locker", "'s", "q4", "results", "discussed", "?", "sales", "fell", "0.3", "%", ",",
         "did", "n't", "they", ".",
     ]  # fmt: skip
-    assert live.keyword_tokenize("well-known 1,000 stores...") == ["well-known", "1,000", "stores", "..."]
-    assert len(live.NLTK_STOPWORDS) == 179 and {"the", "are", "didn't", "ma"} <= live.NLTK_STOPWORDS
+    assert retrievers.keyword_tokenize("well-known 1,000 stores...") == ["well-known", "1,000", "stores", "..."]
+    assert len(retrievers.NLTK_STOPWORDS) == 179 and {"the", "are", "didn't", "ma"} <= retrievers.NLTK_STOPWORDS
 
 
 def test_keyword_score_is_the_share_of_query_keywords_in_the_document():
     # query keywords: financial, results, q4, 2022, discussed, ? (6; "are", "for" are stop words)
     q = "Are financial results for Q4 2022 discussed?"
     doc = "Foot Locker posted Q4 results in 2022. Were they good?"
-    assert live.keyword_score(q, doc) == pytest.approx(4 / 6)  # results, q4, 2022, ?
-    assert live.keyword_score("the and of", doc) == 0.0
+    assert retrievers.keyword_score(q, doc) == pytest.approx(4 / 6)  # results, q4, 2022, ?
+    assert retrievers.keyword_score("the and of", doc) == 0.0
 
 
 def test_token_limited_truncates_the_last_document_as_released():
     tok = _WordTokenizer()
     texts = ["a b c", "d e f g", "h i j k l"]
     # 3 + 4 = 7 < 8, then 7 + 5 >= 8: the third is cut to the 1 token left
-    assert live.token_limited(texts, [0, 1, 2], 8, tok) == [("a b c", 0), ("d e f g", 1), ("h", 2)]
+    assert live_contexts.token_limited(texts, [0, 1, 2], 8, tok) == [("a b c", 0), ("d e f g", 1), ("h", 2)]
     # the released `>=`: a document that would exactly fill the budget also ends the context
-    assert live.token_limited(texts, [0, 1, 2], 7, tok) == [("a b c", 0), ("d e f g", 1)]
-    assert live.token_limited(texts, [2, 0], 3, tok) == [("h i j", 2)]
-    assert live.token_limited(texts, [0, 1, 2], 100, tok) == [(t, i) for i, t in enumerate(texts)]
+    assert live_contexts.token_limited(texts, [0, 1, 2], 7, tok) == [("a b c", 0), ("d e f g", 1)]
+    assert live_contexts.token_limited(texts, [2, 0], 3, tok) == [("h i j", 2)]
+    assert live_contexts.token_limited(texts, [0, 1, 2], 100, tok) == [(t, i) for i, t in enumerate(texts)]
 
 
 def test_ranking_and_position_orders_follow_the_released_sorts():
     oracle = np.array([0.0, 2.0, 0.0, 3.0, 2.0, 0.0])
-    assert live.ranked(oracle) == [3, 1, 4, 0, 2, 5]  # ties keep the stored order
+    assert retrievers.ranked(oracle) == [3, 1, 4, 0, 2, 5]  # ties keep the stored order
     pos = [0, 1, 2, 3, 4, 5]
-    assert live.position_order(pos, oracle, "top") == [3, 1, 4, 0, 2, 5]
-    assert live.position_order(pos, oracle, "bottom") == [0, 2, 5, 1, 4, 3]
-    assert live.position_order(pos, oracle, "random") == pos
-    middle = live.position_order(pos, oracle, "middle", seed=0)
+    assert live_contexts.position_order(pos, oracle, "top") == [3, 1, 4, 0, 2, 5]
+    assert live_contexts.position_order(pos, oracle, "bottom") == [0, 2, 5, 1, 4, 3]
+    assert live_contexts.position_order(pos, oracle, "random") == pos
+    middle = live_contexts.position_order(pos, oracle, "middle", seed=0)
     relevant = [i for i, k in enumerate(middle) if oracle[k] > 0]
     assert sorted(middle) == pos and relevant == list(range(relevant[0], relevant[0] + 3))  # one block
     assert [middle[i] for i in relevant] == [3, 1, 4]
-    assert live.position_order(pos, oracle, "middle", seed=0) == middle
+    assert live_contexts.position_order(pos, oracle, "middle", seed=0) == middle
     with pytest.raises(ValueError, match="unknown order"):
-        live.position_order(pos, oracle, "sideways")
+        live_contexts.position_order(pos, oracle, "sideways")
 
 
 def test_window_haystack_fills_half_the_budget_with_relevant_documents():
     oracle = np.array([0.0, 2.0, 0.0, 3.0, 1.0, 0.0])
     ntok = [100, 100, 100, 100, 100, 100]
     # relevant by rank 3, 1, 4: two fit in half of 450; then irrelevant 0, 2 while the whole fits (400 <= 450)
-    assert live.window_haystack(oracle, ntok, 450) == [0, 1, 2, 3]
-    assert live.window_haystack(oracle, [1000] * 6, 450) == [3]  # at least one relevant document
+    assert live_contexts.window_haystack(oracle, ntok, 450) == [0, 1, 2, 3]
+    assert live_contexts.window_haystack(oracle, [1000] * 6, 450) == [3]  # at least one relevant document
 
 
 def test_random_scores_are_seeded_per_subtopic(haystack):
     sids = list(haystack.subtopics["subtopic_id"])
-    a = live.retriever_scores(haystack, sids[0], "random", seed=0)
-    assert len(a) == 100 and np.array_equal(a, live.retriever_scores(haystack, sids[0], "random", seed=0))
-    assert not np.array_equal(a, live.retriever_scores(haystack, sids[1], "random", seed=0))
-    assert not np.array_equal(a, live.retriever_scores(haystack, sids[0], "random", seed=1))
+    a = retrievers.retriever_scores(haystack, sids[0], "random", seed=0)
+    assert len(a) == 100 and np.array_equal(a, retrievers.retriever_scores(haystack, sids[0], "random", seed=0))
+    assert not np.array_equal(a, retrievers.retriever_scores(haystack, sids[1], "random", seed=0))
+    assert not np.array_equal(a, retrievers.retriever_scores(haystack, sids[0], "random", seed=1))
 
 
 def test_oracle_scores_equal_the_files_label_fields(haystack):
     raw = json.loads(open(haystack.source).read())
     for sid in haystack.subtopics["subtopic_id"]:
         expected = [d[f"label_{sid}"] for d in raw["documents"]]
-        assert live.oracle_scores(haystack, sid).tolist() == expected
+        assert retrievers.oracle_scores(haystack, sid).tolist() == expected
 
 
 def test_summary_prompt_is_filled_as_populate_summaries(haystack):
     sid = haystack.subtopics["subtopic_id"].iloc[0]
-    p = live.summary_prompt(haystack, sid, [("first text", 4), ("second", 0)])
+    p = live_contexts.summary_prompt(haystack, sid, [("first text", 4), ("second", 0)])
     assert p.startswith(f'You are given 2 news articles about the main subject "{haystack.topic}."')
     assert "```\nArticle 5:\nfirst text\n\nArticle 1:\nsecond\n\n\n```" in p
     # news3's first subtopic: 9 insights, all in at least one document
@@ -168,8 +179,8 @@ def test_summary_prompt_is_filled_as_populate_summaries(haystack):
 
 def test_live_contexts_respect_the_budget(haystack):
     tok = _WordTokenizer()
-    subs = live.pick_subtopics({"news3": haystack}, ["news3"], 1)
-    ctx = live.live_contexts(
+    subs = live_runs.pick_subtopics({"news3": haystack}, ["news3"], 1)
+    ctx = live_contexts.live_contexts(
         {"news3": haystack},
         subs,
         tok,
@@ -183,13 +194,13 @@ def test_live_contexts_respect_the_budget(haystack):
     assert ctx.loc[ctx["setting"] == "full", "documents"].iloc[0] == [1, 2, 3]  # ~700 words each
     top, bottom = ctx.iloc[3], ctx.iloc[4]
     assert sorted(top["documents"]) == sorted(bottom["documents"]) and top["context_tokens"] <= 2000
-    oracle = live.oracle_scores(haystack, subs[0][1])
+    oracle = retrievers.oracle_scores(haystack, subs[0][1])
     assert oracle[top["documents"][0] - 1] == oracle.max() and oracle[bottom["documents"][0] - 1] == 0
 
 
 def test_oracle_citation_ceiling_cites_the_gold_documents_in_context(tmp_path):
-    h = live.load_synthetic(_raw_haystack(), tmp_path / "h.json")
-    c = live.oracle_citation_ceiling({"toy": h}, _WordTokenizer(), 6).set_index("haystack")
+    h = synthetic.load_synthetic(_raw_haystack(), tmp_path / "h.json")
+    c = live_runs.oracle_citation_ceiling({"toy": h}, _WordTokenizer(), 6).set_index("haystack")
     # subtopic S1's oracle context: d0 (2 insights), d1 (1), cut: 3 + 3 = 6 tokens -> d0, d1 whole then nothing
     # I1 gold {1, 2}: recall 1 -> F1 1; I2 gold {1, 3}: recall 1/2 -> F1 2/3; S2's I3 gold {3}: context d2 -> 1
     assert c.loc["all", "ceiling_f1"] == pytest.approx((1 + 2 / 3 + 1) / 3)
@@ -200,7 +211,7 @@ def test_oracle_citation_ceiling_cites_the_gold_documents_in_context(tmp_path):
 
 
 def test_lexical_judgments_link_the_best_bullet_or_none():
-    js = live.lexical_judgments(
+    js = live_runs.lexical_judgments(
         [("a", "Library opens 12 May 2025"), ("b", "Budget of 4 million dollars")],
         ["Intro.", "The library opens on 12 May 2025 [1][2]."],
         Thresholds(0.3, 0.9),
@@ -209,11 +220,11 @@ def test_lexical_judgments_link_the_best_bullet_or_none():
         {"insight_id": "a", "coverage": FULL, "bullet_id": 2},
         {"insight_id": "b", "coverage": NONE, "bullet_id": "NA"},
     ]
-    assert live.lexical_judgments([("a", "x y")], [], Thresholds(0.3, 0.9))[0]["coverage"] == NONE
+    assert live_runs.lexical_judgments([("a", "x y")], [], Thresholds(0.3, 0.9))[0]["coverage"] == NONE
 
 
 def test_score_live_uses_the_released_metrics(tmp_path):
-    h = live.load_synthetic(_raw_haystack(), tmp_path / "h.json")
+    h = synthetic.load_synthetic(_raw_haystack(), tmp_path / "h.json")
     summaries = pd.DataFrame(
         [
             {
@@ -225,12 +236,12 @@ def test_score_live_uses_the_released_metrics(tmp_path):
             }
         ]
     )
-    scores = live.score_live(summaries, {"toy": h}, thresholds=Thresholds(0.5, 0.9))
+    scores = live_runs.score_live(summaries, {"toy": h}, thresholds=Thresholds(0.5, 0.9))
     i1 = scores.set_index("insight_id").loc["I1"]
     assert i1["coverage"] == 1.0 and i1["f1"] == 1.0 and i1["joint"] == 1.0
     assert scores.set_index("insight_id").loc["I2", "coverage"] == 0.0
     with pytest.raises(ValueError, match="exactly one judge"):
-        live.score_live(summaries, {"toy": h})
+        live_runs.score_live(summaries, {"toy": h})
 
 
 # ------------------------------------------------------------------------------------------- synthesis
@@ -238,23 +249,23 @@ def test_score_live_uses_the_released_metrics(tmp_path):
 
 def test_parse_list_reads_bullets_and_numbers_once():
     text = "Here you go:\n- Opening hours\n2. **Funding**\n* opening hours\n\u2022 Staff\nplain line"
-    assert live.parse_list(text) == ["Opening hours", "Funding", "Staff"]
+    assert synthetic.parse_list(text) == ["Opening hours", "Funding", "Staff"]
     # no list markers: the non-empty lines, without a preamble ending in ":"
-    assert live.parse_list("Here are two:\nThe library opens in May.\n\nIt cost $4M.") == [
+    assert synthetic.parse_list("Here are two:\nThe library opens in May.\n\nIt cost $4M.") == [
         "The library opens in May.",
         "It cost $4M.",
     ]
 
 
 def test_parse_question_takes_the_first_real_question_or_falls_back():
-    assert live.parse_question("What a great question! Is the budget discussed? Yes.", "budget") == (
+    assert synthetic.parse_question("What a great question! Is the budget discussed? Yes.", "budget") == (
         "Is the budget discussed?"
     )
-    assert live.parse_question("Sure. Budget?", "the budget") == 'Is "the budget" discussed?'
+    assert synthetic.parse_question("Sure. Budget?", "the budget") == 'Is "the budget" discussed?'
 
 
 def test_plan_documents_spreads_insights_over_two_subtopics():
-    plan = live.plan_documents([["a1", "a2", "a3"], ["b1", "b2", "b3"]], 6, per_subtopic=1, seed=0)
+    plan = synthetic.plan_documents([["a1", "a2", "a3"], ["b1", "b2", "b3"]], 6, per_subtopic=1, seed=0)
     assert all(len(d) == 2 and d[0][0] != d[1][0] for d in plan)
     uses = pd.Series([i for d in plan for i in d]).value_counts()
     assert set(uses.index) == {"a1", "a2", "a3", "b1", "b2", "b3"} and uses.max() - uses.min() <= 1
@@ -262,17 +273,17 @@ def test_plan_documents_spreads_insights_over_two_subtopics():
 
 def test_verify_document_finds_stated_insights():
     ins = {"x": "The library opens on 12 May 2025", "y": "It cost 4 million dollars"}
-    assert live.verify_document("Opening on 12 May 2025, the new library ...", ins, 0.75) == ["x"]
+    assert synthetic.verify_document("Opening on 12 May 2025, the new library ...", ins, 0.75) == ["x"]
 
 
 def test_synthetic_haystack_loads_with_the_summhay_loader(tmp_path):
-    h = live.load_synthetic(_raw_haystack(), tmp_path / "topic.json")
+    h = synthetic.load_synthetic(_raw_haystack(), tmp_path / "topic.json")
     assert h.name == "synthetic"
     assert len(h.documents) == 3 and list(h.subtopics["subtopic_id"]) == ["S1", "S2"]
     assert h.insights["insight_id"].tolist() == ["I1", "I2", "I3"]
-    shape = sh.shape_table({"synthetic": h})
+    shape = dataset_shape.shape_table({"synthetic": h})
     assert shape.loc[0, "insights"] == 3 and shape.loc[0, "docs_per_insight_min"] == 1
-    rep = live.synthesis_report(_raw_haystack())
+    rep = synthetic.synthesis_report(_raw_haystack())
     assert rep["found_in"].tolist() == [2, 2, 1]
 
 
@@ -283,16 +294,16 @@ def test_synthetic_haystack_loads_with_the_summhay_loader(tmp_path):
 def test_llm_judge_on_one_annotated_summary(bench):
     from lcrag.models import get_model
 
-    labels = sh.benchmark_labels(bench)
-    judged = live.llm_judge_benchmark(
+    labels = evaluator_study.benchmark_labels(bench)
+    judged = llm_judge.llm_judge_benchmark(
         bench, labels, get_model("local/smollm2-135m-instruct"), [1], max_tokens=32
     )
     n = len(bench.set_index("record").loc[1, "annotation"])
     assert len(judged) == n and judged["evaluator"].eq("llm:smollm2-135m-instruct").all()
-    assert set(judged["parse"]) <= set(live.PARSE_STATUSES)
+    assert set(judged["parse"]) <= set(llm_judge.PARSE_STATUSES)
     assert set(judged["label"]) <= {FULL, PARTIAL, NONE}
     assert judged.loc[judged["parse"] == "unparseable", "score"].eq(0).all()
-    t = sh.judges_table(pd.concat([labels[labels["record"] == 1], judged.drop(columns=["answer", "parse"])]))
+    t = our_judges.judges_table(pd.concat([labels[labels["record"] == 1], judged.drop(columns=["answer", "parse"])]))
     assert "ours (LLM)" in set(t["judge"])
 
 
@@ -301,11 +312,11 @@ def test_one_live_summary_is_scored(haystack):
     from lcrag.models import get_model
 
     m = get_model("local/smollm2-135m-instruct")
-    subs = live.pick_subtopics({"news3": haystack}, ["news3"], 1)
-    ctx = live.live_contexts({"news3": haystack}, subs, m.tokenizer, 600, retrievers=["oracle"], orders=[])
-    s = live.summarize(m, ctx, max_tokens=64)
+    subs = live_runs.pick_subtopics({"news3": haystack}, ["news3"], 1)
+    ctx = live_contexts.live_contexts({"news3": haystack}, subs, m.tokenizer, 600, retrievers=["oracle"], orders=[])
+    s = live_runs.summarize(m, ctx, max_tokens=64)
     assert s["prompt_tokens"].iloc[0] < 600 + 400 and s["completion_tokens"].iloc[0] <= 64
-    scores = live.score_live(s, {"news3": haystack}, thresholds=Thresholds(0.4, 0.8))
+    scores = live_runs.score_live(s, {"news3": haystack}, thresholds=Thresholds(0.4, 0.8))
     assert len(scores) == 9 and scores["coverage"].isin([0, 0.5, 1]).all()
 
 
@@ -418,7 +429,7 @@ def _claims_of(table: pd.DataFrame, position: pd.DataFrame) -> pd.DataFrame:
     ledger = ClaimsLedger("summhay", paper="summhay", model="m")
     ceiling = pd.DataFrame([{"haystack": "all", "ceiling_f1": 0.84, "insights": 10, "budget_tokens": 15000,
                              "tokenizer": "t"}])
-    live.check_live_claims(ledger, live=table, position=position, ceiling=ceiling, judges=None, scope="s")
+    live_claims.check_live_claims(ledger, live=table, position=position, ceiling=ceiling, judges=None, scope="s")
     return ledger.table().set_index("claim_id")
 
 

@@ -14,7 +14,15 @@ import pytest
 
 from lcrag.data.fetch import fetch
 from lcrag.metrics import summhay as m
-from lcrag.pipelines import summhay as sh
+from lcrag.papers.summhay import (
+    artefact_claims,
+    dataset_shape,
+    evaluator_study,
+    names,
+    paper_numbers,
+    rescoring,
+    worked_examples,
+)
 
 # ------------------------------------------------------------------------------------------------ units
 
@@ -196,23 +204,23 @@ def test_figure_4_random_gemini():
 
 
 def test_the_chapter_shows_the_same_worked_examples():
-    t = sh.worked_examples()
+    t = worked_examples.worked_examples()
     assert t["match"].all() and len(t) == 3
     assert list(t["joint"].round(1)) == [21.6, 46.0, 12.9]
 
 
 def test_summary_keys_parse_to_summarizer_and_setting():
-    assert sh.parse_summary_key("summary_subtopic_dwzhu/e5-base-4k_gpt-4o") == ("gpt-4o", "longembed")
-    assert sh.parse_summary_key("summary_subtopic_claude3-opus") == ("claude3-opus", "full")
-    assert sh.parse_summary_key("summary_subtopic_fl-ctxt-rev-sort_gpt-4o") == ("gpt-4o", "bottom")
+    assert names.parse_summary_key("summary_subtopic_dwzhu/e5-base-4k_gpt-4o") == ("gpt-4o", "longembed")
+    assert names.parse_summary_key("summary_subtopic_claude3-opus") == ("claude3-opus", "full")
+    assert names.parse_summary_key("summary_subtopic_fl-ctxt-rev-sort_gpt-4o") == ("gpt-4o", "bottom")
     with pytest.raises(ValueError, match="unknown retriever 'bm25'"):
-        sh.parse_summary_key("summary_subtopic_bm25_gpt-4o")
+        names.parse_summary_key("summary_subtopic_bm25_gpt-4o")
     with pytest.raises(ValueError, match="not a SummHay summary key"):
-        sh.parse_summary_key("gpt-4o")
+        names.parse_summary_key("gpt-4o")
 
 
 def test_paper_table2_swaps_vect_and_longe_only():
-    swapped, literal = sh.paper_table2(True), sh.paper_table2(False)
+    swapped, literal = paper_numbers.paper_table2(True), paper_numbers.paper_table2(False)
     assert len(swapped) == 207 and len(literal) == 207  # 69 systems x 3 scores
     haiku = swapped[(swapped.summarizer == "claude3-haiku") & (swapped.metric == "coverage")].set_index(
         "setting"
@@ -225,8 +233,8 @@ def test_paper_table2_swaps_vect_and_longe_only():
 
 
 def test_pooled_bounds():
-    assert sh.pooled_bounds(50.0, 336) == pytest.approx((50 * 336 / 621, 50 * 336 / 621 + 100 * 285 / 621))
-    assert sh.pooled_bounds(80.0, 621) == pytest.approx((80.0, 80.0))
+    assert artefact_claims.pooled_bounds(50.0, 336) == pytest.approx((50 * 336 / 621, 50 * 336 / 621 + 100 * 285 / 621))
+    assert artefact_claims.pooled_bounds(80.0, 621) == pytest.approx((80.0, 80.0))
 
 
 # ------------------------------------------------------------------------------------ released files
@@ -245,11 +253,11 @@ def summhay_data(mirror, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def labels(summhay_data):
-    return sh.benchmark_labels(summhay_data[1])
+    return evaluator_study.benchmark_labels(summhay_data[1])
 
 
 def test_table1_is_reproduced_exactly(summhay_data, labels):
-    t = sh.table1(labels, len(summhay_data[1])).set_index("evaluator")
+    t = evaluator_study.table1(labels, len(summhay_data[1])).set_index("evaluator")
     # the paper's Table 1 (and the inventory's recomputation), evaluator -> (r, link acc %, cost $)
     expected = {
         "gemini-1.5-pro": (0.751, 89.3, 15.16),
@@ -282,12 +290,12 @@ def test_table1_is_reproduced_exactly(summhay_data, labels):
 
 
 def test_table4_recomputed_as_the_released_notebook(labels):
-    t4 = sh.table4(sh.summary_deltas(labels)).set_index("row")
+    t4 = evaluator_study.table4(evaluator_study.summary_deltas(labels)).set_index("row")
     # the released Eval_Benchmarking.ipynb output (inventory §3.6), which differs from the paper on 6 rows
     assert list(t4.loc["Average"].round(3)) == [0.047, 0.054, 0.035]
     assert list(t4.loc["gemini-1.5-flash"].round(3)) == [0.032, 0.009, -0.025]
     assert list(t4.loc["Length to Score Corr."].round(3)) == [-0.119, -0.169, -0.175]
-    cmp = sh.compare_table4(sh.table4(sh.summary_deltas(labels)))
+    cmp = evaluator_study.compare_table4(evaluator_study.table4(evaluator_study.summary_deltas(labels)))
     rows = cmp.groupby("row")["match"].all()
     assert set(rows[rows].index) == {"claude3-sonnet", "gpt3.5", "command-r-plus"}
 
@@ -300,7 +308,7 @@ def test_benchmark_composition_and_provenance(summhay_data, labels):
         "not_covered": 466,
         "partially_covered": 386,
     }
-    prov = sh.benchmark_provenance(bench, haystacks).set_index("topic")
+    prov = evaluator_study.benchmark_provenance(bench, haystacks).set_index("topic")
     assert prov.loc["doctor-patient", "haystack"] == "conv1" and prov.loc["doctor-patient", "summaries"] == 58
     assert (
         prov.loc["Foot Locker", "haystack"] == "news3" and prov.loc["Foot Locker", "summaries_identical"] == 1
@@ -309,8 +317,8 @@ def test_benchmark_composition_and_provenance(summhay_data, labels):
 
 
 def test_shape_matches_section_3_4(summhay_data):
-    shape = sh.shape_table(summhay_data[0])
-    check = sh.shape_summary(shape).set_index("quantity")
+    shape = dataset_shape.shape_table(summhay_data[0])
+    check = dataset_shape.shape_summary(shape).set_index("quantity")
     assert check.loc["subtopics", "ours"] == 92 and shape["insights"].sum() == 621
     assert check.loc["subtopics per haystack", "match"] and check.loc["insights per subtopic", "match"]
     assert check.loc["minimum documents per insight", "ours"] == 4  # news3 breaks "5+"
@@ -319,10 +327,10 @@ def test_shape_matches_section_3_4(summhay_data):
 
 def test_rescoring_the_news_half(summhay_data):
     news = {k: v for k, v in summhay_data[0].items() if k.startswith("news")}
-    scores = sh.rescore(news)
+    scores = rescoring.rescore(news)
     assert scores["summary_key"].nunique() == 78 and len(scores) == 26208  # 78 systems x 336 insights
-    systems = sh.system_scores(scores)
-    table2 = sh.compare_table2(systems, sh.expected_insights(news))
+    systems = rescoring.system_scores(scores)
+    table2 = rescoring.compare_table2(systems, rescoring.expected_insights(news))
     assert len(table2) == 207 and table2["ours"].notna().all()
     assert (table2["judged_share"] == 1).all()  # every cell holds all 336 news insights
     assert (
@@ -334,10 +342,10 @@ def test_rescoring_the_news_half(summhay_data):
     weighted = (per["mean"] * per["size"]).sum() / per["size"].sum()
     ours = systems.set_index(["summarizer", "setting", "metric"]).loc[("gpt-4o", "oracle", "joint"), "ours"]
     assert ours == pytest.approx(100 * weighted)
-    rates = sh.match_rates(table2).set_index("metric")
+    rates = rescoring.match_rates(table2).set_index("metric")
     assert (rates["rank_corr"] > 0.9).all()
     # the Vect/LongE gaps agree with ours only when the paper's headers are read swapped (inventory §4.2)
-    swap = sh.swap_check(systems).set_index("reading")
+    swap = rescoring.swap_check(systems).set_index("reading")
     assert swap.loc["swapped (inventory)", "difference_corr"] > 0.8
     assert swap.loc["literal headers", "difference_corr"] < -0.8
     assert swap.loc["swapped (inventory)", "same_sign"] > swap.loc["literal headers", "same_sign"]

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from lcrag import synthesis as S
-from lcrag.pipelines import longrag_paper
-from lcrag.pipelines import thesis as th
+from lcrag.papers.longrag import differences as longrag_differences
+from lcrag.papers.thesis import accuracy as thesis_accuracy
 
 SMOL, GEMMA = "local/smollm2-135m-instruct", "local/gemma3-270m"
 
@@ -93,8 +93,8 @@ def thesis_tables(n: int = 40, seed: int = 1) -> dict[str, pd.DataFrame]:
             )
     scored = pd.DataFrame(rows)
     return {
-        "accuracy": th.accuracy_table(scored, n_boot=500),
-        "paired_tests": th.paired_tests(scored, th.standard_pairs(scored), n_boot=500),
+        "accuracy": thesis_accuracy.accuracy_table(scored, n_boot=500),
+        "paired_tests": thesis_accuracy.paired_tests(scored, thesis_accuracy.standard_pairs(scored), n_boot=500),
     }
 
 
@@ -332,7 +332,7 @@ def test_a_missing_or_malformed_table_is_reported_and_skipped(book_runs):
 
 def test_longrag_columns_match_the_pipelines_results():
     needed = {"dataset", "question_id", "generator", "strategy", "f1"}
-    assert needed <= set(longrag_paper.RESULT_COLUMNS)
+    assert needed <= set(longrag_differences.RESULT_COLUMNS)
 
 
 def test_plot_model_has_a_panel_per_family(book_runs):

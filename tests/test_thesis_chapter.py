@@ -21,7 +21,11 @@ from lcrag.metrics.multiple_choice import (
     mcnemar_test,
     paired_bootstrap_ci,
 )
-from lcrag.pipelines import thesis as th
+from lcrag.papers.tables import paper_table
+from lcrag.papers.thesis import accuracy, distance, numbers, patterns, pipelines, run_plan, solver, tables_6
+from lcrag.papers.thesis import cases as thesis_cases
+from lcrag.papers.thesis import claims as thesis_claims
+from lcrag.papers.thesis import prompts as thesis_prompts
 
 MQ_REMOVED = [5, 16, 21, 27, 31, 41, 58, 59, 62, 81, 82, 84, 85, 96, 97, 100]  # thesis Table 6.2
 PQ_REMOVED = [
@@ -61,7 +65,7 @@ def bamboo_data(mirror, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def cases():
-    return th.load_cases(("meetingqa", "paperqa"), "4k")
+    return thesis_cases.load_cases(("meetingqa", "paperqa"), "4k")
 
 
 # --------------------------------------------------------------------------- cleaning, real data
@@ -79,7 +83,7 @@ def test_cleaning_keeps_84_plus_74_and_removes_the_thesis_cases(cases):
 
 
 def test_cleaning_table(cases):
-    t = th.cleaning_table(cases).set_index("task")
+    t = thesis_cases.cleaning_table(cases).set_index("task")
     assert t.loc["meetingqa", ["read", "unreadable", "not_4_options", "duplicates", "kept"]].tolist() == [
         100,
         0,
@@ -121,55 +125,55 @@ def test_later_duplicate_is_dropped_when_the_thesis_says_nothing():
             "size": "16k",
         }
     )
-    out = th.clean_cases(df).set_index("case")
+    out = thesis_cases.clean_cases(df).set_index("case")
     assert out["removed"].to_dict() == {1: "", 2: "duplicate of case 1", 3: "3 options", 4: ""}
     assert out["kept"].tolist() == [True, False, False, True]
 
 
 def test_stratified_subset_is_fixed_includes_the_named_cases_and_keeps_letters(cases):
     kept = cases[cases["kept"]]
-    a = th.stratified_subset(kept, 12, seed=0)
-    b = th.stratified_subset(kept, 12, seed=0)
+    a = thesis_cases.stratified_subset(kept, 12, seed=0)
+    b = thesis_cases.stratified_subset(kept, 12, seed=0)
     assert a[["task", "case"]].equals(b[["task", "case"]])
     assert a.groupby("task").size().to_dict() == {"meetingqa": 12, "paperqa": 12}
     mq = set(a.loc[a["task"] == "meetingqa", "case"])
     assert {28, 55, 4, 12, 3} <= mq and {38, 1} <= set(a.loc[a["task"] == "paperqa", "case"])
     counts = a[a["task"] == "meetingqa"]["answer"].value_counts()
     assert counts.max() - counts.min() <= 3  # 28/21/19/16 of 84 -> about 4/3/3/2 of 12
-    assert th.stratified_subset(kept, 2)["case"].tolist() == [28, 55, 1, 38]  # sorted by task, case
-    assert len(th.stratified_subset(kept, -1)) == 158
+    assert thesis_cases.stratified_subset(kept, 2)["case"].tolist() == [28, 55, 1, 38]  # sorted by task, case
+    assert len(thesis_cases.stratified_subset(kept, -1)) == 158
 
 
 # --------------------------------------------------------------------------- prompts
 
 
 def test_bamboo_prompt_full_is_unnumbered_and_rag_numbered():
-    full = th.build_prompt("BAMBOO", "Q?", ["A. x", "B. y"], ["DOC"], setting="full")
+    full = thesis_prompts.build_prompt("BAMBOO", "Q?", ["A. x", "B. y"], ["DOC"], setting="full")
     assert "Article: ```DOC```" in full and "n°" not in full
     assert (
         "Options: A. x\tB. y\n\nAnswer(Only give the corresponding letter (either A, B, C, or D)): " in full
     )
-    rag = th.build_prompt("BAMBOO", "Q?", ["A. x", "B. y"], ["one"], setting="rag")
+    rag = thesis_prompts.build_prompt("BAMBOO", "Q?", ["A. x", "B. y"], ["one"], setting="rag")
     assert "Article part n°1: ```one```" in rag
-    thesis_style = th.bamboo_prompt("Q?", ["A. x", "B. y"], ["D"], options_format="thesis")
+    thesis_style = thesis_prompts.bamboo_prompt("Q?", ["A. x", "B. y"], ["D"], options_format="thesis")
     assert 'Options: "A. x", "B. y"' in thesis_style
     with pytest.raises(ValueError, match="options_format"):
-        th.format_options(["A. x"], "commas")
+        thesis_prompts.format_options(["A. x"], "commas")
 
 
 def test_bamboo_prompt_is_the_one_the_quickstart_store_holds():
     # the quickstart's recorded requests depend on this exact text (BAMBOO's prompt.json, "responsing" kept)
-    p = th.bamboo_prompt("Q", ["A. a", "B. b"], ["x"])
+    p = thesis_prompts.bamboo_prompt("Q", ["A. a", "B. b"], ["x"])
     assert p.startswith(
         "You are given an article or a long dialogue, a multiple-choice question with four optional "
         "answer(marked by A, B, C, D). Please choose the best answer to the question based on the "
         "given content by responsing its corresponding letter"
     )
-    assert p == th.bamboo_prompt("Q", ["A. a", "B. b"], ["x"], numbered=False)
+    assert p == thesis_prompts.bamboo_prompt("Q", ["A. a", "B. b"], ["x"], numbered=False)
 
 
 def test_ctx1_prompt_verbatim_pieces():
-    p = th.build_prompt("CTX1", "Why?", ["A. a", "B. b", "C. c", "D. d"], ["p1", "p2"])
+    p = thesis_prompts.build_prompt("CTX1", "Why?", ["A. a", "B. b", "C. c", "D. d"], ["p1", "p2"])
     assert p.startswith(
         "Your task is to read a paper or an interview between people, after which a question with "
         "several choice is given, please answer to the best of your ability by a giving the letter"
@@ -181,7 +185,7 @@ def test_ctx1_prompt_verbatim_pieces():
 
 
 def test_ctx2_prompt_lists_the_choices_twice_and_uses_separators():
-    p = th.build_prompt("CTX2", "Why?", ["A. a", "B. b"], ["p1"])
+    p = thesis_prompts.build_prompt("CTX2", "Why?", ["A. a", "B. b"], ["p1"])
     assert p.startswith("Act as a helpful assistant, a question is provided and you must respond")
     assert p.count("The answer MUST be the LETTER of the choice you have picked") == 2
     assert "#####\n#####\nWhy?\n\n#####\n#####" in p
@@ -192,26 +196,26 @@ def test_ctx2_prompt_lists_the_choices_twice_and_uses_separators():
 
 
 def test_custom_and_unknown_prompts():
-    p = th.build_prompt(
+    p = thesis_prompts.build_prompt(
         "MINE", "Q", ["A. a"], ["x", "y"], builders={"MINE": lambda q, o, parts: "|".join(parts)}
     )
     assert p == "x|y"
     with pytest.raises(ValueError, match="unknown prompt 'CTX3'"):
-        th.build_prompt("CTX3", "Q", ["A. a"], ["x"])
+        thesis_prompts.build_prompt("CTX3", "Q", ["A. a"], ["x"])
 
 
 def test_parse_pipeline():
-    assert th.parse_pipeline("cqt") == th.Pipeline("CQT", "cosine", "question", "text")
-    assert th.parse_pipeline("BES") == th.Pipeline("BES", "bm25", "evidence", "semantic")
-    assert th.parse_pipeline("NQT").ranker == "naive" and th.parse_pipeline("SQT").ranker == "svm"
+    assert pipelines.parse_pipeline("cqt") == pipelines.Pipeline("CQT", "cosine", "question", "text")
+    assert pipelines.parse_pipeline("BES") == pipelines.Pipeline("BES", "bm25", "evidence", "semantic")
+    assert pipelines.parse_pipeline("NQT").ranker == "naive" and pipelines.parse_pipeline("SQT").ranker == "svm"
     with pytest.raises(ValueError, match="ranker C/B/S/N"):
-        th.parse_pipeline("XQT")
+        pipelines.parse_pipeline("XQT")
 
 
 def test_plan_has_one_row_per_request_without_duplicates(cases):
     kept = cases[cases["kept"]]
-    main, grid = th.first_cases(kept, 3), th.stratified_subset(kept, 2)
-    plan = th.plan_runs(
+    main, grid = thesis_cases.first_cases(kept, 3), thesis_cases.stratified_subset(kept, 2)
+    plan = run_plan.plan_runs(
         main,
         grid,
         grid_pipelines=["CQT", "BET"],
@@ -222,18 +226,18 @@ def test_plan_has_one_row_per_request_without_duplicates(cases):
     # main: 6 cases x 3 runs; grid: 4 cases x 2 prompts x 4 runs; extra: 2; PaperQA case 1 is in main and grid,
     # so its Full, Evidence and CQT under BAMBOO are asked once
     assert len(plan) == 6 * 3 + 4 * 2 * 4 + 2 - 3
-    assert set(plan.loc[plan["setting"] != "rag", "pipeline"]) == {th.NO_PIPELINE}
+    assert set(plan.loc[plan["setting"] != "rag", "pipeline"]) == {numbers.NO_PIPELINE}
 
 
 def test_retrieve_and_build_prompts_bm25_on_real_cases(cases):
     kept = cases[cases["kept"]]
     one = kept[(kept["task"] == "meetingqa") & (kept["case"] == 3)]
-    r = th.retrieve(one, ["BET", "BQT"])
+    r = pipelines.retrieve(one, ["BET", "BQT"])
     bet = r.set_index("pipeline").loc["BET"]
     assert bet["chunks"] == [5, 11, 6, 1, 26]  # Table 6.3, case 3, BM25 row
     assert bet["n_chunks"] == 38 and bet["evidence_recall"] == 1.0  # chunk 5 holds the evidence verbatim
-    plan = th.plan_runs(one, main_pipelines=["BET"])
-    req = th.build_prompts(plan, cases, r).set_index("setting")
+    plan = run_plan.plan_runs(one, main_pipelines=["BET"])
+    req = run_plan.build_prompts(plan, cases, r).set_index("setting")
     assert req.loc["rag", "chunks"] == [5, 11, 6, 1, 26]
     assert req.loc["evidence", "prompt_text"].count(one["evidence"].item()) == 1
     assert req.loc["full", "context_chars"] == len(one["content"].item())
@@ -269,7 +273,7 @@ def test_score_reads_three_ways_and_counts_refusals():
             "pred_logprob": ["B", None, "C", "D"],
         }
     )
-    s = th.score(df)
+    s = solver.score(df)
     assert s["pred_raw"].fillna("-").tolist() == ["-", "B", "-", "-"]
     assert s["pred_lenient"].fillna("-").tolist() == ["B", "B", "-", "-"]
     assert s["correct"].tolist() == [True, True, False, False]
@@ -303,31 +307,31 @@ def test_mcnemar_exact_by_hand():
 
 
 def test_ranking_distance_by_hand():
-    assert th.ranking_distance([3, 7, 1], [3, 7, 1], 10, 0.05) == 0.0
+    assert distance.ranking_distance([3, 7, 1], [3, 7, 1], 10, 0.05) == 0.0
     # A = [1, 2], B = [2, 1], m = 11. Identity pairing: each term (1 - a) * 1/10; swapped: each a * 1/1.
-    assert th.ranking_distance([1, 2], [2, 1], 11, 0.5) == pytest.approx(0.05)  # identity: 0.5 * 0.1
-    assert th.ranking_distance([1, 2], [2, 1], 11, 0.05) == pytest.approx(0.05)  # swap: 0.05 * 1
-    assert th.ranking_distance([1, 2], [2, 1], 11, 0.9) == pytest.approx(0.01)  # identity: 0.1 * 0.1
-    assert th.ranking_distance([1], [11], 11, 0.3) == pytest.approx(0.7)
-    assert th.ranking_distance([1], [1], 1, 0.5) == 0.0  # one chunk: no division by zero
+    assert distance.ranking_distance([1, 2], [2, 1], 11, 0.5) == pytest.approx(0.05)  # identity: 0.5 * 0.1
+    assert distance.ranking_distance([1, 2], [2, 1], 11, 0.05) == pytest.approx(0.05)  # swap: 0.05 * 1
+    assert distance.ranking_distance([1, 2], [2, 1], 11, 0.9) == pytest.approx(0.01)  # identity: 0.1 * 0.1
+    assert distance.ranking_distance([1], [11], 11, 0.3) == pytest.approx(0.7)
+    assert distance.ranking_distance([1], [1], 1, 0.5) == 0.0  # one chunk: no division by zero
     with pytest.raises(ValueError, match="same length"):
-        th.ranking_distance([1, 2], [1], 5, 0.5)
+        distance.ranking_distance([1, 2], [1], 5, 0.5)
 
 
 def test_distance_study_bm25_with_evidence_is_the_target(cases):
     kept = cases[cases["kept"]]
-    d = th.distance_study(th.first_cases(kept, 2), rankers=("bm25", "naive"))
+    d = distance.distance_study(thesis_cases.first_cases(kept, 2), rankers=("bm25", "naive"))
     assert len(d) == 4 * 2 * 2 * 2 * 2  # cases x queries x rankers x k x alpha
     assert d[(d["ranker"] == "bm25") & (d["query"] == "evidence")]["distance"].eq(0).all()
     assert (d[d["query"] == "question"]["distance"] > 0).any()
-    s = th.distance_summary(d)
+    s = distance.distance_summary(d)
     assert set(s.columns) >= {"median", "iqr", "n"} and s["n"].eq(4).all()
 
 
 # --------------------------------------------------------------------------- patterns and claims
 
 
-def thesis_shaped(counts: dict[str, int] = th.THESIS_FIG_6_3, raw_wrong: int = 8) -> pd.DataFrame:
+def thesis_shaped(counts: dict[str, int] = numbers.THESIS_FIG_6_3, raw_wrong: int = 8) -> pd.DataFrame:
     """A scored table whose Full / RAG(CQT) / Evidence correctness reproduces ``counts`` (BAMBOO prompt)."""
     rows, case = [], 0
     for pattern, n in counts.items():
@@ -364,18 +368,18 @@ def thesis_shaped(counts: dict[str, int] = th.THESIS_FIG_6_3, raw_wrong: int = 8
 
 
 def test_fig_6_3_counts_give_the_thesis_accuracies():
-    assert sum(th.THESIS_FIG_6_3.values()) == 158
-    acc = th.accuracy_table(thesis_shaped()).set_index("run")
+    assert sum(numbers.THESIS_FIG_6_3.values()) == 158
+    acc = accuracy.accuracy_table(thesis_shaped()).set_index("run")
     assert acc.loc["Full", "correct"] == 129 and acc.loc["RAG CQT", "correct"] == 119
     assert acc.loc["Evidence", "correct"] == 143
     assert 100 * acc.loc["Evidence", "accuracy"] == pytest.approx(90.51, abs=0.01)
 
 
 def test_patterns_and_counts_round_trip():
-    pats = th.patterns(thesis_shaped())
-    counts = th.pattern_counts(pats).set_index("pattern")["count"].to_dict()
-    assert counts == th.THESIS_FIG_6_3
-    assert list(th.pattern_counts(pats)["pattern"]) == list(th.PATTERNS)
+    pats = patterns.patterns(thesis_shaped())
+    counts = patterns.pattern_counts(pats).set_index("pattern")["count"].to_dict()
+    assert counts == numbers.THESIS_FIG_6_3
+    assert list(patterns.pattern_counts(pats)["pattern"]) == list(numbers.PATTERNS)
 
 
 def test_fe_grid_and_jaccard():
@@ -391,21 +395,21 @@ def test_fe_grid_and_jaccard():
             "evidence": True,
         }
     )
-    grid = th.fe_grid(pats)
+    grid = patterns.fe_grid(pats)
     assert list(grid.index) == ["meetingqa 7", "meetingqa 28"] or set(grid.index) == {
         "meetingqa 7",
         "meetingqa 28",
     }
     assert list(grid.columns) == ["CQT / BAMBOO", "CQT / CTX1"]
     assert grid.loc["meetingqa 28"].tolist() == [1, 1] and grid.loc["meetingqa 7"].tolist() == [1, 0]
-    jac = th.fe_jaccard(pats).iloc[0]
+    jac = patterns.fe_jaccard(pats).iloc[0]
     assert (jac["n_a"], jac["n_b"], jac["shared"], jac["jaccard"]) == (2, 1, 1, 0.5)
 
 
 def test_table_6_2_with_the_thesis_answers(cases):
     kept = cases[cases["kept"]]
     mq = kept[kept["task"] == "meetingqa"]
-    preds = [th.THESIS_TABLE_6_2_WRONG.get(c, a) for c, a in zip(mq["case"], mq["answer"], strict=True)]
+    preds = [numbers.THESIS_TABLE_6_2_WRONG.get(c, a) for c, a in zip(mq["case"], mq["answer"], strict=True)]
     scored = pd.DataFrame(
         {
             "task": "meetingqa",
@@ -416,18 +420,18 @@ def test_table_6_2_with_the_thesis_answers(cases):
             "pred_lenient": preds,
         }
     )
-    t = th.table_6_2(scored, cases)
+    t = tables_6.table_6_2(scored, cases)
     assert len(t) == 100 and (t["gt"] == "-").sum() == 16
     asked = t[t["gt"] != "-"]
     assert int(asked["thesis_correct"].sum()) == 65 and (asked["ours"] == asked["thesis"]).all()
     assert t.set_index("case").loc[55, "ours"] == "None"
-    assert th.table_6_2_wide(t).shape == (25, 16)
+    assert tables_6.table_6_2_wide(t).shape == (25, 16)
 
 
 def test_claims_on_the_thesis_own_counts():
     """The thesis's Fig. 6.3 counts pass H2 and H8; Full > RAG(CQT) is not significant on them (H7)."""
     ledger = ClaimsLedger("thesis", paper="thesis", model="gpt-3.5-turbo-0125 (synthetic)")
-    t = th.check_claims(ledger, thesis_shaped(), n_boot=2000).set_index("claim_id")
+    t = thesis_claims.check_claims(ledger, thesis_shaped(), n_boot=2000).set_index("claim_id")
     assert t.loc["H2", "verdict"] == REPRODUCED  # 129/158 = 81.65 %, raw below
     assert t.loc["H8", "verdict"] == REPRODUCED  # +8.86 pp, interval above 0
     assert t.loc["H7", "verdict"] == INCONCLUSIVE  # F - R = 6.3 pp, 20 vs 10 discordant: McNemar p = 0.10
@@ -436,9 +440,9 @@ def test_claims_on_the_thesis_own_counts():
 
 
 def test_claims_fail_when_rag_wins():
-    flipped = dict(th.THESIS_FIG_6_3)
+    flipped = dict(numbers.THESIS_FIG_6_3)
     flipped["F-E"], flipped["-RE"], flipped["FRE"] = 2, 50, 82  # still 158 cases
-    t = th.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(flipped)).set_index(
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(flipped)).set_index(
         "claim_id"
     )
     assert t.loc["H7", "verdict"] == NOT_REPRODUCED
@@ -448,7 +452,7 @@ def test_claims_fail_when_rag_wins():
 def test_claims_on_arms_at_chance_are_not_testable():
     """Every arm at 40/158 (chance is 1/4): the comparisons say nothing about the claims, whatever they give."""
     at_chance = {"FRE": 5, "F--": 35, "-R-": 35, "--E": 35, "---": 48}
-    t = th.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(at_chance)).set_index(
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(at_chance)).set_index(
         "claim_id"
     )
     for claim in ("H1", "H2", "H7", "H8"):  # (H5 is MeetingQA alone, where RAG has 40 of 84 here)
@@ -457,7 +461,7 @@ def test_claims_on_arms_at_chance_are_not_testable():
         t.loc["H8", "evidence"])
     # only RAG at chance: the claims that compare it are not testable, Evidence vs Full is (and fails: no gain)
     rag_at_chance = {"F-E": 110, "FRE": 40, "---": 8}
-    t = th.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(rag_at_chance)).set_index(
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(rag_at_chance)).set_index(
         "claim_id"
     )
     assert t.loc["H7", "verdict"] == NOT_TESTABLE and "RAG CQT BAMBOO" in t.loc["H7", "evidence"]
@@ -465,7 +469,7 @@ def test_claims_on_arms_at_chance_are_not_testable():
 
 
 def test_paired_tests_from_the_thesis_counts():
-    t = th.paired_from_patterns(th.THESIS_FIG_6_3).set_index("comparison")
+    t = patterns.paired_from_patterns(numbers.THESIS_FIG_6_3).set_index("comparison")
     # Full right / RAG wrong: F-E + F-- = 20; RAG right / Full wrong: -RE + -R- = 10
     assert (t.loc["Full vs RAG", "a_only"], t.loc["Full vs RAG", "b_only"]) == (20, 10)
     assert t.loc["Full vs RAG", "mcnemar_p"] == pytest.approx(binomtest(20, 30).pvalue)
@@ -476,9 +480,55 @@ def test_paired_tests_from_the_thesis_counts():
 
 
 def test_at_least():
-    assert th.at_least(0.09, (0.03, 0.15), 0.05) is True
-    assert th.at_least(0.01, (-0.02, 0.04), 0.05) is False
-    assert th.at_least(0.06, (-0.01, 0.12), 0.05) is None
+    assert accuracy.at_least(0.09, (0.03, 0.15), 0.05) is True
+    assert accuracy.at_least(0.01, (-0.02, 0.04), 0.05) is False
+    assert accuracy.at_least(0.06, (-0.01, 0.12), 0.05) is None
+
+
+# --------------------------------------------------------------------------- the thesis's tables, as data
+
+THESIS_TABLES = ("table_6_1", "table_6_2", "table_6_3", "fig_6_3", "accuracy_text", "embedding_sanity", "prices")
+
+
+@pytest.mark.parametrize("name", THESIS_TABLES)
+def test_every_thesis_table_says_where_each_value_was_printed(name):
+    t = paper_table("thesis", name)
+    assert len(t) and (t["source"].str.len() > 0).all()
+
+
+def test_table_6_1_reads_back_as_printed():
+    t = paper_table("thesis", "table_6_1").set_index(["row", "prompt"])
+    assert t.loc[("clean & parsed", "CTX1"), "meetingqa"] == "83.33"
+    assert t.loc[("clean & parsed", "CTX2"), "paperqa"] == "77.02"
+    assert t.loc[("original & raw", "CTX1"), "paperqa"] == "-"  # printed "-": not generated
+    assert numbers.THESIS_TABLE_6_1[("original & raw", "BAMBOO")] == (75.0, 78.0, None)
+    assert numbers.THESIS_TABLE_6_1[("clean & parsed", "CTX1")] == (83.33, 85.13, 84.18)
+
+
+def test_table_6_2_reads_back_the_removed_and_the_19_wrong_cases():
+    t = paper_table("thesis", "table_6_2")
+    assert list(t["case"]) == list(range(1, 101))
+    assert list(t.loc[t["gt"] == "-", "case"]) == MQ_REMOVED
+    wrong = numbers.THESIS_TABLE_6_2_WRONG
+    assert len(wrong) == 19 and wrong[55] is None and wrong[28] == "A" and wrong[99] == "B"
+
+
+def test_the_text_accuracies_agree_with_their_counts():
+    """65/84 = 77.38 % (§6.3); Fig. 6.3's counts give Full 129, RAG 119, Evidence 143 of 158 (§6.5)."""
+    assert round(100 * 65 / 84, 2) == numbers.THESIS_CQT_MEETINGQA == 77.38
+    assert numbers.THESIS_ACCURACY == {"full": 81.65, "rag": 75.32, "evidence": 90.51}
+    assert numbers.THESIS_REPRODUCTION_RAW == {"meetingqa": 77.0, "paperqa": 75.0}
+    for setting, correct in {"full": 129, "rag": 119, "evidence": 143}.items():
+        assert round(100 * correct / 158, 2) == numbers.THESIS_ACCURACY[setting]
+
+
+def test_table_6_3_sanity_and_prices_read_back():
+    assert numbers.THESIS_TABLE_6_3[3]["bm25"] == [5, 11, 6, 1, 26]
+    assert numbers.THESIS_TABLE_6_3[2]["svm"] == [10, 11, 4, 6, 7]
+    assert list(numbers.THESIS_TABLE_6_3[1]) == ["bm25", "cosine", "naive", "svm"]
+    assert numbers.THESIS_SANITY[("I like potatoes", "I don't hate potatoes")] == 0.9185
+    assert numbers.GPT35_USD_PER_M == {"input": 0.5, "output": 1.5}
+    assert numbers.THESIS_FIG_6_3["F-E"] == 16 and numbers.THESIS_FIG_6_3["---"] == 10
 
 
 # --------------------------------------------------------------------------- the chapter, executed

@@ -8,9 +8,14 @@ Organised by concept, in the papers' vocabulary:
 - ``lcrag.text``       tokens (counting, context-window policies) and chunking
 - ``lcrag.retrieval``  BM25, dense, hybrid, rerank
 - ``lcrag.metrics``    scores (accuracy, letter parsing, KPR, coverage/citation, ...)
-- ``lcrag.pipelines``  one module per paper (plus the quickstart)
+- ``lcrag.papers``     one package per paper, in its own vocabulary (prompts, its printed tables as CSV
+                       data, its pipeline, its claims): ``thesis`` (with ``needle``), ``longrag``,
+                       ``summhay``, ``long2rag``
+- ``lcrag.quickstart`` the first chapter's small end-to-end run
+- ``lcrag.synthesis``  the cross-paper comparison
 - ``lcrag.plots``      figures from result tables
-- ``lcrag.book``       profiles, papermill runner, run manifests, claims ledger
+- ``lcrag.progress``   progress bars (none inside an executed chapter)
+- ``lcrag.book``       profiles, preflight checks, papermill runner, run manifests, claims ledger, downloads
 """
 
 __version__ = "0.1.0"

@@ -53,7 +53,7 @@ def paper_vs_ours(comparison: pd.DataFrame, ax=None, title: str = "", xlabel: st
                   ylabel: str = "ours"):
     """One point per cell: the paper's value (x) against ours (y), one colour per metric; the diagonal is a match.
 
-    Columns: paper, ours, metric (e.g. :func:`lcrag.pipelines.summhay.compare_table2`)."""
+    Columns: paper, ours, metric (e.g. :func:`lcrag.papers.summhay.rescoring.compare_table2`)."""
     ax = ax or plt.subplots(figsize=(4.2, 4))[1]
     data = comparison.dropna(subset=["paper", "ours"])
     sns.scatterplot(data=data, x="paper", y="ours", hue="metric", ax=ax, s=18)

@@ -358,7 +358,7 @@ def thesis_comparisons(runs: pd.DataFrame, arms: pd.DataFrame, problems: list[st
 
 def long2rag_questions(runs: pd.DataFrame, problems: list[str]) -> pd.DataFrame:
     """Per-question Key Point Recall (Eq. 2, unparseable judgements count 0) per model, judge and variant."""
-    from lcrag.pipelines.long2rag import response_kpr
+    from lcrag.metrics.kpr import response_kpr
 
     cols = ["question_id", "variant", "judge", "value"]
     j = load_table(runs, "long2rag", "judgments", cols, problems)
@@ -374,7 +374,7 @@ def long2rag_questions(runs: pd.DataFrame, problems: list[str]) -> pd.DataFrame:
 def long2rag_judges(runs: pd.DataFrame, questions: pd.DataFrame, problems: list[str]) -> dict[str, str]:
     """Per model, the judge whose labels agree best with the SummHay human labels (held-out Cohen's kappa in
     ``judge_agreement.csv``) among the judges that scored the responses."""
-    from lcrag.pipelines.long2rag import trusted_judge
+    from lcrag.papers.long2rag.judges import trusted_judge
 
     agree = load_table(runs, "long2rag", "judge_agreement", ["judge", "half", "kappa"], problems)
     return {

@@ -25,6 +25,7 @@ import yaml
 from lcrag import config
 from lcrag.book import manifest as mf
 from lcrag.book.claims import CLAIMS_FILE, read_claims, summary_markdown
+from lcrag.book.downloads import files_dir, page_with_downloads
 from lcrag.book.profiles import UsageError, available_chapters, chapter_source
 from lcrag.book.runner import LAST_CHAPTERS, RunResult, default_out_dir, run_chapter
 from lcrag.book.teaching import (
@@ -89,17 +90,16 @@ def _place(executed: Path, chapter: str, notebook: Path | None) -> str:
     """Put the executed notebook (or a placeholder page) at ``book/executed/<chapter>``."""
     ipynb, md = executed / f"{chapter}.ipynb", executed / f"{chapter}.md"
     if notebook is not None and notebook.exists():
-        if notebook.resolve() != ipynb.resolve() and not _same_bytes(notebook, ipynb):
-            shutil.copyfile(notebook, ipynb)  # an unchanged page keeps its time stamp: Sphinx skips it
+        if notebook.resolve() != ipynb.resolve():
+            page = page_with_downloads(executed, chapter, notebook)
+            if not (ipynb.exists() and ipynb.read_bytes() == page):
+                ipynb.write_bytes(page)  # an unchanged page keeps its time stamp: Sphinx skips it
         md.unlink(missing_ok=True)  # one source per document name, else Sphinx warns
         return "executed"
     ipynb.unlink(missing_ok=True)
+    shutil.rmtree(files_dir(executed, chapter), ignore_errors=True)
     write_if_changed(md, placeholder_markdown(chapter))
     return "placeholder"
-
-
-def _same_bytes(a: Path, b: Path) -> bool:
-    return b.exists() and a.stat().st_size == b.stat().st_size and a.read_bytes() == b.read_bytes()
 
 
 def write_if_changed(path: Path, text: str) -> None:

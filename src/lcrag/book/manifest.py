@@ -133,13 +133,15 @@ def summarize_usage(log: UsageLog) -> dict[str, Any]:
         "cost_usd": round(sum(_num(r.get("cost_usd")) for r in recs), 6),
         "latency_s": round(sum(_num(r.get("latency_s")) for r in recs), 3),
         "serving": serving,
+        "failures": dict(sum((Counter(r.get("failures") or {}) for r in recs), Counter())),
+        "retried_calls": sum(1 for r in recs if r.get("failures")),
         "malformed_lines": list(log.malformed),
     }
 
 
 def keys_used(log: UsageLog) -> list[str]:
     """Sorted distinct response keys of a usage log."""
-    return sorted({str(r["key"]) for r in log.records if r.get("key")})
+    return sorted({str(r["key"]) for r in log.records if r.get("key") and r.get("source") != "failed"})
 
 
 def write_keys(path: Path, keys: list[str]) -> None:
@@ -202,6 +204,10 @@ def manifest_markdown(m: dict[str, Any]) -> str:
         rows.append(("calls with estimated token counts", usage["estimated_token_calls"]))
     if usage.get("truncated_calls"):
         rows.append(("calls with truncated input", usage["truncated_calls"]))
+    if usage.get("failures"):
+        rows.append(("failed attempts, retried", f"{sum(usage['failures'].values())} in "
+                     f"{usage.get('retried_calls', 0)} calls ("
+                     + ", ".join(f"{k}: {v}" for k, v in sorted(usage["failures"].items())) + ")"))
     if usage.get("serving"):
         rows.append(("serving", usage["serving"]))
     if usage.get("malformed_lines"):

@@ -29,9 +29,16 @@ from typing import Any
 import lcrag
 from lcrag import config
 from lcrag.book import manifest as mf
-from lcrag.book import reuse
+from lcrag.book import preflight, reuse
 from lcrag.book.claims import CLAIMS_FILE
-from lcrag.book.profiles import UsageError, chapter_profiles, chapter_source, read_notebook, resolve
+from lcrag.book.profiles import (
+    UsageError,
+    chapter_profiles,
+    chapter_source,
+    notebook_defaults,
+    read_notebook,
+    resolve,
+)
 from lcrag.data.manifest import manifest_path as data_manifest_path
 from lcrag.models.cache import file_sha256
 from lcrag.models.store import recordings_in_progress
@@ -281,6 +288,8 @@ def run_chapter(
     with _environ({"LCRAG_HOME": str(root), **({"LCRAG_STORE": store_mode} if store_mode else {})}):
         effective_store = config.store_mode()  # validates LCRAG_STORE before anything runs
         parameters = resolve(chapter, profile, params, root=root, source=source)
+        preflight.check_values(chapter, parameters, notebook_defaults(chapter, root=root, source=source))
+        preflight.check_models(model, parameters)
         out = Path(out_dir).resolve() if out_dir else default_out_dir(chapter, profile, model, root)
         inputs = _inputs(chapter, source, parameters, profile, model, effective_store, root)
         fp = reuse.fingerprint(inputs)

@@ -32,6 +32,7 @@ from lcrag.data.records import (
     parse_json_line,
     reject,
 )
+from lcrag.papers.tables import paper_table
 
 #: Fig. 3 of the paper: the 8 question categories, in the paper's order, with their definitions (verbatim).
 CATEGORIES: dict[str, str] = {
@@ -337,13 +338,14 @@ def items_summary(items: pd.DataFrame) -> pd.DataFrame:
         "key points": int(items["n_key_points"].sum()),
         "key points per question": float(items["n_key_points"].mean()),
     }
+    stated = paper_table("long2rag", "numbers").set_index("quantity")["value"]  # the paper's text, as data
     paper = {
-        "questions": 280,
-        "domains": 10,
-        "categories": 8,
-        "documents per question": 5,
-        "words per document": 2444,
-        "key points": 2055,
-        "key points per question": 2055 / 280,
+        "questions": stated["questions"],
+        "domains": stated["domains"],
+        "categories": stated["categories"],
+        "documents per question": stated["documents per question"],
+        "words per document": stated["words per document (abstract)"],
+        "key points": stated["key points"],
+        "key points per question": stated["key points"] / stated["questions"],
     }
     return pd.DataFrame({"quantity": list(ours), "ours": list(ours.values()), "paper": [paper[k] for k in ours]})

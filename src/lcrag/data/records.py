@@ -42,7 +42,8 @@ class LoadReport:
     repaired: list[tuple[int, str]] = field(default_factory=list)
 
     def summary(self) -> str:
-        parts = [f"{self.file}: read {self.n_read}, kept {self.n_kept}"]
+        """One line for readers; the file is named relative to the data directory (no path of this machine)."""
+        parts = [f"{shown_path(self.file)}: read {self.n_read}, kept {self.n_kept}"]
         if self.dropped:
             parts.append(
                 f"dropped {len(self.dropped)} (" + "; ".join(f"line {n}: {r}" for n, r in self.dropped) + ")"
@@ -52,6 +53,16 @@ class LoadReport:
         if self.repaired:
             parts.append("repaired: " + "; ".join(f"line {n}: {r}" for n, r in self.repaired))
         return ", ".join(parts)
+
+
+def shown_path(file: str | Path) -> str:
+    """``file`` as shown on a page: relative to the data directory when it lies inside it."""
+    from lcrag import config
+
+    try:
+        return Path(file).resolve().relative_to(config.data_dir().resolve()).as_posix()
+    except ValueError:
+        return str(file)
 
 
 def check_errors(errors: str) -> None:

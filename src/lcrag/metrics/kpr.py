@@ -9,7 +9,9 @@
   not pooled over key points: :func:`kpr` reports both, ``kpr`` and ``micro``).
 - Per category / per domain: Eq. 2 restricted to that group's questions (:func:`kpr_by`), the reading under which
   Table 1's "Average" is the question-weighted mean of its category columns (checked in
-  :mod:`lcrag.pipelines.long2rag_paper`).
+  :mod:`lcrag.papers.long2rag.checks`).
+- Per judge and document variant, the chapter's tables: KPR (:func:`kpr_table`), the KPR of each response
+  (:func:`response_kpr`), and Eq. 2's mean over any groups of responses (:func:`group_kpr`, e.g. length bins).
 - KPP: the share of the key points extracted *from a response* that the documents support; KPF combines KPP and
   KPR. The paper gives no formula; :func:`kpf` reports both readings: the mean of per-question F1s
   (``kpf_macro``, the only one that fits Table 4) and the F1 of the averages (``kpf_of_means``).
@@ -182,6 +184,48 @@ def kpr_by(judgments: pd.DataFrame, items: pd.DataFrame, by: str | Sequence[str]
             "n_unparseable": g["n_unparseable"].sum(),
         }
     ).reset_index()
+
+
+def kpr_table(judgments: pd.DataFrame, items: pd.DataFrame, by: str | None = None,
+              unparseable: str = "zero") -> pd.DataFrame:
+    """KPR per (judge, variant[, by]) from judged rows: kpr, n_questions, n_key_points, n_unparseable."""
+    rows = []
+    for (judge, variant), g in judgments.groupby(["judge", "variant"], sort=False):
+        if by is None:
+            rows.append({"judge": judge, "variant": variant, **kpr(g, unparseable)})
+        else:
+            t = kpr_by(g, items, by, unparseable)
+            t.insert(0, "variant", variant)
+            t.insert(0, "judge", judge)
+            rows += t.to_dict("records")
+    return pd.DataFrame(rows)
+
+
+LENGTH_COLUMNS = ("input_tokens", "completion_tokens")
+
+
+def response_kpr(judgments: pd.DataFrame, responses: pd.DataFrame | None = None,
+                 unparseable: str = "zero") -> pd.DataFrame:
+    """One row per judge and response (question, variant): its Key Point Recall (the inner sum of Eq. 2, with
+    :func:`question_kpr`'s counts), and with ``responses`` the response's ``input_tokens`` and
+    ``completion_tokens``. The unit of the length analyses, of the claims' intervals and of the synthesis."""
+    q = []
+    for (judge, variant), g in judgments.groupby(["judge", "variant"], sort=False):
+        t = question_kpr(g, unparseable)
+        t["judge"], t["variant"] = judge, variant
+        q.append(t)
+    per = pd.concat(q, ignore_index=True)
+    if responses is None:
+        return per
+    return per.merge(responses[["question_id", "variant", *LENGTH_COLUMNS]], on=["question_id", "variant"])
+
+
+def group_kpr(per_response: pd.DataFrame, by: str | Sequence[str], **more) -> pd.DataFrame:
+    """Eq. 2's mean over the responses of each group (:func:`response_kpr` rows, grouped by ``by``; levels of a
+    categorical without a response left out): ``kpr`` (the mean ``recall``, NaN left out), ``n`` (responses), and
+    the further named aggregations ``more`` (``name=(column, function)``, as :meth:`pandas.DataFrame.agg`)."""
+    return per_response.groupby(by, observed=True).agg(kpr=("recall", "mean"), n=("recall", "size"),
+                                                       **more).reset_index()
 
 
 def f1(precision: float, recall: float) -> float:

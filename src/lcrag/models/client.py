@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import os
-import random
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -29,7 +28,9 @@ from lcrag import config
 from lcrag.models import server, usage
 from lcrag.models.cache import DiskCache, content_key
 from lcrag.models.registry import ModelInfo, UnknownModelError, cost_usd, parse_spec
+from lcrag.models.retry import RetryPolicy, failure_kind
 from lcrag.models.store import default_store
+from lcrag.progress import progress as bar
 from lcrag.text import tokens as tok
 
 TEMPLATE_OVERHEAD = 16  # tokens a chat template adds around a conversation (margin)
@@ -70,17 +71,6 @@ class Completion:
         if not self.logprobs or position >= len(self.logprobs):
             return {}
         return dict(self.logprobs[position].get("top") or {})
-
-
-@dataclass
-class RetryPolicy:
-    max_retries: int = 6
-    base_delay_s: float = 1.0
-    max_delay_s: float = 30.0
-    timeout_s: float = field(default_factory=lambda: float(os.environ.get("LCRAG_TIMEOUT_S", "600")))
-
-    def delay(self, attempt: int) -> float:
-        return min(self.max_delay_s, self.base_delay_s * 2**attempt) * (0.5 + random.random() / 2)
 
 
 @dataclass
@@ -157,15 +147,11 @@ class Model:
         with at most ``max_concurrency`` in flight (1 for local models)."""
         fn = getattr(self, method)
         workers = 1 if self.info.is_local else max(1, self.max_concurrency)
-        if progress:
-            from tqdm.auto import tqdm
-        else:
-            def tqdm(x, **_):
-                return x
         if workers == 1:
-            return [fn(**r) for r in tqdm(requests, desc=self.spec)]
+            return [fn(**r) for r in bar(requests, enabled=progress, desc=self.spec)]
         with ThreadPoolExecutor(workers) as pool:
-            return list(tqdm(pool.map(lambda r: fn(**r), requests), total=len(requests), desc=self.spec))
+            return list(bar(pool.map(lambda r: fn(**r), requests), enabled=progress, total=len(requests),
+                            desc=self.spec))
 
     def estimate_cost(self, prompts: list[str], max_tokens: int) -> dict:
         """Pre-run estimate for a list of prompts: tokens in, tokens out at most, dollars (None = unknown)."""
@@ -199,10 +185,16 @@ class Model:
         key = content_key({"endpoint": self.identity, "model": self.info.name, "kind": kind, **body,
                            "params": params})
         response, source = self._lookup(key)
+        failures: dict[str, int] = {}  # failed attempts by kind (lcrag.models.retry), for the usage log
         if response is None:
             if config.offline():
                 raise CacheMiss(f"{self.spec}: response {key[:12]} not in the store or cache and LCRAG_OFFLINE=1")
-            response = self._request(kind, body, params)
+            try:
+                response = self._request(kind, body, params, failures)
+            except ModelCallError:
+                usage.record(usage.UsageRecord(model=self.spec, kind=kind, key=key, source="failed",
+                                               failures=failures))
+                raise
             source = "network"
             DiskCache().put(key, response)
         self._maybe_record(key, response)
@@ -212,6 +204,7 @@ class Model:
             completion_tokens=c.completion_tokens, latency_s=c.latency_s, cost_usd=c.cost_usd,
             estimated_tokens=response.get("prompt_tokens") is None,
             truncated=bool(c.truncation), serving=response.get("serving"),
+            failures=failures,
         ))
         return c
 
@@ -248,8 +241,11 @@ class Model:
                                              max_retries=0, timeout=self.retry.timeout_s)
             return self._client, self.info.name, None
 
-    def _request(self, kind: str, body: dict, params: dict) -> dict:
+    def _request(self, kind: str, body: dict, params: dict, failures: dict[str, int]) -> dict:
+        """One completion from the endpoint, retried on transient failures (:mod:`lcrag.models.retry`); each
+        failed attempt is counted by kind in ``failures``."""
         last: Exception | None = None
+        start = time.monotonic()
         for attempt in range(self.retry.max_retries + 1):
             client, name, serving = self._endpoint(bool(params.get("logprobs")))
             t0 = time.perf_counter()
@@ -264,9 +260,14 @@ class Model:
             except openai.BadRequestError as exc:
                 raise ModelCallError(f"{self.spec}: request rejected (HTTP 400): {_scrub(str(exc))}") from None
             except (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError,
-                    openai.APIConnectionError, openai.APIResponseValidationError, MalformedResponse,
-                    ValueError) as exc:
+                    openai.APIConnectionError, openai.APIResponseValidationError, openai.APIStatusError,
+                    MalformedResponse, ValueError) as exc:
+                if isinstance(exc, openai.APIStatusError) and not (
+                        exc.status_code >= 500 or exc.status_code in (408, 409, 429)):
+                    raise ModelCallError(f"{self.spec}: HTTP {exc.status_code}: {_scrub(str(exc))}") from None
                 last = exc
+                kind_ = failure_kind(exc)
+                failures[kind_] = failures.get(kind_, 0) + 1
                 if (isinstance(exc, openai.APIConnectionError) and not isinstance(exc, openai.APITimeoutError)
                         and self.info.is_local):  # a timeout: the server is alive and busy, keep it
                     died = server.death(self.spec, bool(params.get("logprobs")))
@@ -274,14 +275,13 @@ class Model:
                         raise ModelCallError(str(died)) from None
                     self._local.clear()  # a server stopped on purpose is started again on the next try
                 if attempt < self.retry.max_retries:
-                    time.sleep(self.retry.delay(attempt))
+                    wait = self.retry.wait(attempt, exc)
+                    if time.monotonic() - start + wait > self.retry.deadline_s:
+                        raise ModelCallError(
+                            f"{self.spec}: gave up at the {self.retry.deadline_s:g} s deadline (LCRAG_DEADLINE_S) "
+                            f"after {attempt + 1} attempts: {type(exc).__name__}: {_scrub(str(exc))}") from None
+                    time.sleep(wait)
                 continue
-            except openai.APIStatusError as exc:
-                if exc.status_code >= 500 and attempt < self.retry.max_retries:
-                    last = exc
-                    time.sleep(self.retry.delay(attempt))
-                    continue
-                raise ModelCallError(f"{self.spec}: HTTP {exc.status_code}: {_scrub(str(exc))}") from None
             response["latency_s"] = round(time.perf_counter() - t0, 4)
             if serving:
                 response["serving"] = serving

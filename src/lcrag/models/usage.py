@@ -24,7 +24,7 @@ class UsageRecord:
     model: str
     kind: str  # "chat" | "completion" | "embedding"
     key: str
-    source: str  # "store" | "disk" | "network"
+    source: str  # "store" | "disk" | "network" | "failed" (gave up: no response)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0  # of the call that produced the response (0 for embeddings from cache)
@@ -32,6 +32,7 @@ class UsageRecord:
     estimated_tokens: bool = False
     truncated: bool = False
     serving: dict | None = None
+    failures: dict[str, int] = field(default_factory=dict)  # failed attempts before this result, by kind
     ts: float = field(default_factory=time.time)
 
 

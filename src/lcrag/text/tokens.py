@@ -54,6 +54,24 @@ class GGUFTokenizer:
     def decode(self, tokens: list[int]) -> str:
         return self._llm.detokenize(tokens).decode("utf-8", errors="ignore")
 
+    def chat_prompt(self, messages: list[dict]) -> str | None:
+        """``messages`` through the model's own chat template (the GGUF's ``tokenizer.chat_template``), as the text
+        the model sees, ending with the assistant's turn; None when the file has no template."""
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        llm = self._llm
+        template = (llm.metadata or {}).get("tokenizer.chat_template")
+        if not template:
+            return None
+
+        def text(token: int) -> str:
+            return llm.detokenize([token], special=True).decode("utf-8", errors="ignore") if token >= 0 else ""
+
+        fmt = Jinja2ChatFormatter(
+            template, eos_token=text(llm.token_eos()), bos_token=text(llm.token_bos()), add_generation_prompt=True
+        )
+        return fmt(messages=messages).prompt
+
 
 class TiktokenTokenizer:
     exact = True

@@ -1,0 +1,150 @@
+"""What arithmetic on Long²RAG's own tables shows, and the paper's internal inconsistencies. No model call.
+
+- :func:`derived_checks`: Table 1's Average against the question-weighted mean of its categories (within 0.003)
+  and the unweighted mean (too high) (:func:`table1_averages`), Table 3's rank correlations (Spearman 0.983) and the
+  evaluator gap (:func:`table3_correlations`), and Table 4's KPF against the harmonic mean of the printed KPP and
+  KPR (:func:`table4_kpf`).
+- :func:`inconsistencies`: the inventory's 13 internal inconsistencies, each with where it is.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from scipy.stats import kendalltau, pearsonr, spearmanr
+
+from lcrag.data.long2rag import CATEGORIES
+from lcrag.papers.long2rag.numbers import (
+    PAPER_CATEGORY_COUNTS,
+    PAPER_NUMBERS,
+    paper_table1_wide,
+    paper_table2,
+    paper_table3,
+    paper_table4,
+)
+
+#: Table 1 rounds to three decimals; "equal" means within this.
+ROUNDING_TOL = 0.0005 + 1e-9
+#: The inventory's tolerance for "Average = question-weighted mean of the categories".
+AVERAGE_TOL = 0.003
+
+# ============================================================================================ derived checks
+
+
+def table1_averages() -> pd.DataFrame:
+    """Per model: printed Average, the question-weighted mean of the 8 categories (Fig. 11 counts), the unweighted
+    mean, and whether the weighted one is within :data:`AVERAGE_TOL` of the printed Average."""
+    t = paper_table1_wide()
+    w = pd.Series(PAPER_CATEGORY_COUNTS)
+    cats = list(CATEGORIES)
+    out = pd.DataFrame(
+        {
+            "model": t.index,
+            "paper_average": t["Average"].to_numpy(),
+            "weighted_mean": (t[cats] * w[cats]).sum(axis=1).to_numpy() / w.sum(),
+            "unweighted_mean": t[cats].mean(axis=1).to_numpy(),
+        }
+    )
+    out["weighted_diff"] = out["weighted_mean"] - out["paper_average"]
+    out["unweighted_diff"] = out["unweighted_mean"] - out["paper_average"]
+    out["weighted_within_tol"] = out["weighted_diff"].abs() <= AVERAGE_TOL
+    return out
+
+
+def table3_correlations() -> dict:
+    """Spearman, Kendall and Pearson between the two evaluators' KPR over Table 3's 9 models; the mean gap
+    (Llama3-70B minus GPT-4o), whether Llama3 is higher for every model, and the rank swaps."""
+    t = paper_table3()
+    swaps = t[t["rank_gpt4o"] != t["rank_llama3"]]["model"].tolist()
+    gap = t["paper_llama3"] - t["paper_gpt4o"]
+    return {
+        "spearman": float(spearmanr(t["paper_gpt4o"], t["paper_llama3"]).statistic),
+        "kendall": float(kendalltau(t["paper_gpt4o"], t["paper_llama3"]).statistic),
+        "pearson": float(pearsonr(t["paper_gpt4o"], t["paper_llama3"]).statistic),
+        "mean_gap": float(gap.mean()),
+        "min_gap": float(gap.min()),
+        "max_gap": float(gap.max()),
+        "llama_higher_all": bool((gap > 0).all()),
+        "swapped": swaps,
+    }
+
+
+def table4_kpf() -> pd.DataFrame:
+    """Table 4's KPF next to the harmonic mean of its printed KPP and KPR (they differ: KPF is not the F1 of the
+    averages, so presumably the mean of per-question F1s)."""
+    t = paper_table4()
+    t["f1_of_printed"] = 2 * t["paper_kpp"] * t["paper_kpr"] / (t["paper_kpp"] + t["paper_kpr"])
+    t["diff"] = t["paper_kpf"] - t["f1_of_printed"]
+    t["kpf_is_f1_of_means"] = t["diff"].abs() <= ROUNDING_TOL * 4
+    return t
+
+
+def derived_checks() -> pd.DataFrame:
+    """Every derived check as a row: check, ours (recomputed from the tables), inventory (the value the inventory
+    states), agrees (within the stated tolerance)."""
+    av = table1_averages()
+    t3 = table3_correlations()
+    t4 = table4_kpf().set_index("model")
+    t2 = paper_table2().set_index(["model", "variant"])["paper_kpr"]
+    t1 = paper_table1_wide()
+    n_questions = PAPER_NUMBERS["questions"]
+    rows = [
+        ("Table 1: Average = question-weighted mean of categories (all 9 models, within 0.003)",
+         f"max |diff| {av['weighted_diff'].abs().max():.4f}", "<= 0.003 (max 0.0026, GPT-4-Turbo)",
+         bool(av["weighted_within_tol"].all())),
+        ("Table 1: unweighted mean of categories is 0.007-0.013 too high",
+         f"{av['unweighted_diff'].min():.4f} to {av['unweighted_diff'].max():.4f}", "0.007 to 0.013",
+         bool(av["unweighted_diff"].min() > 0.006 and av["unweighted_diff"].max() < 0.0135)),
+        ("Table 1: the largest weighted residual is GPT-4-Turbo's",
+         av.loc[av["weighted_diff"].abs().idxmax(), "model"], "GPT-4-Turbo",
+         av.loc[av["weighted_diff"].abs().idxmax(), "model"] == "GPT-4-Turbo"),
+        (f"Fig. 11: category counts sum to {n_questions}", str(sum(PAPER_CATEGORY_COUNTS.values())),
+         str(n_questions), sum(PAPER_CATEGORY_COUNTS.values()) == n_questions),
+        ("Table 3: Spearman rho between evaluators", f"{t3['spearman']:.3f}", "0.983",
+         abs(t3["spearman"] - 0.983) < 0.0005),
+        ("Table 3: Kendall tau", f"{t3['kendall']:.3f}", "0.944", abs(t3["kendall"] - 0.944) < 0.0005),
+        ("Table 3: Pearson r", f"{t3['pearson']:.3f}", "0.978", abs(t3["pearson"] - 0.978) < 0.0005),
+        ("Table 3: mean gap Llama3-70B - GPT-4o", f"{t3['mean_gap']:+.3f}", "+0.108",
+         abs(t3["mean_gap"] - 0.108) < 0.0005),
+        ("Table 3: only rank swap Claude-3-Sonnet <-> GPT-4-Turbo", ", ".join(t3["swapped"]),
+         "Claude-3-Sonnet, GPT-4-Turbo", sorted(t3["swapped"]) == ["Claude-3-Sonnet", "GPT-4-Turbo"]),
+        (f"Table 4: F1 of printed KPP/KPR (GPT-4o) vs KPF {t4.loc['GPT-4o', 'paper_kpf']:.3f}",
+         f"{t4.loc['GPT-4o', 'f1_of_printed']:.3f}", "0.415", abs(t4.loc["GPT-4o", "f1_of_printed"] - 0.415) < 0.0005),
+        (f"Table 4: F1 of printed KPP/KPR (Phi-3) vs KPF {t4.loc['Phi-3-mini-128K', 'paper_kpf']:.3f}",
+         f"{t4.loc['Phi-3-mini-128K', 'f1_of_printed']:.3f}", "0.379",
+         abs(t4.loc["Phi-3-mini-128K", "f1_of_printed"] - 0.379) < 0.0005),
+        ("Table 4: KPF is not the harmonic mean of the printed KPP and KPR", str(not t4["kpf_is_f1_of_means"].any()),
+         "True", not t4["kpf_is_f1_of_means"].any()),
+        ("Table 2 vs Tables 1/3: Qwen2-72B untruncated KPR", f"{t2[('Qwen2-72B', 'none')]:.3f} vs "
+         f"{t1.loc['Qwen2-72B', 'Average']:.3f}", "0.468 vs 0.449",
+         t2[("Qwen2-72B", "none")] != t1.loc["Qwen2-72B", "Average"]),
+        ("Table 2: GPT-4o untruncated = Table 1 Average", f"{t2[('GPT-4o', 'none')]:.3f}", "0.579",
+         t2[("GPT-4o", "none")] == t1.loc["GPT-4o", "Average"]),
+    ]
+    return pd.DataFrame(rows, columns=["check", "ours", "inventory", "agrees"])
+
+
+# ============================================================================================ inconsistencies
+
+INCONSISTENCIES: tuple[tuple[str, str, str], ...] = (
+    ("Average document length", "2,444 words (Abstract, §1)", "2,453 words (footnote 6, Fig. 12)"),
+    ("Phi-3-mini vs Qwen2-72B", "Intro: Phi-3-mini 'outperform[s]' Qwen2-72B",
+     "Table 1: 0.434 < 0.449; §5.2: 'nearly approaches'"),
+    ("Qwen2-72B untruncated KPR", "Table 2 N/A: 0.468", "Tables 1 and 3: 0.449"),
+    ("Models scored by both evaluators", "RQ7 text: only GPT-4o and Phi-3-mini", "Table 3: all 9 models"),
+    ("§5.5 wording", "'generation length'", "the section (and Fig. 6) is about input document length"),
+    ("Evaluator prompt reference", "§4: 'the prompt detailed in § A.2'", "§A.2 holds the AutoDS filter prompt (P8)"),
+    ("Key-point extraction check sample", "'20 randomly-sampled questions'", "'10 randomly selected questions'"),
+    ("ELI5 filter criteria", "text: 4 criteria", "prompt P1: 5 criteria, max 5 points, keep >= 4"),
+    ("Dataset LLM", "§3.3: 'prompting GPT-4'", "footnote 2: LLM_dataset = GPT-4-Turbo"),
+    ("Category distribution", "A.1: 'relatively uniform'", "Fig. 11: 21 to 58 questions per category"),
+    ("KPF", "§6.4: KPF 'combines KPP and KPR'",
+     "printed KPF != 2·KPP·KPR/(KPP+KPR) (0.379 vs 0.415; 0.354 vs 0.379)"),
+    ("§6.4 last paragraph", "'The KPR score provides a balanced view ... recall and precision'", "KPF is meant"),
+    ("Snippet vs summary", "§5.6: snippet gives 'more pronounced degradation'",
+     "Table 2: Summary is the lowest for both models; Qwen2-72B snippet beats trunks 512 and 1024"),
+)
+
+
+def inconsistencies() -> pd.DataFrame:
+    """The inventory's 13 internal inconsistencies: what, one statement, the other."""
+    return pd.DataFrame(INCONSISTENCIES, columns=["what", "one place says", "another says"]).rename_axis("n")

@@ -1,0 +1,188 @@
+"""Long²RAG's judges of Eq. 1 (does the response entail the key point?), and how far to trust them.
+
+- :func:`judge_llm`: one P6 call per key point (the response as the Document, the key point as the Claim), read by
+  :data:`lcrag.metrics.kpr.PARSERS`; :func:`reparse` reads the same answers another way.
+- :func:`judge_lexical`: the deterministic judge, :mod:`lcrag.metrics.judges`' lexical similarity of the key point to
+  the response's best sentence (:func:`lexical_scores`), cut at a threshold fitted by :func:`calibrate`.
+- Calibration on SummHay's human coverage labels (:func:`benchmark_pairs`, :func:`calibrate`,
+  :func:`llm_agreement`, :func:`sample_pairs`), the judge the claims trust (:func:`trusted_judge`), and two judges'
+  rank agreement over the same systems (:func:`judge_rank_agreement`, the Table 3 analogue).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from lcrag.metrics import kpr as K
+from lcrag.metrics.judges import lexical_similarity
+from lcrag.papers.long2rag.prompts import P6_ENTAILMENT
+
+# ============================================================================================ judges
+
+
+def judgment_frame(responses: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """One row per (response, key point): question_id, variant, key_point_id, key_point, response."""
+    kp = items[["question_id", "key_points", "key_point_ids"]] if "key_point_ids" in items else items[
+        ["question_id", "key_points"]].assign(key_point_ids=lambda d: [
+            [f"{q}#{k}" for k in range(len(p))] for q, p in zip(d["question_id"], d["key_points"], strict=True)])
+    merged = responses[["question_id", "variant", "response"]].merge(kp, on="question_id", how="left",
+                                                                    validate="many_to_one")
+    rows = [
+        {"question_id": r["question_id"], "variant": r["variant"], "key_point_id": kid, "key_point": text,
+         "response": r["response"]}
+        for r in merged.to_dict("records")
+        for kid, text in zip(r["key_point_ids"], r["key_points"], strict=True)
+    ]
+    return pd.DataFrame(rows, columns=["question_id", "variant", "key_point_id", "key_point", "response"])
+
+
+def judge_llm(model, pairs: pd.DataFrame, document: str = "response", claim: str = "key_point",
+              max_tokens: int = 64, parse: str = "default", progress: bool = False) -> pd.DataFrame:
+    """Eq. 1 by the P6 judge: one call per row of ``pairs`` (``document`` column as the Document, ``claim`` column
+    as the Claim), greedy. Adds ``raw``, ``label`` (yes / no / neutral / None), ``value`` (1 / 0 / NaN) and
+    ``judge`` (the model's spec; with ``parse`` other than "default" appended, e.g. ``+words``). ``parse`` picks
+    the reader of the answer (:data:`lcrag.metrics.kpr.PARSERS`). The document is cut in the middle if it does
+    not fit the window."""
+    reader = K.PARSERS[parse]
+    requests = [
+        {"prompt": P6_ENTAILMENT.format(document=d, claim=c), "max_tokens": max_tokens, "temperature": 0.0,
+         "context_policy": "truncate_middle"}
+        for d, c in zip(pairs[document], pairs[claim], strict=True)
+    ]
+    out = model.map("ask", requests, progress=progress)
+    judged = pairs.copy()
+    judged["raw"] = [c.text for c in out]
+    judged["label"] = [reader(c.text) for c in out]
+    judged["value"] = [K.entailment_value(label) for label in judged["label"]]
+    judged["judge"] = model.spec + ("" if parse == "default" else f"+{parse}")
+    return judged
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    """A response split into sentences and lines (the deterministic judge compares a key point with each)."""
+    parts = [s.strip() for s in _SENTENCE.split(text or "")]
+    return [s for s in parts if s] or [""]
+
+
+def lexical_scores(key_points: Sequence[str], texts: Sequence[str]) -> np.ndarray:
+    """Per (key point, text): the best share of the key point's content words in one sentence of the text
+    (:func:`lcrag.metrics.judges.lexical_similarity`)."""
+    return np.array([float(lexical_similarity([k], sentences(t)).max()) for k, t in zip(key_points, texts,
+                                                                                      strict=True)])
+
+
+def reparse(judged: pd.DataFrame, parse: str) -> pd.DataFrame:
+    """The same LLM answers (``raw``) read with another parser (no model call): label, value and judge redone."""
+    out = judged.copy()
+    out["label"] = [K.PARSERS[parse](t) for t in out["raw"]]
+    out["value"] = [K.entailment_value(label) for label in out["label"]]
+    out["judge"] = out["judge"].str.split("+").str[0] + ("" if parse == "default" else f"+{parse}")
+    return out
+
+
+def judge_lexical(pairs: pd.DataFrame, threshold: float, document: str = "response",
+                  claim: str = "key_point") -> pd.DataFrame:
+    """Eq. 1 by the deterministic judge: yes (1) when the lexical score reaches ``threshold`` (from
+    :func:`calibrate`), else 0; never unparseable. Adds ``similarity``, ``label``, ``value``, ``judge``."""
+    judged = pairs.copy()
+    judged["similarity"] = lexical_scores(list(pairs[claim]), list(pairs[document]))
+    judged["value"] = (judged["similarity"] >= threshold).astype(float)
+    judged["label"] = np.where(judged["value"] == 1, K.YES, K.NO)
+    judged["judge"] = "lexical"
+    return judged
+
+
+# ============================================================================================ judge calibration
+
+
+def benchmark_pairs(bench: pd.DataFrame, human_yes: Sequence[str] = ("fully_covered",)) -> pd.DataFrame:
+    """SummHay's human coverage labels as entailment pairs: one row per (annotated summary, insight).
+
+    ``response`` = the summary's bullets joined by newlines (the Document of P6), ``key_point`` = the insight (the
+    Claim), ``human`` = 1 when the annotators' label is in ``human_yes`` (default: full coverage only; pass
+    ``("fully_covered", "partially_covered")`` for the lenient reading), ``half`` = fit (even record) / held-out.
+    """
+    rows = []
+    for r in bench.to_dict("records"):
+        text = {i["insight_id"]: i["insight"] for i in r["reference_insights"]}
+        for a in r["annotation"]:
+            rows.append({
+                "record": r["record"],
+                "half": "fit" if int(r["record"]) % 2 == 0 else "held-out",
+                "question_id": f"bench/{r['record']}",
+                "variant": "summhay-benchmark",
+                "key_point_id": a["insight_id"],
+                "key_point": text[a["insight_id"]],
+                "response": "\n".join(r["summary"]),
+                "coverage": a["coverage"],
+                "human": int(a["coverage"] in human_yes),
+            })
+    return pd.DataFrame(rows)
+
+
+def calibrate(pairs: pd.DataFrame) -> tuple[float, pd.DataFrame]:
+    """The deterministic judge's threshold, fitted on the ``fit`` half of :func:`benchmark_pairs` (best accuracy),
+    and its agreement with the human labels on each half (accuracy, Cohen's κ, ...)."""
+    scored = pairs.assign(similarity=lexical_scores(list(pairs["key_point"]), list(pairs["response"])))
+    fit = scored[scored["half"] == "fit"]
+    t = K.fit_binary_threshold(fit["similarity"], fit["human"])
+    rows = []
+    for half, g in [("fit", fit), ("held-out", scored[scored["half"] == "held-out"]), ("all", scored)]:
+        rows.append({"judge": "lexical", "half": half, "threshold": t,
+                     **K.binary_agreement((g["similarity"] >= t).astype(float), g["human"])})
+    return t, pd.DataFrame(rows)
+
+
+def llm_agreement(judged: pd.DataFrame) -> pd.DataFrame:
+    """Agreement of an LLM judge's values (:func:`judge_llm` on benchmark pairs) with the human labels."""
+    rows = []
+    for half, g in [*judged.groupby("half"), ("all", judged)]:
+        rows.append({"judge": judged["judge"].iloc[0], "half": half, "threshold": np.nan,
+                     **K.binary_agreement(g["value"], g["human"])})
+    return pd.DataFrame(rows)
+
+
+def sample_pairs(pairs: pd.DataFrame, n: int, seed: int = 0, half: str = "held-out") -> pd.DataFrame:
+    """``n`` pairs of one half drawn at random (seeded), balanced between human yes and no when possible."""
+    pool = pairs[pairs["half"] == half]
+    yes, no = pool[pool["human"] == 1], pool[pool["human"] == 0]
+    k = min(n // 2, len(yes), len(no))
+    picked = pd.concat([yes.sample(k, random_state=seed), no.sample(n - k, random_state=seed)]) if n > 1 else (
+        pool.sample(n, random_state=seed))
+    return picked.sort_index()
+
+
+def judge_rank_agreement(table: pd.DataFrame, systems: str = "variant", judges: Sequence[str] | None = None) -> dict:
+    """Spearman ρ and Kendall τ between two judges' KPR over the same systems (Table 3 analogue)."""
+    from scipy.stats import kendalltau, spearmanr
+
+    wide = table.pivot(index=systems, columns="judge", values="kpr").dropna()
+    judges = list(judges or wide.columns)
+    if len(judges) != 2:
+        raise ValueError(f"need exactly two judges, got {judges}")
+    a, b = wide[judges[0]], wide[judges[1]]
+    if len(wide) < 2:
+        return {"n_systems": len(wide), "spearman": np.nan, "kendall": np.nan, "judges": judges}
+    return {"n_systems": len(wide), "spearman": float(spearmanr(a, b).statistic),
+            "kendall": float(kendalltau(a, b).statistic), "judges": judges,
+            "mean_difference": float((b - a).mean())}
+
+
+def trusted_judge(agreement: pd.DataFrame, judges: Sequence[str]) -> str:
+    """Among ``judges``, the one whose labels agree best with the humans: the highest held-out Cohen's kappa in
+    an agreement table (columns ``judge``, ``half``, ``n``, ``kappa``, as the chapter's ``judge_agreement``),
+    among judges measured on at least ``verdicts.MIN_JUDGE_PAIRS`` pairs (a kappa of 1.0 on 4 pairs decides
+    nothing). Without an eligible judge, the first judge in sorted order."""
+    from lcrag.book.verdicts import choose_judge
+
+    judges = list(judges)
+    if not judges:
+        raise ValueError("no judge to choose from")
+    return choose_judge(agreement, judges) or sorted(judges)[0]

@@ -1,0 +1,175 @@
+"""LongRAG's generator over each component strategy, and the Full / Closed arms: one row per question and strategy.
+
+6. **Generator**: LongBench's multi-hop prompt over the strategy's input (:func:`strategy_input`, one of
+   :data:`lcrag.papers.longrag.names.STRATEGIES`), after the extractor and the CoT-guided filter have run once
+   per question (:func:`answer_question`).
+
+Beyond the paper: the **Full** arm (the record's whole LongBench context, middle-truncated to the window) and
+the **Closed** arm (no passages) with the same generator. :func:`answer_questions` returns one row per question
+and strategy; :func:`f1_table` averages them; :func:`settings_grid` runs R&B and E&F at other chunk size x top-k
+settings (Tables 6-8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from lcrag.metrics.qa import exact_match, qa_f1
+from lcrag.papers.longrag.cot_filter import filtered, parse_status
+from lcrag.papers.longrag.names import ARMS, STRATEGIES
+from lcrag.papers.longrag.prompts import (
+    CLOSED_BOOK_PROMPT,
+    cot_prompt,
+    extractor_prompt,
+    filter_prompt,
+    generator_prompt,
+)
+from lcrag.papers.longrag.retrieval import Retriever, dataset_index, source_paragraphs
+from lcrag.progress import progress as bar
+
+
+def strategy_input(strategy: str, chunks: Sequence[str], paragraphs: Sequence[str], extracted: str | None,
+                   kept: Sequence[str] | None) -> str:
+    """What the generator reads under ``strategy`` (the code joins every part with no separator)."""
+    parts = {
+        "R&B": lambda: list(chunks),
+        "R&L": lambda: list(paragraphs),
+        "Ext": lambda: [*chunks, extracted],
+        "Fil": lambda: list(kept),
+        "E&F": lambda: [*kept, extracted],
+    }
+    if strategy not in parts:
+        raise ValueError(f"unknown strategy {strategy!r}; expected one of {STRATEGIES}")
+    pieces = parts[strategy]()
+    if any(p is None for p in pieces):
+        raise ValueError(f"{strategy} needs the extractor and/or filter outputs")
+    return "".join(pieces)
+
+
+@dataclass
+class Budgets:
+    """Answer lengths in new tokens. The code allows 1000 for the extractor and the CoT; the tiny embedded models
+    are capped lower by the chapter's parameters (a stated deviation)."""
+
+    answer: int = 32
+    extractor: int = 1000
+    cot: int = 1000
+    judgement: int = 32
+
+
+def answer_question(
+    item, retriever: Retriever, generator, component=None, *, k: int = 7,
+    strategies: Sequence[str] = STRATEGIES, arms: Sequence[str] = (), budgets: Budgets | None = None,
+    paragraphs: Sequence[str] = (), reserve: int = 64,
+) -> list[dict]:
+    """Run one question through every requested strategy and arm; one row each.
+
+    ``item`` has ``question``, ``answers`` and (for the Full arm) ``context``; ``generator`` and ``component``
+    (extractor and filter; default: the generator) are :class:`lcrag.models.client.Model`. Inputs longer than a
+    model's window are middle-truncated (LongBench's rule, in the model's own tokens rather than ChatGLM's).
+    """
+    budgets = budgets or Budgets()
+    component = component or generator
+    unknown = set(strategies) - set(STRATEGIES) | set(arms) - set(ARMS)
+    if unknown:
+        raise ValueError(f"unknown strategies/arms {sorted(unknown)}")
+    hits = retriever.retrieve(item.question, k) if strategies else []
+    chunks = [h.text for h in hits]
+    chunk_paragraph = retriever.chunks["paragraph_id"].to_numpy()
+
+    def too_long_for(model) -> Callable[[str], bool]:
+        limit = model.info.context_window - reserve
+        return lambda text: model.count_tokens(text) >= limit
+
+    def call(model, prompt: str, max_tokens: int):
+        return model.ask(prompt, max_tokens=max_tokens, context_policy="truncate_middle")
+
+    extracted = kept = None
+    fallback = None
+    extras: dict = {"n_component_calls": 0}
+    if {"Ext", "E&F"} & set(strategies):
+        sources = source_paragraphs(hits, chunk_paragraph, paragraphs, too_long_for(component))
+        out = call(component, extractor_prompt(sources, item.question), budgets.extractor)
+        extracted, extras["extracted"] = out.text, out.text
+        extras["n_component_calls"] += 1
+    if {"Fil", "E&F"} & set(strategies):
+        cot = call(component, cot_prompt(chunks, item.question), budgets.cot).text
+        keep = [parse_status(call(component, filter_prompt(c, item.question, cot), budgets.judgement).text)
+                for c in chunks]
+        kept, fallback = filtered(chunks, keep)
+        extras.update(cot=cot, kept=[h.index for h, k_ in zip(hits, keep, strict=True) if k_],
+                      filter_fallback=fallback)
+        extras["n_component_calls"] += 1 + len(chunks)
+    rl_paragraphs = (source_paragraphs(hits, chunk_paragraph, paragraphs, too_long_for(generator))
+                     if "R&L" in strategies else [])
+
+    rows = []
+    for name in [*strategies, *arms]:
+        if name == "Full":
+            prompt = generator_prompt(item.context, item.question)
+        elif name == "Closed":
+            prompt = CLOSED_BOOK_PROMPT.format(question=item.question)
+        else:
+            prompt = generator_prompt(strategy_input(name, chunks, rl_paragraphs, extracted, kept), item.question)
+        out = call(generator, prompt, budgets.answer)
+        rows.append({
+            "strategy": name, "answer": out.text.strip(), "f1": qa_f1(out.text, item.answers),
+            "em": exact_match(out.text, item.answers), "input_tokens": generator.count_tokens(prompt),
+            "prompt_tokens": out.prompt_tokens, "truncated": bool(out.truncation), "latency_s": out.latency_s,
+            "chunks": [h.index for h in hits] if name in STRATEGIES else [],
+            "filter_fallback": fallback if name in ("Fil", "E&F") else None,
+        })
+    return rows
+
+
+def answer_questions(items: pd.DataFrame, retriever: Retriever, generator, component=None, *,
+                     dataset: str, chunk_size: int, progress: bool = False, **kwargs) -> pd.DataFrame:
+    """:func:`answer_question` over a table of questions: one row per question and strategy/arm, with
+    ``dataset``, ``question_id``, ``chunk_size``, ``top_k``, ``generator`` and ``component`` columns."""
+    rows = []
+    iterator = bar(items.itertuples(), enabled=progress, total=len(items),
+                   desc=f"{dataset} {chunk_size}x{kwargs.get('k', 7)}")
+    component_spec = (component or generator).spec
+    for item in iterator:
+        for row in answer_question(item, retriever, generator, component, **kwargs):
+            rows.append({"dataset": dataset, "question_id": item.question_id, "chunk_size": chunk_size,
+                         "top_k": kwargs.get("k", 7), "generator": generator.spec, "component": component_spec,
+                         **row})
+    return pd.DataFrame(rows)
+
+
+def f1_table(results: pd.DataFrame, by: Sequence[str] = ("dataset", "strategy")) -> pd.DataFrame:
+    """Mean F1 and EM (x 100, as the paper prints them) and the number of questions, per group."""
+    g = results.groupby(list(by), sort=False)
+    out = g.agg(f1=("f1", "mean"), em=("em", "mean"), n=("f1", "size"),
+                input_tokens=("input_tokens", "mean")).reset_index()
+    out[["f1", "em"]] = (100 * out[["f1", "em"]]).round(2)
+    out["input_tokens"] = out["input_tokens"].round(0)
+    return out
+
+
+def settings_grid(results: pd.DataFrame, grid: Sequence[Sequence[int]], datasets: Sequence[str],
+                  questions: dict[str, pd.DataFrame], n_questions: int, generator, component=None, *,
+                  corpus_records: int = 0, embedder=None, reranker: str = "fusion", n_candidates: int = 100,
+                  **kwargs) -> pd.DataFrame:
+    """R&B and E&F at each (chunk size, top-k) of ``grid`` on the first ``n_questions`` of each dataset, next to
+    the same questions' rows of ``results`` (the default setting); a ``setting`` column ("200*7")."""
+    runs = []
+    for size, k in grid:
+        for ds in datasets:
+            _, corpus, retriever = dataset_index(ds, chunk_size=size, corpus_records=corpus_records,
+                                                 embedder=embedder, reranker=reranker, n_candidates=n_candidates)
+            runs.append(answer_questions(questions[ds].head(n_questions), retriever, generator, component,
+                                         dataset=ds, chunk_size=size, k=k, strategies=["R&B", "E&F"],
+                                         paragraphs=list(corpus["text"]), **kwargs))
+    firsts = {ds: set(questions[ds].head(n_questions)["question_id"]) for ds in datasets}
+    first = np.array([qid in firsts.get(ds, ()) for ds, qid in zip(results["dataset"], results["question_id"],
+                                                                   strict=True)], dtype=bool)
+    base = results[results["strategy"].isin(["R&B", "E&F"]).to_numpy() & first]
+    out = pd.concat([base, *runs], ignore_index=True)
+    out["setting"] = out["chunk_size"].astype(str) + "*" + out["top_k"].astype(str)
+    return out

@@ -1,0 +1,217 @@
+"""LongRAG's behavioural claims decided on our per-question results (paired bootstrap intervals).
+
+:func:`run_claims` decides the claims the paper makes about behaviour (E&F beats R&B, R&L is not robust, the
+extractor is the main contributor, the filter alone is marginal, E&F is best; the token order of C13 and the
+retrieval setting of C16a when the results carry them) on our runs, with the paired bootstrap intervals of
+:func:`lcrag.papers.longrag.differences.strategy_differences`. Claim ids end in ``-ours``. The same claims on the
+paper's own tables are in :mod:`lcrag.papers.longrag.claims_paper`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from lcrag.book.claims import greater, less
+from lcrag.papers.longrag.claims_paper import MARGINAL_POINTS
+from lcrag.papers.longrag.differences import RUN_PAIRS, check_results, strategy_differences
+from lcrag.papers.longrag.names import DEFAULT_SETTING, STRATEGIES
+from lcrag.papers.longrag.recomputed import TOKEN_ORDER
+
+
+def _all(verdicts: Sequence[bool | None]) -> bool | None:
+    """True if every test passed, False if any failed, None otherwise (or with no test)."""
+    if not verdicts:
+        return None
+    if any(v is False for v in verdicts):
+        return False
+    return True if all(v is True for v in verdicts) else None
+
+
+def _majority(verdicts: Sequence[bool | None]) -> bool | None:
+    """True if more than half passed, False once a majority can no longer pass, None otherwise."""
+    n = len(verdicts)
+    if n == 0:
+        return None
+    if sum(v is True for v in verdicts) > n / 2:
+        return True
+    if sum(v is False for v in verdicts) >= n - n // 2:
+        return False
+    return None
+
+
+def _negate(v: bool | None) -> bool | None:
+    return None if v is None else not v
+
+
+def _fmt(rows: pd.DataFrame) -> str:
+    """``dataset +3.1 [-1.0, +7.2]`` per row, in F1 points."""
+    return "; ".join(
+        f"{r.dataset} {100 * r.diff:+.1f} [{100 * r.diff_lo:+.1f}, {100 * r.diff_hi:+.1f}] (n={r.n_questions})"
+        for r in rows.itertuples()
+    )
+
+
+def f1_floor(rows: pd.DataFrame, strategies) -> str | None:
+    """Why a claim on ``strategies`` is *not testable with this model*: a strategy whose mean F1 (0-1) on some
+    dataset is below the floor (:func:`lcrag.book.verdicts.floor_reason`); None when all are above it."""
+    from lcrag.book.verdicts import floor_reason
+
+    means = rows[rows["strategy"].isin(list(strategies))].groupby(["dataset", "strategy"], sort=False)["f1"].mean()
+    return floor_reason({f"{s} on {d} (mean F1)": {"score": float(f)} for (d, s), f in means.items()})
+
+
+def _pick_generator(results: pd.DataFrame, generator: str | None, ledger) -> str:
+    """The generator whose rows decide the claims: the argument, else the ledger's model, else the only one."""
+    gens = list(results["generator"].unique())
+    if generator is not None:
+        if generator not in gens:
+            raise ValueError(f"generator {generator!r} not in results ({gens})")
+        return generator
+    if getattr(ledger, "model", None) in gens:
+        return ledger.model
+    if len(gens) == 1:
+        return gens[0]
+    raise ValueError(f"results hold several generators {gens}: pass generator=")
+
+
+def run_claims(
+    ledger,
+    results: pd.DataFrame,
+    generator: str | None = None,
+    n: int = 2000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Check the behavioural claims on our per-question results, each with paired bootstrap 95 % CIs.
+
+    ``results``: columns dataset, strategy, f1 (0-1 per question), question_id, generator; optional
+    ``setting`` (e.g. ``200*7``: strategy claims use the default 200*7 rows, C16a compares E&F 200*7 with 500*3)
+    and ``tokens`` (generator input tokens per question: C13). Claim ids end in ``-ours``; a dataset decides a
+    comparison only when its interval excludes the threshold, so small samples give *inconclusive*; a claim on a
+    strategy whose mean F1 is at the floor on some dataset (:func:`f1_floor`) is *not testable with this model*.
+    Returns the differences table the verdicts came from (:func:`strategy_differences`).
+    """
+    check_results(results)
+    gen = _pick_generator(results, generator, ledger)
+    rows = results[results["generator"] == gen]
+    main = rows[rows["setting"] == DEFAULT_SETTING] if "setting" in rows.columns else rows
+    diffs = strategy_differences(main, RUN_PAIRS, n=n, seed=seed)
+    ev = f"our runs ({gen}); per dataset F1 difference in points, paired bootstrap 95% CI over questions"
+
+    def pair(a: str, b: str) -> pd.DataFrame:
+        return diffs[(diffs["a"] == a) & (diffs["b"] == b)]
+
+    def tests(a: str, b: str, margin: float = 0.0) -> list[bool | None]:
+        return [greater(r.diff, 0.0, margin, ci=(r.diff_lo, r.diff_hi)) for r in pair(a, b).itertuples()]
+
+    def floor(*strategies: str) -> str | None:
+        return f1_floor(main, strategies or STRATEGIES)
+
+    ledger.check(
+        "C4-ours",
+        "E&F beats R&B (its own vanilla RAG) on every dataset",
+        paper_value="21/21 cells",
+        our_value=_fmt(pair("E&F", "R&B")) or "not run",
+        passed=_all(tests("E&F", "R&B")),
+        evidence=ev,
+        floor=floor("E&F", "R&B"),
+    )
+    not_robust = _negate(_all(tests("R&L", "R&B")))  # robust = significantly above R&B on every dataset
+    ledger.check(
+        "C8-ours",
+        "R&L is not robustly better than R&B (on some dataset its CI is not above 0)",
+        paper_value="R&L < R&B in 12/33 cells",
+        our_value=_fmt(pair("R&L", "R&B")) or "not run",
+        passed=not_robust,
+        evidence=ev,
+        floor=floor("R&L", "R&B"),
+    )
+    for cid, b, pv in (("C9a-ours", "R&L", "31/33"), ("C9b-ours", "R&B", "32/33")):
+        ledger.check(
+            cid,
+            f"Ext beats {b} on most datasets",
+            paper_value=f"{pv} cells",
+            our_value=_fmt(pair("Ext", b)) or "not run",
+            passed=_majority(tests("Ext", b)),
+            evidence=ev,
+            floor=floor("Ext", b),
+        )
+    big = tests("Fil", "R&B", margin=MARGINAL_POINTS / 100)  # True: the filter helps by more than the margin
+    ledger.check(
+        "C10-ours",
+        f"The filter alone helps only marginally (Fil − R&B not above "
+        f"{MARGINAL_POINTS:g} points on any dataset)",
+        paper_value="mean Fil − R&B small; 20/33 cells > 0",
+        our_value=_fmt(pair("Fil", "R&B")) or "not run",
+        passed=_all([_negate(v) for v in big]),
+        evidence=ev,
+        floor=floor("Fil", "R&B"),
+    )
+    ledger.check(
+        "C11-ours",
+        "E&F is the best strategy on most datasets (significantly above every other one)",
+        paper_value="top in 20/33 cells",
+        our_value=_fmt(diffs[diffs["a"] == "E&F"]) or "not run",
+        passed=_majority(_ef_best(diffs)),
+        evidence=ev,
+        floor=floor(),
+    )
+    if "tokens" in rows.columns:
+        _check_tokens_ours(ledger, main, tests("E&F", "R&B"), gen, floor("E&F", "R&B"))
+    if "setting" in rows.columns:
+        _check_settings_ours(ledger, rows, n, seed, ev, f1_floor(rows, ["E&F"]))
+    return diffs
+
+
+def _ef_best(diffs: pd.DataFrame) -> list[bool | None]:
+    """Per dataset: True if E&F is significantly above every other strategy that ran, False if one is
+    significantly above E&F, None otherwise (``diffs`` from :func:`strategy_differences`; the CIs decide)."""
+    out = []
+    for _, d in diffs.groupby("dataset", sort=False):
+        above = d[(d["a"] == "E&F") & d["b"].isin(STRATEGIES)]
+        cis = [(r.diff_lo, r.diff_hi) for r in above.itertuples()]
+        if any(less(0.0, 0.0, ci=ci) for ci in cis):
+            out.append(False)
+        elif cis and all(greater(0.0, 0.0, ci=ci) for ci in cis):
+            out.append(True)
+        else:
+            out.append(None)
+    return out
+
+
+def _check_tokens_ours(ledger, rows: pd.DataFrame, ef_vs_rb: list[bool | None], gen: str,
+                       floor: str | None = None) -> None:
+    """C13 on our runs: mean generator input tokens in C13's order per dataset, and E&F beats R&B."""
+    means = rows.groupby(["dataset", "strategy"])["tokens"].mean().unstack()
+    order = [s for s in TOKEN_ORDER if s in means.columns]
+    ok = {d: all(r[x] < r[y] for x, y in zip(order, order[1:], strict=False)) for d, r in means.iterrows()}
+    text = "; ".join(f"{d}: " + " < ".join(f"{s} {means.loc[d, s]:.0f}" for s in order) for d in means.index)
+    ledger.check(
+        "C13-ours",
+        "E&F feeds fewer tokens than R&B yet scores higher; R&L feeds the most "
+        "(mean tokens Fil < E&F < R&B < Ext < R&L on every dataset)",
+        paper_value="Tables 12-14",
+        our_value=text,
+        passed=False if not all(ok.values()) else _all(ef_vs_rb),
+        evidence=f"our runs ({gen}); token order of mean generator input tokens (our tokenizer), "
+        "E&F − R&B paired bootstrap 95% CI",
+        floor=floor,
+    )
+
+
+def _check_settings_ours(ledger, rows: pd.DataFrame, n: int, seed: int, ev: str, floor: str | None = None) -> None:
+    """C16a on our runs: E&F at 200*7 beats E&F at 500*3 on most datasets."""
+    ef = rows[rows["strategy"] == "E&F"].assign(strategy=lambda x: x["setting"])
+    ef = ef[ef["strategy"].isin(["200*7", "500*3"])]
+    diffs = strategy_differences(ef, [("200*7", "500*3")], n=n, seed=seed)
+    verdicts = [greater(r.diff, 0.0, ci=(r.diff_lo, r.diff_hi)) for r in diffs.itertuples()]
+    ledger.check(
+        "C16a-ours",
+        "E&F with 200-word chunks x top-7 beats 500 x top-3 on most datasets",
+        paper_value="19/21 cells",
+        our_value=_fmt(diffs) or "not run",
+        passed=_majority(verdicts),
+        evidence=ev,
+        floor=floor,
+    )

@@ -1,0 +1,69 @@
+"""LongRAG's retrieval corpus: LongBench contexts split into paragraphs, pooled per dataset, and chunked.
+
+1. **Corpus**: every LongBench context of a dataset split into its ``Passage N:`` paragraphs, deduplicated
+   across the dataset's records and pooled (:func:`build_corpus`);
+2. **Chunks**: the released clause chunker (:func:`lcrag.text.chunking.clause_chunks`), each chunk mapped to
+   its paragraph (:func:`chunk_corpus`).
+
+:func:`questions` turns the same records into the questions the pipeline answers; :func:`corpus_counts` is the
+chapter's table beside the paper's Table 2.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from lcrag.data.longbench import split_passages
+from lcrag.text.chunking import clause_chunks
+
+
+def build_corpus(records: pd.DataFrame) -> pd.DataFrame:
+    """A dataset's retrieval corpus: one row per distinct paragraph of all its records' contexts.
+
+    Columns ``paragraph_id`` (0-based, first-seen order), ``text`` (without its ``Passage N:`` label: the same
+    paragraph carries different labels in different records), ``words``, ``first_record`` (``_id`` of the first
+    record it appears in) and ``n_records`` (how many records contain it).
+    """
+    seen: dict[str, int] = {}
+    rows: list[dict] = []
+    for rid, context in zip(records["_id"], records["context"], strict=True):
+        for text in dict.fromkeys(split_passages(context, rid)):  # a paragraph twice in one record counts once
+            if text in seen:
+                rows[seen[text]]["n_records"] += 1
+                continue
+            seen[text] = len(rows)
+            rows.append({"paragraph_id": len(rows), "text": text, "words": len(text.split()),
+                         "first_record": rid, "n_records": 1})
+    return pd.DataFrame(rows, columns=["paragraph_id", "text", "words", "first_record", "n_records"])
+
+
+def chunk_corpus(corpus: pd.DataFrame, chunk_size: int = 200, min_units: int = 2, overlap: int = 2) -> pd.DataFrame:
+    """Every paragraph cut by the released chunker: ``chunk_id``, ``paragraph_id``, ``text``."""
+    rows = [
+        (pid, chunk)
+        for pid, text in zip(corpus["paragraph_id"], corpus["text"], strict=True)
+        for chunk in clause_chunks(text, chunk_size, min_units, overlap)
+    ]
+    df = pd.DataFrame(rows, columns=["paragraph_id", "text"])
+    df.insert(0, "chunk_id", range(len(df)))
+    return df
+
+
+def questions(records: pd.DataFrame) -> pd.DataFrame:
+    """LongBench records as the questions the pipeline answers: ``question_id``, ``question``, ``answers``,
+    ``context`` (for the Full arm) and ``index`` (the row in the full LongBench file)."""
+    return records.rename(columns={"_id": "question_id", "input": "question"})[
+        ["question_id", "question", "answers", "context", "index"]
+    ].reset_index(drop=True)
+
+
+def corpus_counts(corpora: dict[str, pd.DataFrame], chunks: dict[str, pd.DataFrame],
+                  records: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Per dataset: records, passages before deduplication, distinct paragraphs, mean words, chunks."""
+    rows = []
+    for name, corpus in corpora.items():
+        rows.append({"dataset": name, "records": len(records[name]),
+                     "passages": int(records[name]["n_passages"].sum()), "paragraphs": len(corpus),
+                     "mean_words": round(float(np.mean(corpus["words"])), 1), "chunks": len(chunks[name])})
+    return pd.DataFrame(rows)

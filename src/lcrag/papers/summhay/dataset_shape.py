@@ -1,0 +1,89 @@
+"""The 10 haystacks' shape against the paper's §3.4 numbers, and each insight's gold documents."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from lcrag.papers.summhay.paper_numbers import PAPER_SHAPE
+
+
+def gold_documents(documents: pd.DataFrame) -> dict[str, set[int]]:
+    """Insight id -> 1-based positions of the documents that contain it (released ``build_ref_insight2docids``)."""
+    gold: dict[str, set[int]] = {}
+    for position, included in enumerate(documents["insights_included"], start=1):
+        for insight_id in included:
+            gold.setdefault(insight_id, set()).add(position)
+    return gold
+
+
+def shape_table(haystacks: Mapping, tokenizer=None) -> pd.DataFrame:
+    """One row per haystack: documents, subtopics, insights, documents per insight, words (and tokens).
+
+    ``tokenizer`` (anything with ``.encode`` and ``.name``) adds ``tokens``, the haystack's documents encoded
+    one by one; the paper's 93k is in OpenAI's cl100k_base, which cannot be loaded here.
+    """
+    rows = []
+    for name, h in haystacks.items():
+        gold = gold_documents(h.documents)
+        per_insight = np.array([len(gold.get(i, ())) for i in h.insights["insight_id"]])
+        row = {
+            "haystack": name,
+            "domain": "news" if h.kind == "news" else "conversation",
+            "topic": h.topic,
+            "documents": len(h.documents),
+            "subtopics": len(h.subtopics),
+            "insights": len(h.insights),
+            "insights_per_subtopic": len(h.insights) / len(h.subtopics),
+            "insights_per_document": h.documents["insights_included"].map(len).mean(),
+            "docs_per_insight_mean": per_insight.mean(),
+            "docs_per_insight_min": int(per_insight.min()),
+            "docs_per_insight_max": int(per_insight.max()),
+            "insights_in_fewer_than_5_docs": int((per_insight < 5).sum()),
+            "words_per_document": h.documents["n_words"].mean(),
+            "words": int(h.documents["n_words"].sum()),
+        }
+        if tokenizer is not None:
+            row["tokens"] = sum(len(tokenizer.encode(t)) for t in h.documents["text"])
+            row["tokenizer"] = tokenizer.name
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def shape_summary(shape: pd.DataFrame) -> pd.DataFrame:
+    """The benchmark-level numbers of §3.4 next to ours (computed from :func:`shape_table`)."""
+    n = len(shape)
+    ours = {
+        "haystacks": n,
+        "documents per haystack": shape["documents"].mean(),
+        "tokens per haystack (mean)": shape["tokens"].mean() if "tokens" in shape else np.nan,
+        "subtopics": int(shape["subtopics"].sum()),
+        "subtopics per haystack": shape["subtopics"].sum() / n,
+        "insights per subtopic": shape["insights"].sum() / shape["subtopics"].sum(),
+        "insights per haystack": shape["insights"].sum() / n,
+        "minimum documents per insight": int(shape["docs_per_insight_min"].min()),
+    }
+    out = pd.DataFrame(
+        {
+            "quantity": list(PAPER_SHAPE),
+            "paper": list(PAPER_SHAPE.values()),
+            "ours": [ours[k] for k in PAPER_SHAPE],
+        }
+    )
+    decimals = {"subtopics per haystack": 2, "insights per subtopic": 2, "insights per haystack": 0}
+    out["match"] = pd.Series(
+        [
+            bool(np.isclose(round(o, decimals.get(q, 6)), p)) if not pd.isna(o) else None
+            for q, p, o in zip(out["quantity"], out["paper"], out["ours"], strict=True)
+        ],
+        dtype=object,
+    )
+    if "tokens" in shape:
+        out.loc[out["quantity"] == "tokens per haystack (mean)", "match"] = None  # a different tokenizer
+        out.loc[out["quantity"] == "tokens per haystack (mean)", "quantity"] = (
+            f"tokens per haystack (mean; paper: cl100k_base, ours: {shape['tokenizer'].iloc[0]})"
+        )
+    out.loc[out["quantity"] == "documents per haystack", "match"] = bool(shape["documents"].eq(100).all())
+    return out

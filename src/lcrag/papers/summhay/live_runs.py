@@ -1,0 +1,166 @@
+"""Live runs of a summarizer: its summaries of the live contexts, judged (lexical or LLM judge) and scored with the
+released metrics (:func:`lcrag.metrics.summhay.score_insights`), pooled per setting, the position sensitivity, and
+:func:`oracle_citation_ceiling` (claim C18's bound)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from lcrag.metrics.summhay import NONE, micro_average, score_insights, split_bullets, words_per_bullet
+from lcrag.papers.summhay.dataset_shape import gold_documents
+from lcrag.papers.summhay.live_contexts import token_limited
+from lcrag.papers.summhay.llm_judge import judge_prompt, llm_judge_name, parse_judgment, run_judge
+from lcrag.papers.summhay.retrievers import oracle_scores, ranked
+
+
+def summarize(model, contexts: pd.DataFrame, max_tokens: int = 400) -> pd.DataFrame:
+    """The model's summary for every context (``model.map``; temperature 0, ``context_policy="error"``: a prompt
+    that does not fit raises rather than being cut silently). Adds summary, bullets, prompt_tokens,
+    completion_tokens, finish_reason, latency_s, source."""
+    answers = model.map(
+        "ask", [{"prompt": p, "max_tokens": max_tokens, "temperature": 0.0} for p in contexts["prompt"]]
+    )
+    out = contexts.copy()
+    out["summary"] = [a.text for a in answers]
+    out["bullets"] = [split_bullets(a.text) for a in answers]
+    for col in ("prompt_tokens", "completion_tokens", "finish_reason", "latency_s", "source"):
+        out[col] = [getattr(a, col) for a in answers]
+    return out
+
+
+def lexical_judgments(insights: Sequence[tuple[str, str]], bullets: Sequence[str], thresholds) -> list[dict]:
+    """Judgments of the deterministic lexical judge (:mod:`lcrag.metrics.judges`) for ``(insight_id, text)``
+    pairs against one summary: dicts with insight_id, coverage, bullet_id (1-based or "NA")."""
+    from lcrag.metrics.judges import judge, lexical_similarity
+
+    if not bullets:
+        return [{"insight_id": i, "coverage": NONE, "bullet_id": "NA"} for i, _ in insights]
+    verdicts = judge(lexical_similarity([t for _, t in insights], bullets), thresholds)
+    return [
+        {"insight_id": i, "coverage": lab, "bullet_id": "NA" if k is None else k + 1}
+        for (i, _), (lab, k) in zip(insights, verdicts, strict=True)
+    ]
+
+
+def llm_judgments(
+    model, insights: Sequence[tuple[str, str]], bullets: Sequence[str], max_tokens: int = 48
+) -> list[dict]:
+    """Judgments of our LLM judge (the released prompt on ``model``), parsed by
+    :func:`~lcrag.papers.summhay.llm_judge.parse_judgment`."""
+    if not bullets:
+        return [
+            {"insight_id": i, "coverage": NONE, "bullet_id": "NA", "parse": "empty summary"}
+            for i, _ in insights
+        ]
+    answers = run_judge(model, [judge_prompt(t, bullets) for _, t in insights], max_tokens)
+    return [{"insight_id": i, **parse_judgment(a.text)} for (i, _), a in zip(insights, answers, strict=True)]
+
+
+def score_live(
+    summaries: pd.DataFrame, haystacks: Mapping, thresholds=None, judge_model=None
+) -> pd.DataFrame:
+    """Judge every live summary and score it with the released metrics: one row per (summary, insight).
+
+    The judge is the lexical one with ``thresholds`` (the default evaluator) or, given ``judge_model``, our LLM
+    judge. Columns: haystack, subtopic_id, setting, kind, judge, then
+    :func:`~lcrag.metrics.summhay.score_insights`'s columns."""
+    if (thresholds is None) == (judge_model is None):
+        raise ValueError("give exactly one judge: lexical thresholds or a judge model")
+    frames = []
+    for s in summaries.itertuples():
+        h = haystacks[s.haystack]
+        ins = h.insights[h.insights["subtopic_id"] == s.subtopic_id]
+        pairs = list(zip(ins["insight_id"], ins["text"], strict=True))
+        js = (
+            lexical_judgments(pairs, s.bullets, thresholds)
+            if judge_model is None
+            else llm_judgments(judge_model, pairs, s.bullets)
+        )
+        sc = score_insights(s.bullets, js, gold_documents(h.documents), link_policy="zero")
+        frames.append(
+            sc.assign(
+                haystack=s.haystack,
+                subtopic_id=s.subtopic_id,
+                setting=s.setting,
+                kind=s.kind,
+                judge="lexical" if judge_model is None else llm_judge_name(judge_model.spec),
+            )
+        )
+    front = ["haystack", "subtopic_id", "setting", "kind", "judge"]
+    out = pd.concat(frames, ignore_index=True)
+    return out[front + [c for c in out.columns if c not in front]]
+
+
+def live_table(scores: pd.DataFrame, summaries: pd.DataFrame) -> pd.DataFrame:
+    """Coverage, citation, joint, precision, recall (0-100, micro-averaged over insights) per judge and setting,
+    with summaries, words per bullet, bullets and context documents (means over summaries)."""
+    t = micro_average(scores, ["judge", "kind", "setting"])
+    for c in ("coverage", "citation", "joint", "precision", "recall"):
+        t[c] = 100 * t[c]
+    per = summaries.assign(
+        words_per_bullet=summaries["bullets"].map(words_per_bullet), n_bullets=summaries["bullets"].map(len)
+    )
+    agg = (
+        per.groupby("setting")
+        .agg(
+            summaries=("summary", "size"),
+            n_bullets=("n_bullets", "mean"),
+            words_per_bullet=("words_per_bullet", "mean"),
+            n_documents=("n_documents", "mean"),
+            relevant_in_context=("relevant_in_context", "mean"),
+        )
+        .reset_index()
+    )
+    return t.merge(agg, on="setting", how="left")
+
+
+def position_sensitivity(table: pd.DataFrame, judge: str = "lexical") -> pd.DataFrame:
+    """Table 3 for our runs: Joint per order and the sensitivity (largest |Joint(order) - Joint(random)|)."""
+    pos = table[(table["kind"] == "position") & (table["judge"] == judge)].set_index("setting")["joint"]
+    row = {k.removeprefix("pos-"): v for k, v in pos.items()}
+    if "random" in row:
+        row["sensitivity"] = max(abs(v - row["random"]) for k, v in row.items() if k != "random")
+    return pd.DataFrame([row])
+
+
+def oracle_citation_ceiling(haystacks: Mapping, tokenizer, budget: int) -> pd.DataFrame:
+    """Claim C18's bound: the best citation F1 a summary can reach from the Oracle context of ``budget`` tokens.
+
+    For each subtopic, the Oracle context (:func:`~lcrag.papers.summhay.live_contexts.token_limited` over the
+    oracle ranking); an ideal summary cites, for each insight, exactly its gold documents present in the context
+    (precision 1, recall = present / all gold). One row per haystack and the pooled mean over insights
+    (``haystack = "all"``), on the 0-1 scale; an insight with no gold document in context scores 0."""
+    rows = []
+    for name, h in haystacks.items():
+        gold = gold_documents(h.documents)
+        texts = list(h.documents["text"])
+        for sid in h.subtopics["subtopic_id"]:
+            ctx = {i + 1 for _, i in token_limited(texts, ranked(oracle_scores(h, sid)), budget, tokenizer)}
+            for iid in h.insights.loc[h.insights["subtopic_id"] == sid, "insight_id"]:
+                g = gold.get(iid, set())
+                r = len(g & ctx) / len(g) if g else 0.0
+                rows.append(
+                    {
+                        "haystack": name,
+                        "subtopic_id": sid,
+                        "insight_id": iid,
+                        "recall": r,
+                        "f1": 2 * r / (1 + r) if r else 0.0,
+                    }
+                )
+    per = pd.DataFrame(rows)
+    out = per.groupby("haystack", sort=False).agg(
+        insights=("f1", "size"),
+        ceiling_f1=("f1", "mean"),
+        full_recall_share=("recall", lambda x: float((x == 1).mean())),
+    )
+    out.loc["all"] = [len(per), per["f1"].mean(), float((per["recall"] == 1).mean())]
+    out = out.reset_index().assign(budget_tokens=budget, tokenizer=getattr(tokenizer, "name", ""))
+    return out.astype({"insights": int})
+
+
+def pick_subtopics(haystacks: Mapping, names: Sequence[str], per_haystack: int) -> list[tuple[str, str]]:
+    """``(haystack, subtopic_id)`` pairs: the first ``per_haystack`` subtopics of each named haystack."""
+    return [(n, s) for n in names for s in list(haystacks[n].subtopics["subtopic_id"])[:per_haystack]]

@@ -1,0 +1,182 @@
+"""Our judges that need no LLM on the annotated summaries: thresholds fitted on half, scored as Table 1.
+
+:func:`judge_similarities` (MiniLM embeddings and lexical recall, :mod:`lcrag.metrics.judges`),
+:func:`deterministic_labels` (thresholds fitted on the ``fit`` half, :data:`HALVES`) and :func:`judges_table`
+(Table 1's two columns for every evaluator, the paper's LLMs, ours, and our LLM judge of
+:mod:`lcrag.papers.summhay.llm_judge`, on all summaries and per half).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from lcrag.metrics.summhay import coverage_correlation, coverage_score, linking_accuracy
+from lcrag.papers.summhay.evaluator_study import agreement
+from lcrag.papers.summhay.paper_numbers import PAPER_TABLE1
+
+#: Our judges that need no LLM (:mod:`lcrag.metrics.judges`), as evaluator names of
+#: :func:`~lcrag.papers.summhay.evaluator_study.benchmark_labels`.
+DETERMINISTIC_JUDGES: dict[str, str] = {
+    "minilm-cosine": "cosine of all-MiniLM-L6-v2 embeddings of the insight and each bullet",
+    "lexical-recall": "share of the insight's content words found in the bullet",
+}
+
+#: How the 200 annotated summaries are split to fit and test the judges' thresholds: by the parity of the
+#: record's position in the file (the file interleaves topics, summarizers and settings).
+HALVES = {"fit": "even records (0, 2, ...)", "held-out": "odd records (1, 3, ...)"}
+
+
+def benchmark_half(record: int) -> str:
+    """``"fit"`` for an even record position of ``eval_benchmark_data.json``, ``"held-out"`` for an odd one."""
+    return "fit" if int(record) % 2 == 0 else "held-out"
+
+
+def judge_similarities(bench: pd.DataFrame, embedder=None) -> pd.DataFrame:
+    """Per record, human-annotated insight and deterministic judge: the best bullet similarity and its bullet.
+
+    Bullets are the record's ``summary`` list, indexed from 0 as the human ``candidate_id``. ``embedder``
+    (default: :func:`lcrag.models.embeddings.get_embedder`, MiniLM) embeds every distinct text once, in batches;
+    later look-ups hit its cache.
+    """
+    from lcrag.metrics.judges import best_bullets, embedding_similarity, lexical_similarity, strip_citations
+
+    if embedder is None:
+        from lcrag.models.embeddings import get_embedder
+
+        embedder = get_embedder()
+    records = bench.to_dict("records")
+    texts = {i["insight"] for r in records for i in r["reference_insights"]}
+    texts |= {strip_citations(b) for r in records for b in r["summary"]}
+    embedder.embed(sorted(texts))
+    similarity = {
+        "minilm-cosine": lambda ins, bul: embedding_similarity(ins, bul, embedder),
+        "lexical-recall": lexical_similarity,
+    }
+    rows = []
+    for r in records:
+        text = {i["insight_id"]: i["insight"] for i in r["reference_insights"]}
+        ids = [a["insight_id"] for a in r["annotation"]]
+        missing = [i for i in ids if i not in text]
+        if missing:
+            raise ValueError(
+                f"eval_benchmark_data.json record {r['record']}: annotated insights {missing} "
+                "are not among its reference_insights"
+            )
+        for name, fn in similarity.items():
+            best, link = best_bullets(fn([text[i] for i in ids], r["summary"]))
+            rows += [
+                {
+                    "record": r["record"],
+                    "insight_id": i,
+                    "evaluator": name,
+                    "similarity": float(s),
+                    "argmax": int(k),
+                }
+                for i, s, k in zip(ids, best, link, strict=True)
+            ]
+    return pd.DataFrame(rows)
+
+
+def deterministic_labels(
+    labels: pd.DataFrame, similarities: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Our judges' labels in the form of :func:`~lcrag.papers.summhay.evaluator_study.benchmark_labels`, and the
+    thresholds they use.
+
+    For each judge the thresholds are fitted (:func:`lcrag.metrics.judges.fit_thresholds`, maximal Pearson
+    correlation with the human scores) on the ``fit`` half only (:data:`HALVES`) and applied to all 200 summaries.
+    Extra columns: ``similarity`` (best bullet's), ``argmax`` (the most similar bullet, linked or not), ``half``.
+    """
+    from lcrag.metrics.judges import apply_thresholds, fit_thresholds
+
+    human = labels[labels["evaluator"] == "human"].drop(columns=["evaluator", "label", "score", "link"])
+    human_score = labels[labels["evaluator"] == "human"].set_index(["record", "insight_id"])["score"]
+    out, fitted = [], []
+    for name, g in similarities.groupby("evaluator", sort=False):
+        g = g.set_index(["record", "insight_id"]).loc[human_score.index].reset_index()
+        fit = g["record"].map(benchmark_half) == "fit"
+        t = fit_thresholds(g.loc[fit, "similarity"], human_score.to_numpy()[fit.to_numpy()])
+        g["label"] = apply_thresholds(g["similarity"], t)
+        g["score"] = g["label"].map(coverage_score)
+        g["link"] = [
+            None if lab == "NO_COVERAGE" else k for lab, k in zip(g["label"], g["argmax"], strict=True)
+        ]
+        out.append(g)
+        fitted.append(
+            {
+                "evaluator": name,
+                "what": DETERMINISTIC_JUDGES.get(name, name),
+                "partial": t.partial,
+                "full": t.full,
+                "fitted_on": f"fit half: {HALVES['fit']}",
+                "n_fit": int(fit.sum()),
+            }
+        )
+    judged = human.merge(pd.concat(out), on=["record", "insight_id"], validate="one_to_many")
+    judged["half"] = judged["record"].map(benchmark_half)
+    return judged[[*labels.columns, "similarity", "argmax", "half"]], pd.DataFrame(fitted)
+
+
+def judges_table(labels: pd.DataFrame) -> pd.DataFrame:
+    """Table 1's two columns for every evaluator of ``labels`` (the six LLMs and ours), on all 200 summaries and
+    on each half (:data:`HALVES`), with the paper's Table 1 values (all 200 summaries) for the LLMs.
+
+    Computed by :func:`~lcrag.papers.summhay.evaluator_study.agreement`, as Table 1. Our judges also get
+    ``raw_corr`` (Pearson r of the best similarity itself, before thresholds) and ``link_acc_argmax`` (the most
+    similar bullet against every human-linked insight, covered or not, with ``n_argmax`` such insights).
+    """
+    halves = labels["record"].map(benchmark_half)
+    parts = {"all": labels, **{h: labels[halves == h] for h in HALVES}}
+    rows = []
+    for part, lab in parts.items():
+        if not (lab["evaluator"] == "human").any():
+            continue  # a subset with no record in this half
+        t = agreement(lab.drop(columns=["similarity", "argmax", "half"], errors="ignore"))
+        t.insert(1, "half", part)
+        ref = lab[lab["evaluator"] == "human"].set_index(["record", "insight_id"])
+        extra = []
+        for e in t["evaluator"]:
+            g = lab[lab["evaluator"] == e].set_index(["record", "insight_id"]).loc[ref.index]
+            if "similarity" in g and g["similarity"].notna().all():
+                acc, n = linking_accuracy(list(ref["link"]), list(g["argmax"]))
+                extra.append(
+                    {
+                        "raw_corr": coverage_correlation(ref["score"], g["similarity"]),
+                        "link_acc_argmax": 100 * acc,
+                        "n_argmax": n,
+                    }
+                )
+            else:
+                extra.append({"raw_corr": np.nan, "link_acc_argmax": np.nan, "n_argmax": np.nan})
+        rows.append(pd.concat([t, pd.DataFrame(extra)], axis=1))
+    out = pd.concat(rows, ignore_index=True)
+    out["judge"] = np.where(
+        out["evaluator"].isin(list(DETERMINISTIC_JUDGES)),
+        "ours (no LLM)",
+        np.where(out["evaluator"].str.startswith("llm:"), "ours (LLM)", "paper's LLM"),
+    )
+    paper = {k: v for k, v in PAPER_TABLE1.items() if k != "Manual Annot."}
+    out["paper_cov_corr"] = [
+        paper[e][0] if e in paper and h == "all" else np.nan
+        for e, h in zip(out["evaluator"], out["half"], strict=True)
+    ]
+    out["paper_link_acc"] = [
+        paper[e][1] if e in paper and h == "all" else np.nan
+        for e, h in zip(out["evaluator"], out["half"], strict=True)
+    ]
+    cols = [
+        "evaluator",
+        "judge",
+        "half",
+        "paper_cov_corr",
+        "cov_corr",
+        "raw_corr",
+        "paper_link_acc",
+        "link_acc",
+        "n_linked",
+        "link_acc_argmax",
+        "n_argmax",
+        "n_insights",
+    ]
+    return out[cols]

@@ -1,0 +1,107 @@
+"""The live retrievers' scores: Random (seeded), Vector (MiniLM), Keywords (the released NLTK scoring with an
+equivalent tokenizer), Oracle, and Full (stored order); :func:`ranked` orders documents by score."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping
+
+import numpy as np
+
+#: Live settings: retrievers (Table 2's columns we can run) and the position orders (Table 3).
+LIVE_RETRIEVERS: dict[str, str] = {
+    "random": "random scores, seeded per subtopic",
+    "vector": "cosine of all-MiniLM-L6-v2 embeddings (the paper: all-mpnet-base-v2)",
+    "keywords": "share of the query's keywords in the document (released NLTK scoring, our tokenizer)",
+    "oracle": "number of the subtopic's insights in the document",
+    "full": "the haystack in stored order, cut at the budget",
+}
+
+#: NLTK's English stop-word list (``nltk.corpus.stopwords.words("english")``, the classic 179 words), which the
+#: released KWs retriever removes from the query. Written out because NLTK's data cannot be downloaded here.
+NLTK_STOPWORDS = frozenset(
+    """i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself yourselves he him
+    his himself she she's her hers herself it it's its itself they them their theirs themselves what which who
+    whom this that that'll these those am is are was were be been being have has had having do does did doing a
+    an the and but if or because as until while of at by for with about against between into through during
+    before after above below to from up down in out on off over under again further then once here there when
+    where why how all any both each few more most other some such no nor not only own same so than too very s t
+    can will just don don't should should've now d ll m o re ve y ain aren aren't couldn couldn't didn didn't
+    doesn doesn't hadn hadn't hasn hasn't haven haven't isn isn't ma mightn mightn't mustn mustn't needn needn't
+    shan shan't shouldn shouldn't wasn wasn't weren weren't won won't wouldn wouldn't""".split()
+)
+
+# A Treebank-style tokenizer (what nltk.word_tokenize applies to each sentence): contractions split ("don't" ->
+# "do", "n't"; "firm's" -> "firm", "'s"), every punctuation mark its own token, hyphenated words, decimals and
+# thousands ("3.5", "1,000") kept whole. Differences to word_tokenize: no Punkt sentence model, so a period
+# after an abbreviation ("Inc.") is split off where Punkt might keep it.
+_CONTRACTION = re.compile(r"(?i)(\w)(n't|'s|'m|'d|'ll|'re|'ve)\b")
+_TOKEN = re.compile(r"n't|'(?:s|m|d|ll|re|ve)\b|\w+(?:[-.,/'&]\w+)*|\.\.\.|--|[^\w\s]", re.I)
+
+
+def keyword_tokenize(text: str) -> list[str]:
+    """Lowercase Treebank-style tokens of ``text`` (an offline stand-in for ``nltk.word_tokenize(text.lower())``).
+
+    >>> keyword_tokenize("Foot Locker's Q4 sales: $2.33 billion, don't panic?")
+    ['foot', 'locker', "'s", 'q4', 'sales', ':', '$', '2.33', 'billion', ',', 'do', "n't", 'panic', '?']
+    """
+    return _TOKEN.findall(_CONTRACTION.sub(r"\1 \2", text.lower()))
+
+
+def keyword_score(query: str, document: str) -> float:
+    """The released ``retrieve_from_keywords``: the share of the query's non-stop-word tokens (punctuation such as
+    "?" included, repeats counted) that occur among the document's tokens. A query with no keyword scores 0."""
+    kws = [t for t in keyword_tokenize(query) if t not in NLTK_STOPWORDS]
+    if not kws:
+        return 0.0
+    doc = set(keyword_tokenize(document))
+    return sum(1 for k in kws if k in doc) / len(kws)
+
+
+def retriever_query(subtopic: Mapping) -> str:
+    """The text every released retriever scores against: ``query + " " + subtopic`` (its description)."""
+    return f"{subtopic['query']} {subtopic['description']}"
+
+
+def oracle_scores(haystack, subtopic_id: str) -> np.ndarray:
+    """Per document (stored order): how many of the subtopic's insights it contains (``label_<subtopic_id>``)."""
+    ids = set(haystack.insights.loc[haystack.insights["subtopic_id"] == subtopic_id, "insight_id"])
+    return np.array([len(ids & set(inc)) for inc in haystack.documents["insights_included"]], dtype=float)
+
+
+def retriever_scores(
+    haystack, subtopic_id: str, retriever: str, *, seed: int = 0, embedder=None
+) -> np.ndarray:
+    """One score per document of ``haystack`` (stored order) for ``retriever`` (:data:`LIVE_RETRIEVERS`).
+
+    ``random`` draws ``random.random()`` per document, as the released code, from a generator seeded with
+    ``"<seed>:<subtopic_id>"`` (the released code sets no seed); ``vector`` is :class:`lcrag.retrieval.DenseRetriever`
+    (cosine) with ``embedder`` (default MiniLM); ``full`` scores by stored position (first document highest).
+    """
+    sub = haystack.subtopics.set_index("subtopic_id").loc[subtopic_id]
+    docs = list(haystack.documents["text"])
+    query = retriever_query(sub)
+    if retriever == "random":
+        rng = random.Random(f"{seed}:{subtopic_id}")
+        return np.array([rng.random() for _ in docs])
+    if retriever == "vector":
+        from lcrag.retrieval import DenseRetriever
+
+        if embedder is None:
+            from lcrag.models.embeddings import get_embedder
+
+            embedder = get_embedder("local/all-minilm-l6-v2")
+        return DenseRetriever(docs, embedder).scores(query)
+    if retriever == "keywords":
+        return np.array([keyword_score(query, d) for d in docs])
+    if retriever == "oracle":
+        return oracle_scores(haystack, subtopic_id)
+    if retriever == "full":
+        return -np.arange(len(docs), dtype=float)
+    raise ValueError(f"unknown live retriever {retriever!r}; use one of {', '.join(LIVE_RETRIEVERS)}")
+
+
+def ranked(scores: np.ndarray) -> list[int]:
+    """Positions by descending score; ties keep the stored order (Python's stable ``sorted``, as released)."""
+    return sorted(range(len(scores)), key=lambda i: -scores[i])

@@ -1,0 +1,164 @@
+"""Accuracy and paired tests: accuracy per run with bootstrap intervals (:func:`accuracy_table`), paired
+comparisons of two runs on their common cases (:func:`paired_tests`: a paired bootstrap interval of the difference
+and McNemar's exact test), and the verdict helpers the claims use (:func:`at_least`, :func:`floor_of`).
+
+A *run* is (setting, pipeline, prompt): ``("full", "-", "BAMBOO")``, ``("rag", "CQT", "CTX1")``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from lcrag.metrics.multiple_choice import bootstrap_ci, mcnemar_test, paired_bootstrap_ci
+from lcrag.papers.thesis.numbers import NO_PIPELINE
+
+RUN = ["setting", "pipeline", "prompt"]
+
+
+def run_label(setting: str, pipeline: str) -> str:
+    """``Full``, ``Evidence`` or ``RAG CQT``."""
+    return {"full": "Full", "evidence": "Evidence"}.get(setting, f"RAG {pipeline}")
+
+
+def accuracy_table(
+    scored: pd.DataFrame, by: Sequence[str] = RUN, *, n_boot: int = 2000, seed: int = 0
+) -> pd.DataFrame:
+    """Accuracy per group (default: per run = setting × pipeline × prompt) under the three scorers, with a
+    95 % bootstrap interval of the main (lenient) accuracy, refusals, unparseable answers and tokens."""
+    rows = []
+    for keys, g in scored.groupby(list(by), sort=False):
+        keys = keys if isinstance(keys, tuple) else (keys,)
+        lo, hi = bootstrap_ci(g["correct"].to_numpy(float), n_boot=n_boot, seed=seed)
+        lp = g[g["pred_logprob"].notna()]
+        rows.append(
+            {
+                **dict(zip(by, keys, strict=True)),
+                "n": len(g),
+                "correct": int(g["correct"].sum()),
+                "accuracy": g["correct"].mean(),
+                "ci_low": lo,
+                "ci_high": hi,
+                "accuracy_raw": g["correct_raw"].mean(),
+                "accuracy_logprob": lp["correct_logprob"].mean() if len(lp) else float("nan"),
+                "refusals": int((g["status"] == "refusal").sum()),
+                "unparseable": int((g["status"] == "unparseable").sum()),
+                "prompt_tokens": g["prompt_tokens"].mean(),
+                "truncated": int(g["truncated"].sum()),
+            }
+        )
+    out = pd.DataFrame(rows)
+    if "setting" in out and "pipeline" in out:
+        out.insert(0, "run", [run_label(s, p) for s, p in zip(out["setting"], out["pipeline"], strict=True)])
+    return out
+
+
+def _wide(scored: pd.DataFrame, column: str = "correct") -> pd.DataFrame:
+    """Cases × runs: one column per (setting, pipeline, prompt)."""
+    return scored.pivot_table(index=["task", "case"], columns=RUN, values=column, aggfunc="first")
+
+
+def paired_tests(
+    scored: pd.DataFrame,
+    pairs: Iterable[tuple[tuple[str, str, str], tuple[str, str, str]]],
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """For each pair of runs ``(a, b)`` (each ``(setting, pipeline, prompt)``), on the cases both answered:
+    accuracies, the difference a − b with a paired bootstrap 95 % interval, and McNemar's exact test."""
+    wide = _wide(scored)
+    rows = []
+    for a, b in pairs:
+        if a not in wide.columns or b not in wide.columns:
+            continue
+        both = wide[[a, b]].dropna()
+        x, y = both[a].astype(bool).to_numpy(), both[b].astype(bool).to_numpy()
+        lo, hi = paired_bootstrap_ci(x, y, n_boot=n_boot, seed=seed)
+        m = mcnemar_test(x, y)
+        rows.append(
+            {
+                "a": f"{run_label(a[0], a[1])} / {a[2]}",
+                "b": f"{run_label(b[0], b[1])} / {b[2]}",
+                "n": len(both),
+                "accuracy_a": x.mean() if len(x) else np.nan,
+                "accuracy_b": y.mean() if len(y) else np.nan,
+                "diff": (x.mean() - y.mean()) if len(x) else np.nan,
+                "ci_low": lo,
+                "ci_high": hi,
+                "a_only": m["a_only"],
+                "b_only": m["b_only"],
+                "mcnemar_p": m["p_value"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def standard_pairs(scored: pd.DataFrame) -> list:
+    """Full vs RAG and RAG vs Evidence for every RAG run, and Evidence vs Full for every prompt."""
+    pairs = []
+    runs = scored[RUN].drop_duplicates()
+    for r in runs[runs["setting"] == "rag"].itertuples(index=False):
+        rag = (r.setting, r.pipeline, r.prompt)
+        pairs.append((("full", NO_PIPELINE, r.prompt), rag))
+        pairs.append((rag, ("evidence", NO_PIPELINE, r.prompt)))
+    for prompt in runs["prompt"].unique():
+        pairs.append((("evidence", NO_PIPELINE, prompt), ("full", NO_PIPELINE, prompt)))
+    return pairs
+
+
+def run_accuracy(
+    acc: pd.DataFrame, setting: str, pipeline: str, prompt: str, task: str | None = None
+) -> float:
+    """The accuracy of one run (setting, pipeline, prompt, and ``task`` if given) in an :func:`accuracy_table`;
+    NaN when the run is missing."""
+    q = (acc["setting"] == setting) & (acc["pipeline"] == pipeline) & (acc["prompt"] == prompt)
+    if task is not None and "task" in acc:
+        q &= acc["task"] == task
+    return float(acc.loc[q, "accuracy"].iloc[0]) if q.any() else float("nan")
+
+
+def paired_difference(scored: pd.DataFrame, a: tuple, b: tuple, n_boot: int, seed: int) -> dict:
+    """:func:`paired_tests` of one pair of runs as ``{diff, ci, n, p}`` (NaN and n = 0 when they share no case)."""
+    t = paired_tests(scored, [(a, b)], n_boot=n_boot, seed=seed)
+    if t.empty or t["n"].iloc[0] == 0:
+        return {"diff": float("nan"), "ci": (float("nan"), float("nan")), "n": 0, "p": float("nan")}
+    r = t.iloc[0]
+    return {
+        "diff": float(r["diff"]),
+        "ci": (float(r["ci_low"]), float(r["ci_high"])),
+        "n": int(r["n"]),
+        "p": float(r["mcnemar_p"]),
+    }
+
+
+def at_least(diff: float, ci: tuple[float, float], margin: float) -> bool | None:
+    """Is a difference at least ``margin``, and real? True when the point value reaches the margin and the
+    interval excludes 0; False when the whole interval lies below the margin; None otherwise (or if missing)."""
+    if any(math.isnan(x) for x in (diff, *ci)):
+        return None
+    if diff >= margin and ci[0] > 0:
+        return True
+    if ci[1] < margin:
+        return False
+    return None
+
+
+CHANCE = 0.25  # the kept cases have four options
+
+
+def floor_of(scored: pd.DataFrame, runs: Sequence[tuple[str, str, str]]) -> str | None:
+    """Why a claim on these runs (setting, pipeline, prompt) is *not testable with this model*: a run whose
+    accuracy interval contains chance (:func:`lcrag.book.verdicts.floor_reason`); None when every run is above it."""
+    from lcrag.book.verdicts import floor_reason
+
+    arms = {}
+    for setting, pipeline, prompt in runs:
+        r = scored[(scored["setting"] == setting) & (scored["pipeline"] == pipeline) & (scored["prompt"] == prompt)]
+        if len(r):
+            arms[f"{run_label(setting, pipeline)} {prompt}"] = {
+                "correct": int(r["correct"].sum()), "n": len(r), "chance": CHANCE}  # fmt: skip
+    return floor_reason(arms)

@@ -1,0 +1,140 @@
+"""What the answers show: found or not under each scorer and how the two scorers agree, the depth profile and the
+heatmap table, full haystack vs RAG (rescued, lost), and the thesis's explanation (how common the needle's words
+are in the essays, and how the question ranks the needle sentence among the haystack's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from lcrag.metrics import needle as metrics
+from lcrag.papers.thesis.needle.needles import Needle
+from lcrag.retrieval import BM25Retriever, thesis_tokenize
+from lcrag.text.chunking import split_sentences
+
+FOUND_RECALL = 0.5  # an answer "finds" the needle when it holds at least half of the needle's answer words
+FOUND_JUDGE = 7  # Kamradt's rubric: 7 = "aligns with the reference but has minor omissions"
+
+
+def add_found(df: pd.DataFrame) -> pd.DataFrame:
+    out = df.copy()
+    out["found"] = out["recall"] >= FOUND_RECALL
+    if "judge_score" in out:
+        out["judge_found"] = out["judge_score"].astype("float") >= FOUND_JUDGE
+    return out
+
+
+def cohen_kappa(a: Sequence[bool], b: Sequence[bool]) -> float:
+    """Cohen's kappa of two binary raters (NaN when both say the same thing everywhere: undefined)."""
+    a, b = np.asarray(a, bool), np.asarray(b, bool)
+    po = float(np.mean(a == b))
+    pe = float(a.mean() * b.mean() + (1 - a.mean()) * (1 - b.mean()))
+    return float("nan") if pe == 1 else (po - pe) / (1 - pe)
+
+
+def scorer_agreement(df: pd.DataFrame, by: Sequence[str] = ("model", "needle")) -> pd.DataFrame:
+    """How the judge and the deterministic recall agree, per group: found rates, agreement, kappa, Spearman r,
+    and how the judge's answers were parsed."""
+    from scipy.stats import spearmanr
+
+    rows = []
+    for key, g in df.groupby(list(by), sort=False):
+        g = g[g["judge_score"].notna()]
+        if g.empty:
+            continue
+        r = spearmanr(g["recall"], g["judge_score"]).statistic if g["recall"].nunique() > 1 and \
+            g["judge_score"].nunique() > 1 else float("nan")
+        rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)), "n": len(g),
+                     "found_recall": g["found"].mean(), "found_judge": g["judge_found"].mean(),
+                     "agreement": (g["found"] == g["judge_found"]).mean(),
+                     "kappa": cohen_kappa(g["found"], g["judge_found"]), "spearman": r,
+                     "judge_mean": g["judge_score"].mean(), "recall_mean": g["recall"].mean(),
+                     "wordy_correct_low": int(((g["recall"] == 1) & (g["judge_score"] < FOUND_JUDGE)).sum())})
+    return pd.DataFrame(rows)
+
+
+def depth_profile(df: pd.DataFrame, value: str = "recall") -> pd.DataFrame:
+    """Mean score per model, needle, setting and depth, averaged over lengths (the lost-in-the-middle view)."""
+    return (df.groupby(["model", "needle", "setting", "depth"], sort=False)[value].mean()
+            .reset_index().sort_values(["model", "needle", "setting", "depth"]))
+
+
+def heatmap_table(scored: pd.DataFrame) -> pd.DataFrame:
+    """The answers with a column ``length`` for the heatmaps' x axis: the context length of full-context answers
+    ("1000", ...), then "RAG <length>" for the BM25 answers at that length (a column beside the heatmap); an
+    ordered categorical, so the RAG columns come last."""
+    df = scored.copy()
+    rag = df["setting"] == "rag"
+    df["length"] = df["context_tokens"].astype(int).astype(str).where(~rag, "RAG " + df["context_tokens"].astype(str))
+    order = [str(n) for n in sorted(df.loc[~rag, "context_tokens"].unique())]
+    order += [f"RAG {n}" for n in sorted(df.loc[rag, "context_tokens"].unique())]
+    df["length"] = pd.Categorical(df["length"], categories=order, ordered=True)
+    return df
+
+
+def full_vs_rag(scored: pd.DataFrame) -> pd.DataFrame:
+    """Per model and needle, over the cells asked both ways: share found with the full haystack, with the BM25
+    chunks, share *rescued* by retrieval (missed in full, found with RAG) and *lost* (the reverse), and how often
+    BM25 kept the needle."""
+    keys = ["model", "needle", "context_tokens", "depth"]
+    full = scored[scored["setting"] == "full"][[*keys, "found"]]
+    rag = scored[scored["setting"] == "rag"][[*keys, "found", "needle_retrieved"]]
+    p = full.merge(rag, on=keys, suffixes=("_full", "_rag"))
+    p = p.assign(rescued=~p["found_full"] & p["found_rag"], lost=p["found_full"] & ~p["found_rag"])
+    return (p.groupby(["model", "needle"], sort=False)
+            .agg(cells=("found_full", "size"), full_found=("found_full", "mean"), rag_found=("found_rag", "mean"),
+                 rescued=("rescued", "mean"), lost=("lost", "mean"), needle_retrieved=("needle_retrieved", "mean"))
+            .reset_index())
+
+
+def word_frequencies(haystack: str, needles: Sequence[Needle]) -> pd.DataFrame:
+    """How often each content word of each needle occurs in the haystack (the thesis's explanation: the simple
+    needle's common words recur in the essays, the complex needle's technical terms do not)."""
+    counts: dict[str, int] = {}
+    words = thesis_tokenize(haystack)
+    n = len(words)
+    for w in words:
+        for part in w.replace("-", " ").split():
+            counts[part] = counts.get(part, 0) + 1
+    rows = []
+    for nd in needles:
+        for w in metrics.content_words(nd.text):
+            rows.append({"needle": nd.name, "word": w, "count": counts.get(w, 0),
+                         "per_10k_words": round(1e4 * counts.get(w, 0) / n, 2)})
+    return pd.DataFrame(rows)
+
+
+def needle_bm25_rank(haystack: str, needle: Needle) -> dict:
+    """BM25-rank the needle sentence(s) among the haystack's sentences, the question as the query: rank 1 means
+    the question points straight at the needle; ``competitors`` counts sentences scoring at least half the
+    needle's score (distractors a reader, or a model, might latch on to)."""
+    sentences = [s for s in split_sentences(haystack) if s.strip()]
+    target = needle.sentences[0].strip()
+    idx = next((i for i, s in enumerate(sentences) if target in s or s in target), None)
+    if idx is None:
+        raise ValueError(f"needle {needle.name!r} not found among the haystack's sentences")
+    scores = BM25Retriever(sentences).scores(needle.question)
+    rank = int((scores > scores[idx]).sum()) + 1
+    return {"needle": needle.name, "sentences": len(sentences), "rank": rank,
+            "rank_percentile": round(100 * (rank - 1) / len(sentences), 2),
+            "competitors": int((scores >= scores[idx] / 2).sum()) - 1, "needle_score": float(scores[idx]),
+            "best_other": float(np.delete(scores, idx).max()) if len(sentences) > 1 else 0.0}
+
+
+def explanation_table(answers: pd.DataFrame, needles: Sequence[Needle], haystacks: dict) -> pd.DataFrame:
+    """Per model, needle and length: the needle's BM25 rank among the haystack's sentences (depth 50) and the
+    failure rate of the full-context answers, to relate the thesis's explanation to the failure cells."""
+    full = answers[answers["setting"] == "full"]
+    rows = []
+    for (model, needle_name, length), g in full.groupby(["model", "needle", "context_tokens"], sort=False):
+        nd = next(n for n in needles if n.name == needle_name)
+        hay = haystacks.get((model, needle_name, length))
+        if hay is None:
+            continue
+        rows.append({"model": model, "needle": needle_name, "context_tokens": length,
+                     **{k: v for k, v in needle_bm25_rank(hay, nd).items() if k != "needle"},
+                     "fail_rate": 1 - g["found"].mean(), "recall_mean": g["recall"].mean()})
+    return pd.DataFrame(rows)

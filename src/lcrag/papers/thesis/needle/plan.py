@@ -1,0 +1,76 @@
+"""The grid of cells (needle × context length × depth, each with its haystack) and the order to ask them in, so
+that llama.cpp reuses the longest prompt prefix; what an order costs in prefill tokens and time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lcrag.papers.thesis.needle.haystack import BUFFER_TOKENS, haystack_tokens, make_haystack
+from lcrag.papers.thesis.needle.needles import Needle
+
+
+def lengths_for(model, lengths: Sequence[int], max_length: int = 0, answer_tokens: int = 64) -> list[int]:
+    """The grid's context lengths a model can take: at most its window minus the answer (and ``max_length``)."""
+    cap = model.info.context_window - answer_tokens
+    if max_length:
+        cap = min(cap, max_length)
+    return sorted({int(n) for n in lengths if int(n) <= cap})
+
+
+def needle_grid(model, essays: Sequence[str], lengths: Sequence[int], depths: Sequence[float],
+                needles: Sequence[Needle], buffer: int = BUFFER_TOKENS) -> list[dict]:
+    """One cell per needle x length x depth: the haystack and where its needle landed (no model call)."""
+    if not lengths:
+        raise ValueError(f"no context length fits {model.spec}")
+    tok = model.tokenizer
+    base = haystack_tokens(essays, tok.encode, max(lengths))
+    cells = []
+    for needle in needles:
+        for length in lengths:
+            for depth in depths:
+                h = make_haystack(base, tok, length, depth, needle, buffer)
+                cells.append({"model": model.spec, "needle": needle.name, "context_tokens": int(length),
+                              "depth": float(depth), "needle_at": h.needle_at[0], "haystack_tokens": h.n_tokens,
+                              "actual_depth": round(h.actual_depth, 2), "haystack": h, "_needle": needle})
+    return cells
+
+
+def prefix_order(cells: list[dict], how: str = "prefix") -> list[dict]:
+    """The order in which to ask the cells.
+
+    - ``prefix``: by needle position, latest first (ties: by needle, then longer haystack first). A prompt then
+      shares with the previous one everything before its own needle (the haystacks of all lengths are prefixes of
+      the same essay tokens), so llama.cpp evaluates only the tokens from its needle on: the least any order can
+      cost; and at depth 0, where every length puts the same needle first, a shorter haystack follows a longer
+      one with the same needle and costs nothing but the question;
+    - ``length_depth``: for each length, descending depth (the prefix is shared within a length only);
+    - ``kamradt``: Kamradt's loops (ascending length, ascending depth; needle by needle).
+    """
+    if how == "prefix":
+        return sorted(cells, key=lambda c: (-c["needle_at"], c["needle"], -c["context_tokens"]))
+    if how == "length_depth":
+        return sorted(cells, key=lambda c: (c["context_tokens"], -c["depth"], c["needle"]))
+    if how == "kamradt":
+        return sorted(cells, key=lambda c: (c["needle"], c["context_tokens"], c["depth"]))
+    raise ValueError(f"unknown order {how!r}: use prefix, length_depth or kamradt")
+
+
+def prefill_cost(cells: Sequence[dict]) -> int:
+    """Haystack tokens llama.cpp must evaluate for ``cells`` asked in this order with prefix reuse: each cell
+    costs its tokens after the prefix it shares with the previous cell (a needle-position model of the cache)."""
+    total, prev = 0, None
+    for c in cells:
+        shared = 0
+        if prev is not None:
+            shared = min(prev["needle_at"], c["needle_at"])
+            if prev["needle_at"] == c["needle_at"] and prev["needle"] == c["needle"]:
+                shared = min(prev["haystack_tokens"], c["haystack_tokens"])
+        total += c["haystack_tokens"] - shared
+        prev = c
+    return total
+
+
+def time_estimate(cells: Sequence[dict], tokens_per_s: float, answer_s: float) -> float:
+    """Seconds to answer ``cells`` in their order at a prompt speed and a per-answer cost (for planning)."""
+    return prefill_cost(cells) / tokens_per_s + answer_s * len(cells)

@@ -1,0 +1,143 @@
+"""The quickstart: the whole path of the book on a few real items.
+
+Two small experiments on the embedded model, each as *dataset → solver → scorer* (the inspect_ai shape):
+
+1. BAMBOO multiple choice, **Full** (the whole document in the prompt) vs **RAG** (the top-k BM25 chunks of the
+   document, query = the question);
+2. one needle in a Paul Graham essay haystack, **Full** vs **RAG** (BM25 over the haystack's chunks).
+
+Every function returns a tidy table (one row per item and setting) that the chapter saves and plots.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from lcrag.metrics import bamboo_letter, lenient_letter, needle_recall
+from lcrag.papers.thesis.needle.asking import needle_messages
+from lcrag.papers.thesis.needle.haystack import build_haystack
+from lcrag.papers.thesis.needle.needles import SIMPLE_NEEDLE, SIMPLE_QUESTION
+from lcrag.papers.thesis.prompts import SYSTEM, bamboo_prompt
+from lcrag.retrieval import BM25Retriever
+from lcrag.text.chunking import recursive_split
+
+SETTINGS = ("full", "rag")
+
+
+# ----------------------------------------------------------------------------- datasets
+
+
+def bamboo_items(df: pd.DataFrame, n_items: int) -> pd.DataFrame:
+    """The first ``n_items`` well-formed questions (four options), in file order."""
+    ok = df[df["options"].map(len) == 4]
+    return ok.head(n_items).reset_index(drop=True)
+
+
+def bamboo_prompts(items: pd.DataFrame, settings=SETTINGS, top_k: int = 5, chunk_size: int = 512,
+                   chunk_overlap: int = 50) -> pd.DataFrame:
+    """One prompt per item and setting: the whole document (``full``) or its top-k BM25 chunks in rank order
+    (``rag``)."""
+    unknown = set(settings) - set(SETTINGS)
+    if unknown:
+        raise ValueError(f"settings must be among {SETTINGS}, not {sorted(unknown)}")
+    rows = []
+    for setting, item in ((s, i) for s in settings for i in items.itertuples()):
+        if setting == "full":
+            parts, chunk_ids = [item.content], []
+        else:
+            chunks = recursive_split(item.content, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+            hits = BM25Retriever(chunks).rank(item.question, top_k)
+            parts, chunk_ids = [h.text for h in hits], [h.index + 1 for h in hits]
+        rows.append({"task": item.task, "case": item.case, "setting": setting, "answer": item.answer,
+                     "prompt": bamboo_prompt(item.question, list(item.options), parts), "chunks": chunk_ids})
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------- solver
+
+
+def solve(model, prompts: pd.DataFrame, *, system: str | None = SYSTEM, max_tokens: int = 5,
+          context_policy: str = "truncate_middle", max_context_tokens: int | None = None) -> pd.DataFrame:
+    """Ask ``model`` every prompt (greedy; concurrently for remote endpoints, in order for local ones); add the
+    response and its accounting to the table.
+
+    ``max_context_tokens`` (for the smoke profile) cuts each prompt to that many tokens first.
+    """
+    rows = prompts.to_dict("records")
+    requests = []
+    for row in rows:
+        prompt = row["prompt"]
+        if max_context_tokens and isinstance(prompt, str):
+            prompt, _ = model.fit(prompt, max_context_tokens, "truncate_middle")
+        requests.append({"prompt": prompt, "system": system, "max_tokens": max_tokens, "temperature": 0.0,
+                         "context_policy": context_policy})
+    out = [
+        {**row, "response": r.text, "prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens,
+         "latency_s": r.latency_s, "truncated": r.truncation is not None, "model": model.spec}
+        for row, r in zip(rows, model.map("ask", requests), strict=True)
+    ]
+    return pd.DataFrame(out).drop(columns=["prompt"])
+
+
+# ----------------------------------------------------------------------------- scorers
+
+
+def score_choices(answers: pd.DataFrame) -> pd.DataFrame:
+    """BAMBOO's raw scorer (first character) and a lenient letter parser, side by side."""
+    df = answers.copy()
+    df["pred_raw"] = df["response"].map(bamboo_letter)
+    df["pred_lenient"] = df["response"].map(lenient_letter)
+    df["correct_raw"] = df["pred_raw"] == df["answer"]
+    df["correct_lenient"] = df["pred_lenient"] == df["answer"]
+    return df
+
+
+def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95 % Wilson score interval of a proportion (well-behaved at small n and at 0 or 1)."""
+    if n == 0:
+        return (float("nan"), float("nan"))
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def accuracy_table(scored: pd.DataFrame) -> pd.DataFrame:
+    """Per setting: accuracy (raw and lenient) with a 95 % interval, mean prompt tokens and latency."""
+    rows = []
+    for setting, g in scored.groupby("setting", sort=False):
+        k, n = int(g["correct_lenient"].sum()), len(g)
+        lo, hi = wilson_interval(k, n)
+        rows.append({"setting": setting, "n": n, "accuracy_raw": g["correct_raw"].mean(),
+                     "accuracy": k / n, "ci_low": lo, "ci_high": hi,
+                     "prompt_tokens": g["prompt_tokens"].mean(), "latency_s": g["latency_s"].mean()})
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------- needle
+
+
+def needle_prompts(model, essays: list[str], lengths: list[int], depths: list[float], top_k: int = 5,
+                   chunk_size: int = 512, chunk_overlap: int = 50, needle: str = SIMPLE_NEEDLE,
+                   question: str = SIMPLE_QUESTION) -> pd.DataFrame:
+    """One Full and one RAG prompt per (length, depth) cell; RAG keeps the top-k BM25 chunks in document order."""
+    rows = []
+    for length in lengths:
+        for depth in depths:
+            hay = build_haystack(model, essays, length, depth, needle)
+            chunks = recursive_split(hay, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+            hits = BM25Retriever(chunks).rank(question, top_k)
+            kept = [chunks[i] for i in sorted(h.index for h in hits)]
+            found = any(needle in c for c in kept)
+            for setting, context in (("full", hay), ("rag", "\n\n".join(kept))):
+                rows.append({"setting": setting, "context_tokens": length, "depth": depth,
+                             "needle_retrieved": found if setting == "rag" else True,
+                             "prompt": needle_messages(context, question)})
+    return pd.DataFrame(rows)
+
+
+def score_needle(answers: pd.DataFrame, needle: str = SIMPLE_NEEDLE) -> pd.DataFrame:
+    df = answers.copy()
+    df["recall"] = df["response"].map(lambda a: needle_recall(a, needle))
+    return df

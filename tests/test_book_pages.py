@@ -1,0 +1,85 @@
+"""What readers see on every page of the built book: no stderr, warnings, widget boxes, object reprs or paths of
+the machine that built it (issue 20's "clean pages"), and a "Downloads" section on every executed chapter.
+
+The book is the one ``built_book`` (``conftest.py``) builds from the committed store; ``LCRAG_BOOK_HTML=<dir>``
+scans an existing build instead.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from lcrag.book.build import EXECUTED_DIR, read_toc, toc_files
+from lcrag.book.downloads import TITLE
+
+pytestmark = pytest.mark.slow
+
+PAGES = [f.removesuffix(".md").removesuffix(".ipynb") for f in toc_files(read_toc(ROOT))]
+
+#: Text that must not appear on a page, by what it is.
+NOISE = {
+    "a warning": re.compile(r"\b[A-Z]\w*Warning\b:"),
+    "a traceback": re.compile(r"Traceback \(most recent call last\)|\bKeyboardInterrupt\b"),
+    "a matplotlib repr": re.compile(r"<(Axes|Figure|matplotlib\.[\w.]+)[ :>]"),
+    "a numpy scalar repr": re.compile(r"\bnp\.(int|float|bool_?|str_)\d*\("),
+    "a progress-bar widget": re.compile(r"IProgress|application/vnd\.jupyter\.widget|\d+%\|[█▏▎▍▌▋▊▉ ]+\|"),
+    "llama.cpp's log": re.compile(r"llama_(context|model_load|new_context)\w*:|n_ctx_seq"),
+}
+_STDERR = re.compile(r'<div class="[^"]*\boutput\b[^"]*\bstderr\b')
+_TAG = re.compile(r"<[^>]+>")
+
+
+@pytest.fixture(scope="module")
+def book_html(request) -> Path:
+    if os.environ.get("LCRAG_BOOK_HTML"):
+        return Path(os.environ["LCRAG_BOOK_HTML"]).resolve()
+    book = request.getfixturevalue("built_book")
+    assert book.html is not None, f"the book did not build: {book.error}"
+    return book.html
+
+
+@pytest.fixture(scope="module")
+def machine_paths(book_html) -> list[str]:
+    """Absolute paths of the machine that built (and tests) the book, which no page may show: the checkout,
+    the home and Python directories, and the build's project copy with its data directory beside it."""
+    build = book_html.parents[1]  # <project>/_build/html
+    roots = {str(ROOT), str(Path.home()), sys.prefix, str(build),
+             *([str(build.parent)] if not os.environ.get("LCRAG_BOOK_HTML") else [])}
+    return sorted(p for p in roots if len(p) > 1)
+
+
+def page_text(raw: str) -> str:
+    """A page's readable text (tags dropped, entities decoded), scripts and styles left out."""
+    raw = re.sub(r"<(script|style)\b.*?</\1>", " ", raw, flags=re.S)
+    return html_lib.unescape(_TAG.sub(" ", raw))
+
+
+@pytest.mark.parametrize("page_name", PAGES)
+def test_the_page_shows_no_noise(page_name, book_html, machine_paths):
+    raw = (book_html / f"{page_name}.html").read_text(encoding="utf-8")
+    assert not _STDERR.search(raw), f"{page_name}: a cell's stderr is shown"
+    text = page_text(raw)
+    found = {what: m.group(0) for what, rx in NOISE.items() if (m := rx.search(text))}
+    assert found == {}, f"{page_name}: {found}"
+    paths = [p for p in machine_paths if p in raw]
+    assert paths == [], f"{page_name} shows paths of the build machine"
+
+
+@pytest.mark.parametrize("page_name", [p for p in PAGES if p.startswith(f"{EXECUTED_DIR.as_posix()}/")
+                                       and (ROOT / "notebooks" / f"{Path(p).name}.md").exists()])
+def test_an_executed_chapter_offers_its_tables_manifest_and_notebook(page_name, book_html):
+    raw = (book_html / f"{page_name}.html").read_text(encoding="utf-8")
+    assert TITLE.removeprefix("## ") in page_text(raw)
+    links = re.findall(r'href="([^"]*_downloads/[^"]+)"', raw)
+    names = {Path(link).name for link in links}
+    assert "manifest.json" in names and f"{Path(page_name).name}.ipynb" in names
+    assert any(n.endswith(".csv") for n in names)
+    for link in links:
+        assert (book_html / Path(page_name).parent / link).resolve().is_file(), link
