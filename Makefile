@@ -20,12 +20,13 @@ BOOK_FLAGS := --profile $(PROFILE) $(if $(MODEL),--model $(MODEL)) $(if $(filter
 book: install data
 	$(BIN)/lcrag book $(BOOK_FLAGS)
 
+# -n auto --dist loadgroup: the slow tests on one worker, one after another (tests/conftest.py), the rest beside.
 test: install
-	LCRAG_DATA_MIRROR="$(MIRROR)" $(BIN)/pytest -q
+	LCRAG_DATA_MIRROR="$(MIRROR)" $(BIN)/pytest -q -n auto --dist loadgroup
 
 # The tests that start no model server and execute no notebook (a few minutes): .github/workflows/tests.yml.
 test-quick: install
-	LCRAG_DATA_MIRROR="$(abspath $(MIRROR))" $(BIN)/pytest -q -m "not slow"
+	LCRAG_DATA_MIRROR="$(abspath $(MIRROR))" $(BIN)/pytest -q -m "not slow" -n auto
 
 data: install
 	$(BIN)/lcrag data fetch $(if $(MIRROR),--mirror "$(MIRROR)")
