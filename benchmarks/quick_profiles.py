@@ -28,7 +28,7 @@ from pathlib import Path
 from lcrag import config
 from lcrag.book.build import toc_chapters
 from lcrag.book.profiles import available_chapters, chapter_profiles
-from lcrag.book.runner import LAST_CHAPTERS, run_chapter
+from lcrag.book.runner import run_chapter
 from lcrag.book.teaching import (
     QUICK_TIMES_FILE,
     merge_quick_times,
@@ -36,6 +36,7 @@ from lcrag.book.teaching import (
     timed_chapters,
     write_quick_times,
 )
+from lcrag.chapters import last_chapters
 from lcrag.models import llama_load
 
 EMBEDDED = ("local/smollm2-135m-instruct", "local/gemma3-270m")
@@ -46,7 +47,7 @@ def book_chapters(root: Path) -> list[str]:
     placeholder (the order of the teaching page's table)."""
     available = available_chapters(root)
     listed = [c for c in toc_chapters(root) if c in available]
-    return timed_chapters(listed, available, LAST_CHAPTERS)
+    return timed_chapters(listed, available, last_chapters())
 
 
 def start_servers(specs: tuple[str, ...]) -> float:

@@ -193,13 +193,13 @@ def _dashboard_html(md: str, df: pd.DataFrame) -> str:
     """The page as the HTML builder renders it: the raw-HTML blocks verbatim, the table as a <table> with the id."""
     from html import escape
 
-    from lcrag.book.claims import DASHBOARD_COLUMNS, DASHBOARD_ID, PAPER_SHORT
+    from lcrag.book.claims import DASHBOARD_COLUMNS, DASHBOARD_ID, paper_name
 
     controls = md[md.index("<style>"):md.index("```{table}")]
     script = md[md.index("<script>"):]
     body = "".join(
         "<tr>" + "".join(f"<td><p>{escape(str(v))}</p></td>" for v in (
-            PAPER_SHORT[r.paper], r.claim_id, r.text, r.paper_value, r.our_value, r.model, r.source, r.verdict,
+            paper_name(r.paper, short=True), r.claim_id, r.text, r.paper_value, r.our_value, r.model, r.source, r.verdict,
             r.evidence, r.chapter)) + "</tr>"
         for r in df.itertuples())
     head = "".join(f"<th>{c}</th>" for c in DASHBOARD_COLUMNS)

@@ -11,6 +11,7 @@ import html as html_lib
 import os
 import re
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,74 @@ def test_an_executed_chapter_offers_its_tables_manifest_and_notebook(page_name, 
     assert any(n.endswith(".csv") for n in names)
     for link in links:
         assert (book_html / Path(page_name).parent / link).resolve().is_file(), link
+
+
+class _Figures(HTMLParser):
+    """The images of a page's cell outputs, each with the id of the ``<figure>`` around it (None: none), and
+    each figure's caption text (its ``<figcaption>``)."""
+
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, str, str | None]] = []  # (tag, class, id)
+        self.images: list[tuple[str, str | None]] = []  # (src, figure id)
+        self.captions: dict[str, str] = {}  # figure id -> caption text
+
+    def _figure(self) -> str | None:
+        return next((i for t, _, i in reversed(self.stack) if t == "figure"), None)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "img" and any(t == "div" and "cell_output" in c.split() for t, c, _ in self.stack):
+            self.images.append((a.get("src") or "", self._figure()))
+        if tag in self.VOID:
+            return
+        self.stack.append((tag, a.get("class") or "", a.get("id")))
+        if tag == "figure" and a.get("id"):
+            self.captions.setdefault(a["id"], "")
+
+    def handle_endtag(self, tag):  # also called for a self-closed "<img ... />": only an open tag is closed
+        if any(t == tag for t, _, _ in self.stack):
+            while self.stack.pop()[0] != tag:
+                pass
+
+    def handle_data(self, data):
+        fig = self._figure()
+        if fig and any(t == "figcaption" for t, _, _ in self.stack):
+            self.captions[fig] += data
+
+
+def _captioned_cells(chapter: str) -> dict[str, str]:
+    """Figure name -> caption of the chapter notebook's captioned code cells."""
+    import jupytext
+
+    out = {}
+    for cell in jupytext.read(ROOT / "notebooks" / f"{chapter}.md").cells:
+        fig = (cell.metadata.get("mystnb") or {}).get("figure") or {}
+        if cell.cell_type == "code" and fig.get("name"):
+            out[fig["name"]] = " ".join(str(fig.get("caption", "")).split())
+    return out
+
+
+@pytest.mark.parametrize("page_name", [p for p in PAGES if p.startswith(f"{EXECUTED_DIR.as_posix()}/")
+                                       and (ROOT / "notebooks" / f"{Path(p).name}.md").exists()])
+def test_every_figure_on_a_chapter_page_has_its_numbered_caption(page_name, book_html):
+    """Each image a cell shows sits in a ``<figure>`` whose ``<figcaption>`` starts with its number ("Fig. N")
+    and says what the notebook's caption says; every captioned cell of the chapter shows its figure."""
+    parser = _Figures()
+    parser.feed((book_html / f"{page_name}.html").read_text(encoding="utf-8"))
+    bare = [src for src, fig in parser.images if fig is None]
+    assert bare == [], f"{page_name}: figures without a caption"
+    shown = {fig for _, fig in parser.images}
+    want = _captioned_cells(Path(page_name).name)
+    assert shown == set(want), f"{page_name}: captioned cells without a figure, or figures of no captioned cell"
+    numbers = []
+    for fig in shown:
+        text = " ".join(parser.captions.get(fig, "").split())
+        m = re.match(r"Fig\. (\d+(?:\.\d+)*)\s+(.*)", text)
+        assert m, f"{page_name}: {fig} has no numbered caption ({text[:60]!r})"
+        numbers.append(m.group(1))
+        words = re.findall(r"\w+", re.sub(r"[*`]", "", want[fig]))[:8]  # markup renders away; the words stay
+        assert re.findall(r"\w+", m.group(2))[:8] == words, f"{page_name}: {fig}'s caption is not the notebook's"
+    assert len(numbers) == len(set(numbers)), f"{page_name}: two figures share a number"

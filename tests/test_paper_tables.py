@@ -39,8 +39,9 @@ def test_a_missing_table_is_named():
 
 
 def test_the_tables_ship_in_the_wheel():
-    import tomllib
     from pathlib import Path
+
+    import tomllib
 
     pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
     assert "papers/*/tables/*.csv" in pyproject["tool"]["setuptools"]["package-data"]["lcrag"]

@@ -16,6 +16,7 @@ from lcrag.papers.longrag import differences as longrag_differences
 from lcrag.papers.thesis import accuracy as thesis_accuracy
 
 SMOL, GEMMA = "local/smollm2-135m-instruct", "local/gemma3-270m"
+TITLES = {f.name: f.title for f in S.families()}  # the registered families, in the synthesis's order
 
 
 def write_run(
@@ -218,10 +219,10 @@ def test_find_runs_keeps_the_latest_successful_run_of_the_preferred_profile(tmp_
 def test_nothing_run_yet_is_said_not_raised(tmp_path):
     syn = S.synthesize(tmp_path)
     assert syn.models == [] and syn.comparisons.empty and syn.problems == []
-    assert (S.overview(syn).shape[1], len(S.overview(syn))) == (0, len(S.FAMILIES))
-    assert S.conclusions(syn, SMOL) == [f"{what}: {S.NOT_RUN}." for what in S.FAMILIES.values()]
+    assert (S.overview(syn).shape[1], len(S.overview(syn))) == (0, len(TITLES))
+    assert S.conclusions(syn, SMOL) == [f"{what}: {S.NOT_RUN}." for what in TITLES.values()]
     view = S.model_view(syn, SMOL)
-    assert view.index.tolist() == list(S.FAMILIES) and set(view["reading"]) == {S.NOT_RUN}
+    assert view.index.tolist() == list(TITLES) and set(view["reading"]) == {S.NOT_RUN}
     assert S.detail_table(syn, "longrag")["status"].tolist() == [S.NOT_RUN]
 
 
@@ -284,14 +285,14 @@ def test_every_family_and_model_from_the_tables(book_runs):
 
     over = S.overview(syn)
     assert list(over.columns) == [SMOL, GEMMA]
-    assert over.loc[S.FAMILIES["thesis"], GEMMA] == S.NOT_RUN
-    assert over.loc[S.FAMILIES["longrag"], SMOL].startswith("Full better: Full − R&B = +83.3 pp [")
-    assert over.loc[S.FAMILIES["summhay"], SMOL].startswith(
+    assert over.loc[TITLES["thesis"], GEMMA] == S.NOT_RUN
+    assert over.loc[TITLES["longrag"], SMOL].startswith("Full better: Full − R&B = +83.3 pp [")
+    assert over.loc[TITLES["summhay"], SMOL].startswith(
         "keywords higher (point estimates): Full − keywords"
     )
     lines = S.conclusions(syn, GEMMA)
-    assert lines[0].startswith(f"{S.FAMILIES['needle']}: **no clear difference**; Full − RAG = ")
-    assert lines[1] == f"{S.FAMILIES['thesis']}: {S.NOT_RUN}."
+    assert lines[0].startswith(f"{TITLES['needle']}: **no clear difference**; Full − RAG = ")
+    assert lines[1] == f"{TITLES['thesis']}: {S.NOT_RUN}."
     view = S.model_view(syn, SMOL)
     assert view.loc["thesis", "reading"].tolist() == [rag["reading"], ev["reading"]]  # RAG, then Evidence
     assert view.loc["summhay", "difference [95 % CI]"].tolist() == [
@@ -420,9 +421,9 @@ def test_a_run_without_the_long_context_arm_is_not_called_not_run(book_runs):
     syn = S.synthesize(book_runs, n_boot=200)
     assert "long2rag" not in set(syn.comparisons["family"])
     assert S.coverage(syn).loc["long2rag", SMOL].endswith(f"; {S.NO_COMPARISON}")
-    assert S.overview(syn).loc[S.FAMILIES["long2rag"], SMOL] == S.NO_COMPARISON
+    assert S.overview(syn).loc[TITLES["long2rag"], SMOL] == S.NO_COMPARISON
     assert S.model_view(syn, SMOL).loc["long2rag", "reading"] == S.NO_COMPARISON
-    assert f"{S.FAMILIES['long2rag']}: {S.NO_COMPARISON}." in S.conclusions(syn, SMOL)
+    assert f"{TITLES['long2rag']}: {S.NO_COMPARISON}." in S.conclusions(syn, SMOL)
     assert S.coverage(syn).loc["long2rag", GEMMA] == S.NOT_RUN
 
 

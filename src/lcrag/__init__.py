@@ -11,8 +11,9 @@ Organised by concept, in the papers' vocabulary:
 - ``lcrag.papers``     one package per paper, in its own vocabulary (prompts, its printed tables as CSV
                        data, its pipeline, its claims): ``thesis`` (with ``needle``), ``longrag``,
                        ``summhay``, ``long2rag``
+- ``lcrag.chapters``   the registry of the book's chapters: each paper's, the quickstart, the synthesis
 - ``lcrag.quickstart`` the first chapter's small end-to-end run
-- ``lcrag.synthesis``  the cross-paper comparison
+- ``lcrag.synthesis``  the cross-paper comparison, over every registered chapter's experiment family
 - ``lcrag.plots``      figures from result tables
 - ``lcrag.progress``   progress bars (none inside an executed chapter)
 - ``lcrag.book``       profiles, preflight checks, papermill runner, run manifests, claims ledger, downloads

@@ -15,6 +15,7 @@ Every path the package uses comes from here, so a reader (or a test) can redirec
 | ``LCRAG_MODEL_MIRROR``| a directory holding those wheels or assembled GGUFs to copy from   | unset: download            |
 | ``LCRAG_RUN_DIR``     | set by the runner: where a notebook's usage log and tables go      | unset                      |
 | ``LCRAG_CHAPTER``     | set by the runner: the chapter being executed                      | unset                      |
+| ``LCRAG_CHAPTERS``    | more modules that declare chapters (``lcrag.chapters``), by comma  | unset                      |
 | ``LCRAG_MODEL``       | default model spec for every chapter                               | ``local/smollm2-135m-instruct`` |
 | ``LCRAG_OFFLINE``     | ``1``: a cache/store miss raises instead of calling a model        | unset                      |
 """

@@ -128,17 +128,44 @@ def needle_heatmap_grid(table: pd.DataFrame, value: str = "recall", rows: str = 
     return fig
 
 
-def needle_depth_profile(profile: pd.DataFrame, value: str = "recall", ax=None, title: str = ""):
+def needle_depth_profile(profile: pd.DataFrame, value: str = "recall", ax=None, title: str = "",
+                         answers: pd.DataFrame | None = None, n_boot: int = 2000, seed: int = 0):
     """Mean score by needle depth, one line per model, needle and setting (columns: model, needle, setting,
-    depth, ``value``): the lost-in-the-middle view of the heatmaps."""
+    depth, ``value``): the lost-in-the-middle view of the heatmaps.
+
+    With the per-cell ``answers`` (the same columns, one row per answered cell), each point has an error bar:
+    the 95 % bootstrap interval (:func:`lcrag.stats.bootstrap_ci`) of the mean over that depth's cells; the
+    series are then dodged by a little along x so that their bars stay apart, and the legend sits beside the
+    axes."""
     ax = ax or plt.subplots(figsize=(6, 3.2))[1]
-    data = profile.assign(series=profile["model"].str.split("/").str[-1] + " · " + profile["needle"] + " · "
-                          + profile["setting"])
-    sns.lineplot(data=data, x="depth", y=value, hue="series", marker="o", ax=ax)
+
+    def series(t: pd.DataFrame) -> pd.Series:
+        return t["model"].str.split("/").str[-1] + " · " + t["needle"] + " · " + t["setting"]
+
+    data = profile.assign(series=series(profile))
+    order = list(dict.fromkeys(data["series"]))
+    if answers is None or not len(answers):
+        sns.lineplot(data=data, x="depth", y=value, hue="series", marker="o", ax=ax)
+        legend = {"loc": "best"}
+    else:
+        from lcrag.stats import bootstrap_ci
+
+        cells = answers.assign(series=series(answers))
+        step = 0.012 * (float(data["depth"].max() - data["depth"].min()) or 1.0)
+        for k, (name, colour) in enumerate(zip(order, sns.color_palette(n_colors=len(order)), strict=True)):
+            line = data[data["series"] == name].sort_values("depth")
+            bounds = [bootstrap_ci(cells.loc[(cells["series"] == name) & (cells["depth"] == d), value]
+                                   .to_numpy(float), n_boot=n_boot, seed=seed) for d in line["depth"]]
+            v = line[value].to_numpy(float)
+            err = [[max(m - lo, 0.0) if lo == lo else 0.0 for m, (lo, _) in zip(v, bounds, strict=True)],
+                   [max(hi - m, 0.0) if hi == hi else 0.0 for m, (_, hi) in zip(v, bounds, strict=True)]]
+            ax.errorbar(line["depth"] + (k - (len(order) - 1) / 2) * step, v, yerr=err, color=colour,
+                        marker="o", ms=4, lw=1.3, capsize=2, elinewidth=0.8, label=name)
+        legend = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0)}
     ax.set_xlabel("needle depth (%)")
     ax.set_ylabel(f"mean {value} over lengths")
     ax.set_title(title)
-    ax.legend(fontsize=7, loc="best")
+    ax.legend(fontsize=7, **legend)
     return ax
 
 
@@ -173,7 +200,11 @@ def pattern_bars(counts: pd.DataFrame, ax=None, title: str = "", reference: dict
 
 def pattern_venn(counts: pd.DataFrame, ax=None, title: str = ""):
     """The same eight counts as a 3-set Venn diagram of the cases Full, RAG and Evidence get right (unweighted
-    layout; the "---" count, outside every set, is written under the diagram)."""
+    layout; the "---" count, outside every set, is written under the diagram's lowest label).
+
+    The "---" count is anchored to the bounding box of the lowest label (the "Evidence" set label) as the renderer
+    measures it at draw time, so it stays below that label whatever size the axes end up with after a
+    ``tight_layout`` (``tests/test_plots.py`` checks that no two labels overlap)."""
     from matplotlib_venn import venn3
     from matplotlib_venn.layout.venn3 import DefaultLayoutAlgorithm
 
@@ -181,10 +212,18 @@ def pattern_venn(counts: pd.DataFrame, ax=None, title: str = ""):
     c = counts.set_index("pattern")["count"].reindex(PATTERN_ORDER, fill_value=0)
     # venn3 subset order: F only, R only, F∩R, E only, F∩E, R∩E, F∩R∩E
     subsets = tuple(int(c[p]) for p in ("F--", "-R-", "FR-", "--E", "F-E", "-RE", "FRE"))
-    venn3(subsets, set_labels=("Full", "RAG", "Evidence"), ax=ax,
-          layout_algorithm=DefaultLayoutAlgorithm(fixed_subset_sizes=(1,) * 7))
+    v = venn3(subsets, set_labels=("Full", "RAG", "Evidence"), ax=ax,
+              layout_algorithm=DefaultLayoutAlgorithm(fixed_subset_sizes=(1,) * 7))
     ax.set_title(title, fontsize=9)
-    ax.text(0.5, -0.02, f"none right (---): {int(c['---'])}", transform=ax.transAxes, ha="center", fontsize=7)
+    labels = [t for t in (*(v.set_labels or ()), *(v.subset_labels or ())) if t is not None and t.get_text()]
+    # the label with the lowest anchor in data coordinates (the "Evidence" set label, under the bottom circle)
+    lowest = min(labels, key=lambda t: t.get_position()[1]) if labels else None
+    none_right = f"none right (---): {int(c['---'])}"
+    if lowest is not None:
+        ax.annotate(none_right, xy=(0.5, 0), xycoords=lowest, xytext=(0, -2), textcoords="offset points",
+                    ha="center", va="top", fontsize=7)
+    else:
+        ax.text(0.5, 0, none_right, transform=ax.transAxes, ha="center", va="top", fontsize=7)
     return ax
 
 
@@ -210,10 +249,20 @@ def tile_grid(grid: pd.DataFrame, ax=None, title: str = "", label: str = "F-E"):
 
 def accuracy_heatmap(table: pd.DataFrame, ax=None, title: str = "", value: str = "accuracy",
                      rows: str = "run", columns: str = "prompt"):
-    """Accuracy over runs (rows: Full, the RAG pipelines, Evidence) × prompts (columns), annotated."""
-    ax = ax or plt.subplots(figsize=(4.5, 3.5))[1]
+    """Accuracy over runs (rows: Full, the RAG pipelines, Evidence) × prompts (columns), annotated; where the
+    table has ``ci_low``/``ci_high`` each cell also shows its 95 % interval under the value."""
     grid = table.pivot_table(index=rows, columns=columns, values=value, aggfunc="first", sort=False)
-    sns.heatmap(grid, vmin=0, vmax=1, annot=True, fmt=".2f", cmap="viridis", cbar_kws={"label": value}, ax=ax)
+    annot, fmt, kws = True, ".2f", {}
+    if {"ci_low", "ci_high"} <= set(table.columns):
+        lo, hi = (table.pivot_table(index=rows, columns=columns, values=b, aggfunc="first", sort=False, dropna=False)
+                  .reindex(index=grid.index, columns=grid.columns) for b in ("ci_low", "ci_high"))
+        annot = grid.apply(lambda col: [f"{v:.2f}\n[{a:.2f}, {b:.2f}]" if pd.notna(a) and pd.notna(b) else
+                                        (f"{v:.2f}" if pd.notna(v) else "")
+                                        for v, a, b in zip(col, lo[col.name], hi[col.name], strict=True)])
+        annot, fmt, kws = annot.to_numpy(), "", {"fontsize": 7}
+    ax = ax or plt.subplots(figsize=(4.5, 3.5) if fmt else (5, 4.2))[1]
+    sns.heatmap(grid, vmin=0, vmax=1, annot=annot, fmt=fmt, annot_kws=kws, cmap="viridis",
+                cbar_kws={"label": value}, ax=ax)
     ax.set_xlabel(columns)
     ax.set_ylabel("")
     ax.set_title(title, fontsize=10)
@@ -233,14 +282,46 @@ def distance_distributions(dist: pd.DataFrame, ax=None, title: str = "", order=(
     return ax
 
 
-def strategy_bars(table: pd.DataFrame, order=None, value: str = "f1", ax=None, title: str = ""):
-    """F1 (0-100) per strategy, one group of bars per strategy and one colour per dataset (columns: dataset,
-    strategy, ``value``)."""
+def strategy_bars(table: pd.DataFrame, order=None, value: str = "f1", ax=None, title: str = "",
+                  answers: pd.DataFrame | None = None, scale: float = 100, n_boot: int = 2000, seed: int = 0):
+    """Mean ``value`` per strategy on the 0-1 scale, one group of bars per strategy and one colour per dataset,
+    each bar with its 95 % bootstrap interval over the questions where the per-question ``answers`` are given.
+
+    ``table``: columns dataset, strategy, ``value``, as :func:`lcrag.papers.longrag.answering.f1_table` saves it
+    (x ``scale``: x 100, as the paper prints F1; divided here, so that bars and intervals share the 0-1 scale of
+    the book's other figures). ``answers``: one row per question and strategy (dataset, strategy, ``value`` on
+    0-1); the interval is :func:`lcrag.stats.bootstrap_ci` of the mean over a bar's questions."""
+    from lcrag.stats import bootstrap_ci
+
     ax = ax or plt.subplots(figsize=(6, 3))[1]
-    sns.barplot(data=table, x="strategy", y=value, hue="dataset", order=order, ax=ax)
-    ax.set_ylabel("F1 (x100)" if value == "f1" else value)
+    datasets = list(dict.fromkeys(table["dataset"]))
+    order = list(order) if order is not None else list(dict.fromkeys(table["strategy"]))
+    order = [s for s in order if s in set(table["strategy"])]
+    width = 0.8 / max(len(datasets), 1)
+    top = 0.0
+    for i, ds in enumerate(datasets):
+        rows = table[table["dataset"] == ds].set_index("strategy")
+        xs = [j for j, s in enumerate(order) if s in rows.index]
+        heights = [float(rows.loc[order[j], value]) / scale for j in xs]
+        err = None
+        if answers is not None:
+            lo, hi = [], []
+            for j, h in zip(xs, heights, strict=True):
+                sel = answers[(answers["dataset"] == ds) & (answers["strategy"] == order[j])][value]
+                low, high = bootstrap_ci(sel.to_numpy(float), n_boot=n_boot, seed=seed)
+                lo.append(max(h - low, 0.0) if low == low else 0.0)  # NaN bounds (no answers): no bar
+                hi.append(max(high - h, 0.0) if high == high else 0.0)
+            err = [lo, hi]
+            top = max(top, *(h + e for h, e in zip(heights, hi, strict=True)), 0.0)
+        top = max(top, *heights, 0.0)
+        ax.bar([j - 0.4 + width * (i + 0.5) for j in xs], heights, width=width, yerr=err, capsize=3,
+               color=sns.color_palette()[i], label=ds)
+    ax.set_xticks(range(len(order)), order)
+    ax.set_ylim(0, min(1.0, max(top * 1.1, 0.05)))
+    ax.set_ylabel(f"{value.upper() if value in ('f1', 'em') else value} (0-1)")
     ax.set_xlabel("")
     ax.set_title(title)
+    ax.legend(title="dataset", fontsize=8)
     return ax
 
 

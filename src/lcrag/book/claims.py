@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lcrag import config
+from lcrag import chapters, config
 from lcrag.book.verdicts import SOURCES, source_of
 
 REPRODUCED = "reproduced"
@@ -32,22 +32,6 @@ NOT_REPRODUCED = "not reproduced"
 INCONCLUSIVE = "inconclusive"
 NOT_TESTABLE = "not testable with this model"  # an arm at the floor (lcrag.book.verdicts.floor_reason)
 VERDICTS: tuple[str, ...] = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTABLE)
-
-#: Paper ids for ``ClaimsLedger(paper=...)`` and how the synthesis page names them.
-PAPERS: dict[str, str] = {
-    "thesis": "Thesis (Lu 2024)",
-    "longrag": "LongRAG (Zhao et al. 2024)",
-    "summhay": "Summary of a Haystack (Laban et al. 2024)",
-    "long2rag": "Long²RAG (Qi et al. 2024)",
-}
-
-#: Short paper names for the claims dashboard's paper column (and its filter).
-PAPER_SHORT: dict[str, str] = {
-    "thesis": "Thesis",
-    "longrag": "LongRAG",
-    "summhay": "SummHay",
-    "long2rag": "Long²RAG",
-}
 
 CLAIMS_FILE = "claims.csv"
 COLUMNS = (
@@ -263,6 +247,16 @@ def verdict_counts(df: pd.DataFrame, by: str = "paper") -> pd.DataFrame:
     return counts
 
 
+def paper_name(key: str, short: bool = False) -> str:
+    """How the claims page names a paper (``ClaimsLedger(paper=key)``): its registered name, or ``short`` name
+    for the dashboard's paper column (:mod:`lcrag.chapters`); the key itself for a paper nobody registered."""
+    try:
+        paper = chapters.paper(str(key))
+    except LookupError:
+        return str(key)
+    return paper.short if short else paper.name
+
+
 def _md(value: Any) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
@@ -293,7 +287,7 @@ def _options(values: list[str]) -> str:
 
 def _filter_controls(df: pd.DataFrame) -> list[str]:
     """The raw-HTML filter bar above the dashboard (no blank line inside: one HTML block)."""
-    papers = [PAPER_SHORT.get(p, p) for p in dict.fromkeys(df["paper"])]
+    papers = [paper_name(p, short=True) for p in dict.fromkeys(df["paper"])]
     models = sorted(set(df["model"].astype(str)))
     verdicts = [v for v in VERDICTS if v in set(df["verdict"])]
     sources = [s for s in SOURCES if s in set(df["source"])]
@@ -385,7 +379,7 @@ def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: s
     lines.append("|---" * (len(counts.columns) + 1) + "|")
     for paper, row in counts.iterrows():
         lines.append(
-            f"| {_md(PAPERS.get(str(paper), paper))} | " + " | ".join(str(int(v)) for v in row) + " |"
+            f"| {_md(paper_name(paper))} | " + " | ".join(str(int(v)) for v in row) + " |"
         )
     by_source = verdict_counts(df, by="source")
     lines += ["", "## Verdicts per source of evidence", ""]
@@ -409,7 +403,7 @@ def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: s
     for r in df.itertuples(index=False):
         claim = f"{{ref}}`{_md(r.claim_id)} <{r.anchor}>`" if r.anchor else _md(r.claim_id)
         cells = [
-            _md(PAPER_SHORT.get(str(r.paper), r.paper)),
+            _md(paper_name(r.paper, short=True)),
             claim,
             _md(r.text),
             _md(r.paper_value),

@@ -39,6 +39,7 @@ from lcrag.book.profiles import (
     read_notebook,
     resolve,
 )
+from lcrag.chapters import last_chapters
 from lcrag.data.manifest import manifest_path as data_manifest_path
 from lcrag.models.cache import file_sha256
 from lcrag.models.store import recordings_in_progress
@@ -49,8 +50,6 @@ except ImportError:  # the model registry is not written yet
     _registry_slug = None
 
 KERNEL = "python3"
-#: Chapters that read the other chapters' saved tables (no model call): run after them, and whenever one runs.
-LAST_CHAPTERS: tuple[str, ...] = ("synthesis",)
 
 
 def model_slug(spec: str) -> str:
@@ -363,10 +362,10 @@ def _inputs(chapter: str, source: Path, parameters: dict[str, Any], profile: str
     """What this execution reads, digested (:func:`lcrag.book.reuse.chapter_inputs`)."""
     sdir = config.store_dir()
     others = [slug for ch, slug in recordings_in_progress(sdir) if ch == chapter and slug != model_slug(model)]
-    upstream = None
-    if chapter in LAST_CHAPTERS:  # it reads the other chapters' latest tables
+    upstream, last = None, last_chapters()
+    if chapter in last:  # it reads the other chapters' latest tables
         upstream = [m.parent for m in runs_dir(root).glob(f"*/*/*/{mf.MANIFEST_FILE}")
-                    if m.parent.name not in LAST_CHAPTERS and _status(m) == "ok"]
+                    if m.parent.name not in last and _status(m) == "ok"]
     return reuse.chapter_inputs(
         source=source, parameters={**parameters, "model": model, "profile": profile}, profile=profile, model=model,
         store_mode=store_mode, package_dir=Path(lcrag.__file__).resolve().parent,

@@ -6,4 +6,6 @@
 - :mod:`lcrag.papers.long2rag` — Long²RAG: Key Point Recall.
 
 A paper's printed numbers live as data, in ``<paper>/tables/*.csv`` (:mod:`lcrag.papers.tables`), typed once.
+Each package declares its paper and chapter(s) in ``<paper>/chapter.py`` (found by :mod:`lcrag.chapters`), and
+each chapter's experiment family for the synthesis in ``comparison.py`` (:class:`lcrag.synthesis.Family`).
 """

@@ -15,7 +15,8 @@ Where things are:
 - :mod:`.key_points` — the key-point pipeline (P5 extraction, P7 de-duplication, P8 AutoDS), its recovery of the
   human SummHay insights, and KPP (Table 4 analogue).
 - :mod:`.checks` — arithmetic on the paper's tables (derived checks) and its internal inconsistencies.
-- :mod:`.claims` — claims C1-C21, decided on the paper's tables and on our runs.
+- :mod:`.claims` — claims C1-C21, decided on the paper's tables and on our runs;
+- :mod:`.comparison` — the chapter's family in the synthesis; :mod:`.chapter` declares the paper and chapter.
 
 KPR itself (Eq. 1-2, per question, per group, per judge and variant, KPP / KPF) is computed in one place,
 :mod:`lcrag.metrics.kpr`; the data (the loader, the SummHay-derived items) is :mod:`lcrag.data.long2rag`.

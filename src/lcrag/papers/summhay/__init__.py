@@ -27,7 +27,9 @@ Where things are:
   ``position_sensitivity``, ``oracle_citation_ceiling`` (C18);
 - :mod:`~lcrag.papers.summhay.synthetic` — the synthetic haystack (``synthesize_haystack``, ``load_synthetic``);
 - :mod:`~lcrag.papers.summhay.artefact_claims` — the claims the released files decide (``check_artefact_claims``);
-- :mod:`~lcrag.papers.summhay.live_claims` — the claims our runs speak to (``check_live_claims``).
+- :mod:`~lcrag.papers.summhay.live_claims` — the claims our runs speak to (``check_live_claims``);
+- :mod:`~lcrag.papers.summhay.comparison` — the chapter's family in the synthesis (declared, with the paper, in
+  :mod:`~lcrag.papers.summhay.chapter`).
 
 The metrics (coverage, citation, joint) are :mod:`lcrag.metrics.summhay`; the loaders :mod:`lcrag.data.summhay`.
 """

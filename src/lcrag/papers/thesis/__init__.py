@@ -20,7 +20,9 @@ The experiment, as *cases → retrieval → prompt → solver → scorer → tab
   tile grid (Fig. 6.7), and paired tests from counts (Fig. 6.3);
 - :mod:`~lcrag.papers.thesis.distance` — the ranking-distance study (Fig. 6.2, Hungarian assignment);
 - :mod:`~lcrag.papers.thesis.cost` — tokens and cost per run;
-- :mod:`~lcrag.papers.thesis.claims` — the claims H1-H16 (H4: ``needle.claims``).
+- :mod:`~lcrag.papers.thesis.claims` — the claims H1-H16 (H4: ``needle.claims``);
+- :mod:`~lcrag.papers.thesis.comparison` (and ``needle.comparison``) — the chapters' families in the synthesis;
+  :mod:`~lcrag.papers.thesis.chapter` declares the paper and its two chapters (:mod:`lcrag.chapters`).
 
 Every function returns a tidy table (one row per case × setting × pipeline × prompt, or an aggregate of it).
 """

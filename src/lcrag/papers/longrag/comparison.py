@@ -1,0 +1,68 @@
+"""The LongRAG chapter in the synthesis: the Full LongBench context against the paper's RAG strategies
+(:data:`FAMILY`).
+
+Reads the chapter's ``answers.csv`` (one row per dataset x question x generator x strategy, with its F1) and
+pairs the Full arm with each of the paper's five strategies over (dataset, question); Closed is shown, not
+compared.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from lcrag.metrics.qa import bootstrap_diff
+from lcrag.synthesis import Family, bar_panel, comparison, group_means, load_table
+
+NAME = "longrag"
+
+
+def questions(runs: pd.DataFrame, problems: list[str]) -> pd.DataFrame:
+    """Per-question F1 (0-1) per generator, dataset and strategy (the paper's five and the Full / Closed arms)."""
+    cols = ["dataset", "question_id", "generator", "strategy", "f1"]
+    df = load_table(runs, NAME, "answers", cols, problems, model_column="generator")
+    return df[["model", "dataset", "question_id", "strategy", "f1", "source"]]
+
+
+def summary(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Mean F1 per model and strategy, pooled over datasets, with a bootstrap interval over questions."""
+    out = group_means(questions, ["model", "strategy"], "f1", "f1",
+                      lambda g: {"questions": len(g), "datasets": ", ".join(sorted(g["dataset"].unique())),
+                                 "source": g["source"].iloc[0]}, n_boot, seed)
+    return out.reindex(columns=["model", "strategy", "questions", "datasets", "f1", "ci_low", "ci_high", "source"])
+
+
+def comparisons(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> list[dict]:
+    """The Full arm vs each of the paper's strategies, paired over (dataset, question)."""
+    out = []
+    for model, g in questions.groupby("model", sort=False):
+        wide = g.pivot_table(
+            index=["dataset", "question_id"], columns="strategy", values="f1", aggfunc="mean"
+        )
+        if "Full" not in wide:
+            continue
+        for strategy in [s for s in g["strategy"].unique() if s not in ("Full", "Closed")]:
+            both = wide[["Full", strategy]].dropna()
+            if both.empty:
+                continue
+            diff, lo, hi = bootstrap_diff(both["Full"], both[strategy], n=n_boot, seed=seed)
+            out.append(comparison(
+                NAME, model, f"Full vs {strategy} (F1)", "Full", float(both["Full"].mean()), strategy,
+                float(both[strategy].mean()), diff, lo, hi, len(both), "questions",
+                f"paired bootstrap over {len(both)} questions", g["source"].iloc[0]))  # fmt: skip
+    return out
+
+
+def _tables(runs, problems, n_boot, seed):
+    q = questions(runs, problems)
+    return {NAME: summary(q, n_boot, seed), f"{NAME}_questions": q}
+
+
+FAMILY = Family(
+    name=NAME,
+    title="LongRAG: the full-context arm vs the paper's RAG strategies",
+    tables=_tables,
+    compare=lambda runs, tables, problems, n_boot, seed: comparisons(tables[f"{NAME}_questions"], n_boot, seed),
+    headline=lambda arm: arm == "R&B",  # vanilla RAG, as in the other families
+    detail_index=("model", "strategy"),
+    plot=bar_panel(NAME, "strategy", "f1", "longrag: F1 (all datasets)"),
+)

@@ -1,0 +1,73 @@
+"""The thesis chapter in the synthesis: the Full document against RAG and the gold Evidence (:data:`FAMILY`).
+
+Reads the chapter's ``accuracy.csv`` (per run, with its bootstrap interval) and ``paired_tests.csv`` (its paired
+bootstrap of two runs), on the main cases under the main prompt: the one Full ran on most cases.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from lcrag.synthesis import Family, bar_panel, comparison, load_table
+
+NAME = "thesis"
+ARM_COLUMNS = ["model", "arm", "prompt", "n", "accuracy", "ci_low", "ci_high", "source"]
+
+
+def _main_prompt(acc: pd.DataFrame) -> str:
+    full = acc[acc["setting"] == "full"]
+    return str(full.sort_values("n", ascending=False)["prompt"].iloc[0]) if len(full) else ""
+
+
+def arms(runs: pd.DataFrame, problems: list[str]) -> pd.DataFrame:
+    """Full, RAG (the main pipeline) and Evidence accuracy on the main cases, under the main prompt (the one
+    Full ran on most cases), with the chapter's bootstrap intervals."""
+    cols = ["run", "setting", "pipeline", "prompt", "n", "accuracy", "ci_low", "ci_high"]
+    acc = load_table(runs, NAME, "accuracy", cols, problems)
+    rows = []
+    for _, g in acc.groupby("model", sort=False):
+        g = g[g["prompt"] == _main_prompt(g)]
+        n_main = g["n"].max()
+        rows.append(g[g["n"] == n_main])
+    if not rows:
+        return pd.DataFrame(columns=ARM_COLUMNS)
+    t = pd.concat(rows, ignore_index=True).rename(columns={"run": "arm"})
+    return t[ARM_COLUMNS]
+
+
+def comparisons(runs: pd.DataFrame, arms: pd.DataFrame, problems: list[str]) -> list[dict]:
+    """Full vs RAG and Full vs Evidence from the chapter's paired bootstrap table (``paired_tests.csv``)."""
+    cols = ["a", "b", "n", "accuracy_a", "accuracy_b", "diff", "ci_low", "ci_high"]
+    paired = load_table(runs, NAME, "paired_tests", cols, problems)
+    out = []
+    for model, g in arms.groupby("model", sort=False):
+        prompt, n = g["prompt"].iloc[0], int(g["n"].iloc[0])
+        p = paired[(paired["model"] == model) & (paired["n"] == n)]
+        for other in sorted((a for a in g["arm"] if a != "Full"), key=lambda a: a == "Evidence"):  # RAG first
+            label_full, label_other = f"Full / {prompt}", f"{other} / {prompt}"
+            row, sign = p[(p["a"] == label_full) & (p["b"] == label_other)], 1.0
+            if row.empty:
+                row, sign = p[(p["a"] == label_other) & (p["b"] == label_full)], -1.0
+            if row.empty:
+                continue
+            r = row.iloc[0]
+            lo, hi = sorted((sign * r["ci_low"], sign * r["ci_high"]))
+            full_acc, other_acc = (
+                (r["accuracy_a"], r["accuracy_b"]) if sign > 0 else (r["accuracy_b"], r["accuracy_a"])
+            )
+            out.append(comparison(
+                NAME, model, f"Full vs {other} ({prompt} prompt, accuracy)", "Full", float(full_acc), other,
+                float(other_acc), float(sign * r["diff"]), lo, hi, n, "cases",
+                f"the chapter's paired bootstrap over {n} cases", r["source"].replace("accuracy", "paired_tests")))  # fmt: skip
+    return out
+
+
+FAMILY = Family(
+    name=NAME,
+    title="BAMBOO multiple choice: Full vs RAG vs gold Evidence",
+    tables=lambda runs, problems, n_boot, seed: {NAME: arms(runs, problems)},
+    compare=lambda runs, tables, problems, n_boot, seed: comparisons(runs, tables[NAME], problems),
+    headline=lambda arm: arm.startswith("RAG"),
+    detail_index=("model", "arm"),
+    plot=bar_panel(NAME, "arm", "accuracy", "thesis: BAMBOO accuracy (main cases)"),
+)

@@ -1,0 +1,95 @@
+"""The needle chapter in the synthesis: the whole haystack against BM25's top chunks, per model (:data:`FAMILY`).
+
+Reads the chapter's ``answers.csv`` (one row per model x needle x setting x length x depth, a second model inside
+the run included) and pairs the Full and RAG cells of the same needle, length and depth.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from lcrag.metrics.qa import bootstrap_diff
+from lcrag.synthesis import NOT_RUN, Family, comparison, empty_panel, group_means, load_table
+
+NAME = "needle"
+
+
+def cells(runs: pd.DataFrame, problems: list[str]) -> pd.DataFrame:
+    """One row per needle cell: model, needle, setting (full / rag), context_tokens, depth, recall (0-1)."""
+    cols = ["needle", "setting", "context_tokens", "depth", "recall"]
+    df = load_table(runs, NAME, "answers", cols, problems, model_column="model")
+    return df[["model", *cols, "source"]]
+
+
+def summary(cells: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Mean recall per model, needle and setting, with a bootstrap interval over the cells."""
+    out = group_means(cells, ["model", "needle", "setting"], "recall", "recall",
+                      lambda g: {"cells": len(g)}, n_boot, seed)
+    return out.reindex(columns=["model", "needle", "setting", "cells", "recall", "ci_low", "ci_high"])
+
+
+def comparisons(cells: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> list[dict]:
+    """Full haystack vs RAG on the cells both ran (same needle, length and depth): paired bootstrap."""
+    out = []
+    keys = ["needle", "context_tokens", "depth"]
+    for model, g in cells.groupby("model", sort=False):
+        wide = g.pivot_table(index=keys, columns="setting", values="recall", aggfunc="mean")
+        if not {"full", "rag"} <= set(wide.columns):
+            continue
+        both = wide[["full", "rag"]].dropna()
+        if both.empty:
+            continue
+        diff, lo, hi = bootstrap_diff(both["full"], both["rag"], n=n_boot, seed=seed)
+        lengths = sorted(both.index.get_level_values("context_tokens").unique())
+        out.append(comparison(
+            NAME, model, "full haystack vs BM25 RAG (recall)", "Full", float(both["full"].mean()), "RAG",
+            float(both["rag"].mean()), diff, lo, hi, len(both), "cells",
+            f"paired bootstrap over {len(both)} cells (needles x depths at {', '.join(map(str, lengths))} tokens)",
+            g["source"].iloc[0]))  # fmt: skip
+    return out
+
+
+def plot(axes, syn, model: str) -> None:
+    """Two panels: the recall of the first two needles by context length and depth, full haystack."""
+    fig = axes[0].figure
+    table = syn.tables[f"{NAME}_cells"]
+    table = table[(table["model"] == model) & (table["setting"] == "full")]
+    needles = list(table["needle"].unique())[:2]
+    for ax, needle in zip(axes[:2], needles + [None] * (2 - len(needles)), strict=True):
+        if needle is None:
+            empty_panel(ax, NAME, "no (other) needle run" if needles else NOT_RUN)
+            continue
+        grid = table[table["needle"] == needle].pivot_table(
+            index="context_tokens", columns="depth", values="recall", aggfunc="mean"
+        )
+        im = ax.imshow(grid.values, vmin=0, vmax=1, cmap="RdYlGn", aspect="auto", origin="lower")
+        ax.set_xticks(range(len(grid.columns)), [f"{d:g}" for d in grid.columns])
+        ax.set_yticks(range(len(grid.index)), [str(int(t)) for t in grid.index])
+        for (i, j), v in np.ndenumerate(grid.values):
+            if not np.isnan(v):
+                ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9)
+        ax.set(
+            xlabel="needle depth (%)",
+            ylabel="context tokens",
+            title=f"needle ({needle}): recall, full haystack",
+        )
+        fig.colorbar(im, ax=ax, fraction=0.046)
+
+
+def _tables(runs, problems, n_boot, seed):
+    c = cells(runs, problems)
+    return {f"{NAME}_cells": c, NAME: summary(c, n_boot, seed)}
+
+
+FAMILY = Family(
+    name=NAME,
+    title="Needle in a haystack: full haystack vs BM25 RAG",
+    tables=_tables,
+    compare=lambda runs, tables, problems, n_boot, seed: comparisons(tables[f"{NAME}_cells"], n_boot, seed),
+    headline=lambda arm: arm == "RAG",
+    detail_index=("model", "needle", "setting"),
+    rows_table=f"{NAME}_cells",
+    plot=plot,
+    panels=2,
+)

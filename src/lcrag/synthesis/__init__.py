@@ -1,0 +1,71 @@
+"""Cross-chapter synthesis: one model through every experiment family of the book.
+
+The chapters save tidy tables next to their executed notebooks (``runs/<model>/<profile>/<chapter>/*.csv``). This
+package reads those tables back, never a model and never a paper's number, and puts each model through the
+comparisons of "more context" against "less, retrieved context" that the registered chapters declare
+(:mod:`lcrag.chapters`): each chapter's :class:`Family`, written in its paper's package
+(``lcrag.papers.<paper>.comparison``), in the chapters' order. Today:
+
+- needle: the whole haystack vs BM25's top chunks (``answers.csv``);
+- thesis: the Full document vs RAG (the main pipeline) and the gold Evidence, BAMBOO's prompt
+  (``accuracy.csv``, ``paired_tests.csv``);
+- long2rag: the five documents whole vs cut to their first N characters (``judgments.csv``);
+- longrag: the Full LongBench context vs the paper's RAG strategies (``answers.csv``);
+- summhay: Full (the haystack, as far as the window holds it) vs the Oracle and the best real retriever
+  (``live_results.csv``).
+
+Each comparison is a difference of the long-context arm minus the other arm on a 0-1 scale, with a paired
+95 % bootstrap interval where the tables keep per-question values (needle, thesis, long2rag, longrag); SummHay's
+live table keeps micro-averages only, so its differences have no interval and say so.
+
+A model appears as soon as one of its tables does: the run's model, or a ``model`` column inside a run (the
+needle chapter runs Gemma-3 inside the SmolLM2 run). A chapter without a successful run is "not run yet".
+
+    syn = synthesize(profiles=["default"])
+    syn.comparisons            # one row per model x comparison
+    overview(syn)              # family x model: the reading of each headline comparison
+    plot_model(syn, model)     # one figure per model
+    plot_models(syn, models)   # the models' figures stacked in one
+
+Modules: :mod:`.family` (what a family is, the comparison rows, readings), :mod:`.runs` (the runs and their
+tables, re-run cost), :mod:`.views` (:func:`synthesize` and the views), :mod:`.figure` (the model figure).
+"""
+
+from lcrag.synthesis.family import (
+    COMPARISON_COLUMNS,
+    NOT_RUN,
+    Family,
+    comparison,
+    families,
+    format_diff,
+    group_means,
+    mean_ci,
+    reading,
+)
+from lcrag.synthesis.figure import bar_panel, bars, empty_panel, plot_model, plot_models
+from lcrag.synthesis.runs import (
+    RUN_COLUMNS,
+    find_runs,
+    load_table,
+    model_chapters,
+    profiles_to_read,
+    rerun_cost,
+)
+from lcrag.synthesis.views import (
+    NO_COMPARISON,
+    Synthesis,
+    conclusions,
+    coverage,
+    detail_table,
+    headline,
+    model_view,
+    overview,
+    synthesize,
+)
+
+__all__ = [
+    "COMPARISON_COLUMNS", "NOT_RUN", "NO_COMPARISON", "RUN_COLUMNS", "Family", "Synthesis", "bar_panel", "bars",
+    "comparison", "conclusions", "coverage", "detail_table", "empty_panel", "families", "find_runs",
+    "format_diff", "group_means", "headline", "load_table", "mean_ci", "model_chapters", "model_view",
+    "overview", "plot_model", "plot_models", "profiles_to_read", "reading", "rerun_cost", "synthesize",
+]  # fmt: skip

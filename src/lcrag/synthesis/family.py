@@ -1,0 +1,165 @@
+"""An experiment family of the synthesis, and the tools a paper uses to write its own.
+
+A :class:`Family` is what one chapter gives the synthesis: how to read its tables from the chapter's runs, how
+to compare its long-context arm with its other arm(s), which comparison is its headline, how its detail table
+is indexed and (optionally) its panels of a model's figure. The paper packages declare theirs in
+``lcrag.papers.<paper>.comparison`` and carry them in their :class:`lcrag.chapters.Chapter`.
+
+Each comparison is a row of :data:`COMPARISON_COLUMNS` made by :func:`comparison`: the long-context arm minus the
+other arm on a 0-1 scale, with a 95 % interval where the tables keep per-question values, and its
+:func:`reading`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from lcrag import chapters
+from lcrag.metrics.multiple_choice import bootstrap_ci
+
+NOT_RUN = "not run yet"
+COMPARISON_COLUMNS = (
+    "family",
+    "model",
+    "comparison",
+    "long_arm",
+    "long_value",
+    "other_arm",
+    "other_value",
+    "diff",
+    "ci_low",
+    "ci_high",
+    "n",
+    "units",
+    "reading",
+    "evidence",
+    "source",
+)
+
+#: ``tables(runs, problems, n_boot, seed)``: the family's tables, read from the runs (:func:`lcrag.synthesis.
+#: load_table` appends what it cannot read to ``problems``).
+ReadTables = Callable[[pd.DataFrame, list[str], int, int], dict[str, pd.DataFrame]]
+#: ``compare(runs, tables, problems, n_boot, seed)``: the family's comparison rows (:func:`comparison`).
+Compare = Callable[[pd.DataFrame, dict[str, pd.DataFrame], list[str], int, int], list[dict]]
+#: ``plot(axes, syn, model)``: draw the family's panels of one model's figure on ``axes``.
+Plot = Callable[[Sequence[Any], Any, str], None]
+
+
+@dataclass(frozen=True)
+class Family:
+    """One experiment family: a chapter's long-context arm against its other arm(s), per model.
+
+    ``tables`` returns the family's tables: the one named ``name`` is its detail table (indexed by
+    ``detail_index``), others are named ``<name>_<what>``; ``rows_table`` is the one whose rows show that a model
+    ran (default: the detail table). ``headline`` picks the headline comparison: the first whose other arm passes
+    it, else the first. ``plot`` draws ``panels`` panels of a model's figure (none without it).
+    """
+
+    name: str  # the chapter whose runs it reads
+    title: str  # what it compares, one line
+    tables: ReadTables
+    compare: Compare
+    headline: Callable[[str], bool]
+    detail_index: tuple[str, ...]
+    rows_table: str = ""
+    plot: Plot | None = None
+    panels: int = 1
+
+    @property
+    def model_rows(self) -> str:
+        """The table whose rows show that a model ran."""
+        return self.rows_table or self.name
+
+
+def families() -> list[Family]:
+    """The registered chapters' families, in the chapters' order (:func:`lcrag.chapters.chapters`)."""
+    return [c.family for c in chapters.chapters() if c.family is not None]
+
+
+def reading(diff: float, lo: float, hi: float, long_arm: str, other_arm: str) -> str:
+    """What a difference ``long_arm - other_arm`` says: the better arm when its 95 % interval excludes 0,
+    "no clear difference" when it contains 0, and without an interval only which arm is higher ("(point
+    estimates)"): a difference without uncertainty never makes an arm "better"."""
+    if _nan(diff):
+        return NOT_RUN
+    if _nan(lo) or _nan(hi):
+        if diff == 0:
+            return "equal (point estimates)"
+        return f"{long_arm if diff > 0 else other_arm} higher (point estimates)"
+    if lo > 0:
+        return f"{long_arm} better"
+    if hi < 0:
+        return f"{other_arm} better"
+    return "no clear difference"
+
+
+def _nan(x) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def format_diff(diff: float, lo: float, hi: float) -> str:
+    """``+9.5 pp [+1.3, +17.7]`` (percentage points of a 0-1 difference), or ``(no interval)``."""
+    if _nan(diff):
+        return NOT_RUN
+
+    def pp(x: float) -> str:
+        return f"{round(100 * x, 1) + 0.0:+.1f}"  # + 0.0: no "-0.0"
+
+    if _nan(lo) or _nan(hi):
+        return f"{pp(diff)} pp (no interval)"
+    return f"{pp(diff)} pp [{pp(lo)}, {pp(hi)}]"
+
+
+def comparison(
+    family,
+    model,
+    comparison,
+    long_arm,
+    long_value,
+    other_arm,
+    other_value,
+    diff,
+    lo,
+    hi,
+    n,
+    units,
+    evidence,
+    source,
+) -> dict:
+    """One comparison row (:data:`COMPARISON_COLUMNS`), with its :func:`reading`."""
+    return {
+        "family": family, "model": model, "comparison": comparison, "long_arm": long_arm,
+        "long_value": long_value, "other_arm": other_arm, "other_value": other_value, "diff": diff,
+        "ci_low": lo, "ci_high": hi, "n": int(n), "units": units,
+        "reading": reading(diff, lo, hi, long_arm, other_arm),
+        "evidence": evidence, "source": source,
+    }  # fmt: skip
+
+
+def group_means(df: pd.DataFrame, keys: list[str], value: str, name: str, extra, n_boot: int,
+                seed: int) -> pd.DataFrame:
+    """One row per group of ``keys``: ``extra(g)`` columns, then the mean of ``value`` as ``name`` with its
+    bootstrap interval (``ci_low``, ``ci_high``), then any columns ``extra`` marks as trailing (``source``)."""
+    rows = []
+    for k, g in df.groupby(keys, sort=False):
+        mean, lo, hi = mean_ci(g[value], n_boot, seed)
+        ext = extra(g)
+        tail = {c: ext.pop(c) for c in ("source",) if c in ext}
+        rows.append({**dict(zip(keys, k, strict=True)), **ext, name: mean, "ci_low": lo, "ci_high": hi, **tail})
+    return pd.DataFrame(rows)
+
+
+def mean_ci(values, n_boot: int, seed: int) -> tuple[float, float, float]:
+    """The mean of the non-NaN ``values`` and its bootstrap interval; NaNs when there is none."""
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    if not x.size:
+        return (float("nan"),) * 3
+    lo, hi = bootstrap_ci(x, n_boot=n_boot, seed=seed)
+    return float(x.mean()), lo, hi

@@ -1,0 +1,172 @@
+"""The chapter runs the synthesis reads, their tables, and what re-running them would cost.
+
+The chapters save tidy tables next to their executed notebooks (``runs/<model>/<profile>/<chapter>/*.csv``);
+:func:`find_runs` finds the latest successful run of each chapter and model directory, :func:`load_table` reads
+one table of every run of a chapter into one data frame with ``model`` and ``source`` columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from lcrag import chapters as registered
+from lcrag.book import manifest as mf
+from lcrag.book.runner import runs_dir
+from lcrag.synthesis.family import families
+
+RUN_COLUMNS = ("chapter", "model", "slug", "profile", "finished", "book", "run_dir")
+
+
+def profiles_to_read(profile: str, profiles: Sequence[str] | None = None) -> list[str]:
+    """The chapter-run profiles the synthesis reads, preferred first: ``profiles`` when given, else ``profile``
+    and then each cheaper one down to ``quick`` (a smoke run is a check of the code, not a result).
+
+    ``default`` reads ``[default, quick]``: the book model's default runs, and the quick companion runs of the
+    second embedded model (``notebooks/companions.yml``). Every value on the page names its run's profile.
+    """
+    from lcrag.book.profiles import PROFILES
+
+    if profiles:
+        return list(dict.fromkeys(profiles))
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; profiles are {', '.join(PROFILES)}")
+    rank = PROFILES.index(profile)
+    return [profile] + [p for p in reversed(PROFILES[:rank]) if p != "smoke"]
+
+
+def model_chapters() -> list[str]:
+    """Every registered chapter that runs a model itself: all but those that read the other chapters' tables."""
+    return [c.name for c in registered.chapters() if not c.reads_chapters]
+
+
+def find_runs(
+    root: Path | None = None,
+    profiles: Sequence[str] = ("default",),
+    chapters: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """The latest successful run of each chapter (default: every registered family's) and model directory,
+    among ``profiles`` (earlier ones win).
+
+    Reads ``runs/<slug>/<profile>/<chapter>/manifest.json``; a run that failed, was interrupted, or is still
+    running (no manifest yet) does not count. Columns: :data:`RUN_COLUMNS`.
+    """
+    profiles = list(profiles)
+    chapters = [f.name for f in families()] if chapters is None else list(chapters)
+    rows = []
+    for m_path in sorted(runs_dir(root).glob(f"*/*/*/{mf.MANIFEST_FILE}")):
+        chapter, profile = m_path.parent.name, m_path.parent.parent.name
+        if chapter not in chapters or profile not in profiles:
+            continue
+        try:
+            m = mf.read_manifest(m_path)
+        except ValueError:
+            continue  # unreadable: not a successful run
+        if m.get("status") != "ok":
+            continue
+        slug = m_path.parent.parent.parent.name
+        rows.append(
+            {
+                "chapter": chapter,
+                "model": str(m.get("model") or slug),
+                "slug": slug,
+                "profile": profile,
+                "finished": str(m.get("finished", "")),
+                "book": bool(m.get("book")),
+                "run_dir": m_path.parent,
+            }
+        )
+    runs = pd.DataFrame(rows, columns=list(RUN_COLUMNS))
+    if runs.empty:
+        return runs
+    runs["_rank"] = runs["profile"].map(profiles.index)
+    runs = runs.sort_values(["chapter", "slug", "_rank", "finished"], ascending=[True, True, True, False])
+    return runs.drop_duplicates(["chapter", "slug"]).drop(columns="_rank").reset_index(drop=True)
+
+
+def _source(run: pd.Series, table: str, model: str | None = None) -> str:
+    inside = f", inside the {run['model']} run" if model and model != run["model"] else ""
+    return f"{run['chapter']}/{table}.csv ({run['profile']} run of {str(run['finished'])[:10]}{inside})"
+
+
+def load_table(
+    runs: pd.DataFrame,
+    chapter: str,
+    table: str,
+    required: Sequence[str],
+    problems: list[str],
+    model_column: str | None = None,
+) -> pd.DataFrame:
+    """``<table>.csv`` of every run of ``chapter``, one data frame with ``model`` and ``source`` columns.
+
+    ``model`` is the table's ``model_column`` when it has one (a second model inside a run), else the run's
+    model. A run without the table, or a table without the ``required`` columns, is skipped and described in
+    ``problems`` (the synthesis shows them). When two runs hold rows of the same model, the run of that model
+    itself wins, then the latest one.
+    """
+    frames = []
+    for _, run in runs[runs["chapter"] == chapter].iterrows():
+        path = Path(run["run_dir"]) / f"{table}.csv"
+        if not path.exists():
+            problems.append(f"{path}: missing (the {chapter} run saved no {table!r} table)")
+            continue
+        df = pd.read_csv(path)
+        missing = [c for c in required if c not in df.columns]
+        if missing:
+            problems.append(f"{path}: no column(s) {missing}; skipped")
+            continue
+        df = df.copy()
+        df["model"] = df[model_column].astype(str) if model_column and model_column in df else run["model"]
+        df["_run_model"], df["_finished"], df["_run"] = run["model"], run["finished"], str(run["run_dir"])
+        df["source"] = [_source(run, table, m) for m in df["model"]]
+        frames.append(df)
+    if not frames:
+        return pd.DataFrame(columns=[*required, "model", "source"])
+    df = pd.concat(frames, ignore_index=True)
+    runs_of = df[["model", "_run", "_run_model", "_finished"]].drop_duplicates()
+    runs_of = runs_of.assign(_own=runs_of["model"] == runs_of["_run_model"])
+    best = runs_of.sort_values(["model", "_own", "_finished"], ascending=[True, False, False])
+    best = best.drop_duplicates("model")[["model", "_run"]]
+    df = df.merge(best, on=["model", "_run"])
+    return df.drop(columns=["_run_model", "_finished", "_run"])
+
+
+def rerun_cost(syn_runs: pd.DataFrame, specs: Sequence[str]) -> pd.DataFrame:
+    """What re-running each chapter's recorded run would cost on another model: the run's prompt and
+    completion tokens (its own tokenizer; an estimate for another one) at each spec's list price.
+
+    Columns: chapter, profile, recorded_model, calls, prompt_tokens, completion_tokens, then one ``<spec>``
+    column of USD per spec (NaN where the price is unknown, e.g. an OpenAI model the registry does not price).
+    """
+    from lcrag.models.registry import cost_usd, parse_spec
+
+    infos = {s: parse_spec(s) for s in specs}
+    rows = []
+    for run in syn_runs.itertuples():
+        usage = mf.read_manifest(Path(run.run_dir) / mf.MANIFEST_FILE).get("usage") or {}
+        row = {
+            "chapter": run.chapter,
+            "profile": run.profile,
+            "recorded_model": run.model,
+            "calls": int(usage.get("calls", 0)),
+            "prompt_tokens": int(usage.get("prompt_tokens", 0)),
+            "completion_tokens": int(usage.get("completion_tokens", 0)),
+        }
+        for s, info in infos.items():
+            c = cost_usd(info, row["prompt_tokens"], row["completion_tokens"])
+            row[s] = float("nan") if c is None else round(c, 4)
+        rows.append(row)
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "chapter",
+            "profile",
+            "recorded_model",
+            "calls",
+            "prompt_tokens",
+            "completion_tokens",
+            *specs,
+        ],
+    )

@@ -1,0 +1,185 @@
+"""Every family's comparisons for every model (:func:`synthesize`), and the views the synthesis chapter shows.
+
+    syn = synthesize(profiles=["default"])
+    syn.comparisons            # one row per model x comparison
+    overview(syn)              # family x model: the reading of each headline comparison
+    model_view(syn, model)     # every comparison of one model
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from lcrag.synthesis.family import COMPARISON_COLUMNS, NOT_RUN, Family, format_diff
+from lcrag.synthesis.family import families as registered_families
+from lcrag.synthesis.runs import find_runs
+
+NO_COMPARISON = "run, but without both arms of a comparison"
+
+
+@dataclass
+class Synthesis:
+    """Every family's tables, the comparisons, the runs they came from and what could not be read."""
+
+    runs: pd.DataFrame
+    tables: dict[str, pd.DataFrame]
+    comparisons: pd.DataFrame
+    problems: list[str] = field(default_factory=list)
+    families: list[Family] = field(default_factory=list)
+
+    @property
+    def models(self) -> list[str]:
+        """Every model in the runs or in their tables: run models first, then models found inside runs."""
+        own = list(dict.fromkeys(self.runs["model"]))
+        inside = [m for t in self.tables.values() if "model" in t for m in t["model"].unique()]
+        return own + sorted(set(inside) - set(own))
+
+    def family(self, name: str) -> Family:
+        for f in self.families:
+            if f.name == name:
+                return f
+        raise LookupError(f"no family {name!r}; the families are: {', '.join(f.name for f in self.families)}")
+
+
+def synthesize(
+    root: Path | None = None,
+    profiles: Sequence[str] = ("default",),
+    n_boot: int = 2000,
+    seed: int = 0,
+    families: Sequence[Family] | None = None,
+) -> Synthesis:
+    """Read the latest successful runs of the families' chapters (``profiles``, earlier ones win) and compare.
+
+    ``families`` defaults to every registered family (:func:`lcrag.synthesis.families`), in their order: each
+    reads its tables, then each compares its arms."""
+    fams = registered_families() if families is None else list(families)
+    runs = find_runs(root, profiles, chapters=[f.name for f in fams])
+    problems: list[str] = []
+    tables: dict[str, pd.DataFrame] = {}
+    for f in fams:
+        own = f.tables(runs, problems, n_boot, seed)
+        stray = [k for k in own if k != f.name and not k.startswith(f"{f.name}_")]
+        if stray or f.name not in own:
+            raise ValueError(f"family {f.name!r} must return a table {f.name!r} and others named "
+                             f"'{f.name}_<what>', not {list(own)}")
+        tables.update(own)
+    rows = [row for f in fams for row in f.compare(runs, tables, problems, n_boot, seed)]
+    comparisons = pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
+    return Synthesis(runs=runs, tables=tables, comparisons=comparisons, problems=problems, families=fams)
+
+
+def _ran_without_comparison(syn: Synthesis, family: Family, model: str) -> str | None:
+    """The source of ``family``'s rows for ``model`` when it ran but gave no comparison (e.g. Long²RAG without
+    the whole-document variant), else None."""
+    c = syn.comparisons
+    if ((c["family"] == family.name) & (c["model"] == model)).any():
+        return None
+    t = syn.tables[family.model_rows]
+    rows = t[t["model"] == model] if "model" in t else t.iloc[0:0]
+    return str(rows["source"].iloc[0]) if len(rows) else None
+
+
+def coverage(syn: Synthesis) -> pd.DataFrame:
+    """Family x model: which run each model's numbers come from, or "not run yet"."""
+    out = pd.DataFrame(NOT_RUN, index=[f.name for f in syn.families], columns=syn.models)
+    for r in syn.comparisons.itertuples():
+        out.loc[r.family, r.model] = r.source
+    for family in syn.families:
+        for model in syn.models:
+            src = _ran_without_comparison(syn, family, model)
+            if src:
+                out.loc[family.name, model] = f"{src}; {NO_COMPARISON}"
+    out.index.name = "family"
+    return out
+
+
+def headline(syn: Synthesis) -> pd.DataFrame:
+    """One comparison per model and family (its :attr:`Family.headline` rule): long context against plain
+    retrieval."""
+    c = syn.comparisons
+    rule = {f.name: f.headline for f in syn.families}
+    picks = []
+    for (family, _), g in c.groupby(["family", "model"], sort=False):
+        preferred = g[g["other_arm"].map(rule[family])]
+        picks.append((preferred if len(preferred) else g).iloc[0])
+    return pd.DataFrame(picks, columns=c.columns).reset_index(drop=True)
+
+
+def overview(syn: Synthesis) -> pd.DataFrame:
+    """Family x model: the headline comparison's reading and difference ``[95 % CI]``, or "not run yet"."""
+    out = pd.DataFrame(NOT_RUN, index=[f.name for f in syn.families], columns=syn.models)
+    for family in syn.families:
+        for model in syn.models:
+            if _ran_without_comparison(syn, family, model):
+                out.loc[family.name, model] = NO_COMPARISON
+    for r in headline(syn).itertuples():
+        out.loc[r.family, r.model] = (
+            f"{r.reading}: {r.long_arm} − {r.other_arm} = "
+            f"{format_diff(r.diff, r.ci_low, r.ci_high)}, {r.n} {r.units}"
+        )
+    out.index = [syn.family(f).title for f in out.index]
+    out.index.name = "experiment (long context vs other arm)"
+    return out
+
+
+def detail_table(syn: Synthesis, family: str) -> pd.DataFrame:
+    """A family's table for every model (values rounded to 3 places), or one "not run yet" row."""
+    t = syn.tables[family]
+    if t.empty:
+        return pd.DataFrame({"status": [NOT_RUN]}, index=pd.Index([family], name="experiment"))
+    index = list(syn.family(family).detail_index)
+    return t.drop(columns=["source"], errors="ignore").set_index(index).round(3)
+
+
+def model_view(syn: Synthesis, model: str) -> pd.DataFrame:
+    """Every comparison of one model, readable: arms, values, difference [95 % CI], reading, evidence (the
+    sources are in :func:`coverage`); a "not run yet" row for each family without one, indexed by family."""
+    c = syn.comparisons[syn.comparisons["model"] == model]
+    rows = []
+    for family in syn.families:
+        part = c[c["family"] == family.name]
+        if part.empty:
+            status = NO_COMPARISON if _ran_without_comparison(syn, family, model) else NOT_RUN
+            rows.append(
+                {
+                    "experiment": family.name,
+                    "comparison": status,
+                    "long context": "",
+                    "other": "",
+                    "difference [95 % CI]": "",
+                    "reading": status,
+                    "evidence": "",
+                }
+            )
+        for r in part.itertuples():
+            rows.append({
+                "experiment": family.name, "comparison": r.comparison,
+                "long context": f"{r.long_arm} {100 * r.long_value:.1f} %",
+                "other": f"{r.other_arm} {100 * r.other_value:.1f} %",
+                "difference [95 % CI]": format_diff(r.diff, r.ci_low, r.ci_high), "reading": r.reading,
+                "evidence": r.evidence,
+            })  # fmt: skip
+    return pd.DataFrame(rows).set_index("experiment")
+
+
+def conclusions(syn: Synthesis, model: str) -> list[str]:
+    """One sentence per family for ``model``, from its headline comparison (or "not run yet")."""
+    h = headline(syn)
+    h = h[h["model"] == model] if len(h) else h
+    lines = []
+    for family in syn.families:
+        r = h[h["family"] == family.name] if len(h) else h
+        if r.empty:
+            status = NO_COMPARISON if _ran_without_comparison(syn, family, model) else NOT_RUN
+            lines.append(f"{family.title}: {status}.")
+            continue
+        r = r.iloc[0]
+        lines.append(
+            f"{family.title}: **{r['reading']}**; {r['long_arm']} − {r['other_arm']} = "
+            f"{format_diff(r['diff'], r['ci_low'], r['ci_high'])} ({r['evidence']})."
+        )
+    return lines
