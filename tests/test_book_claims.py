@@ -14,11 +14,10 @@ from lcrag.book.claims import (
     greater,
     less,
     read_claims,
-    summary_markdown,
     verdict,
-    verdict_counts,
     within,
 )
+from lcrag.book.claims_page import summary_markdown, verdict_counts
 
 
 def test_verdict_from_test_outcome():
@@ -174,7 +173,7 @@ def test_several_ledgers_are_saved_as_one_claims_file(tmp_path):
 
 
 def test_dashboard_lists_every_claim_with_filters_and_no_network():
-    from lcrag.book.claims import DASHBOARD_COLUMNS, DASHBOARD_ID
+    from lcrag.book.claims_page import DASHBOARD_COLUMNS, DASHBOARD_ID
 
     md = summary_markdown(_claims())
     assert f":name: {DASHBOARD_ID}" in md and "```{table}" in md
@@ -193,7 +192,7 @@ def _dashboard_html(md: str, df: pd.DataFrame) -> str:
     """The page as the HTML builder renders it: the raw-HTML blocks verbatim, the table as a <table> with the id."""
     from html import escape
 
-    from lcrag.book.claims import DASHBOARD_COLUMNS, DASHBOARD_ID, paper_name
+    from lcrag.book.claims_page import DASHBOARD_COLUMNS, DASHBOARD_ID, paper_name
 
     controls = md[md.index("<style>"):md.index("```{table}")]
     script = md[md.index("<script>"):]

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lcrag import stats
 from lcrag.book.claims import ClaimsLedger
 from lcrag.data import long2rag as D
 from lcrag.data.records import DataWarning
@@ -201,8 +202,8 @@ def test_entailment_values_and_agreement():
     assert again["value"].tolist()[::2] == [1.0, 0.0] and math.isnan(again["value"].iloc[1])
     a = K.binary_agreement([1, 0, np.nan, 1], [1, 0, 1, 0])
     assert a["accuracy"] == 0.5 and a["n_unparseable"] == 1
-    assert K.cohen_kappa([1, 0, 1, 0], [1, 0, 1, 0]) == 1.0
-    assert K.cohen_kappa([1, 1, 0, 0], [1, 0, 1, 0]) == 0.0
+    assert stats.cohen_kappa([1, 0, 1, 0], [1, 0, 1, 0]) == 1.0
+    assert stats.cohen_kappa([1, 1, 0, 0], [1, 0, 1, 0]) == 0.0
     assert K.fit_binary_threshold([0.1, 0.4, 0.6, 0.9], [0, 0, 1, 1]) == 0.6
 
 

@@ -14,7 +14,6 @@ import pandas as pd
 import pytest
 
 from lcrag.book.claims import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, ClaimsLedger
-from lcrag.metrics.qa import bootstrap_diff
 from lcrag.papers.longrag import (
     claims_paper,
     claims_runs,
@@ -25,6 +24,7 @@ from lcrag.papers.longrag import (
     recomputed,
 )
 from lcrag.papers.tables import paper_table
+from lcrag.stats import bootstrap_diff
 
 PAPER = Path(__file__).resolve().parents[2] / "shared" / "papers" / "longrag-paper.txt"
 

@@ -9,6 +9,7 @@ import os
 import pandas as pd
 import pytest
 
+from lcrag import stats
 from lcrag.book.claims import VERDICTS
 from lcrag.book.runner import run_chapter
 from lcrag.data.fetch import fetch
@@ -180,7 +181,7 @@ def test_judge_prompt_is_langchains_with_kamradts_rubric():
 
 
 def test_agreement_and_h4_on_a_handmade_table():
-    assert analysis.cohen_kappa([True, True, False, False], [True, False, False, False]) == pytest.approx(0.5)
+    assert stats.cohen_kappa([True, True, False, False], [True, False, False, False]) == pytest.approx(0.5)
     rows = []
     for needle in ("simple", "complex"):
         for length in (1000, 2000, 4000, 8000):

@@ -15,17 +15,13 @@ from conftest import fetched_data_dir, notebook_errors
 from scipy.stats import binomtest
 
 from lcrag.book.claims import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, ClaimsLedger
-from lcrag.metrics.multiple_choice import (
-    bamboo_eval_letter,
-    bootstrap_ci,
-    mcnemar_test,
-    paired_bootstrap_ci,
-)
+from lcrag.metrics.multiple_choice import bamboo_eval_letter
 from lcrag.papers.tables import paper_table
 from lcrag.papers.thesis import accuracy, distance, numbers, patterns, pipelines, run_plan, solver, tables_6
 from lcrag.papers.thesis import cases as thesis_cases
 from lcrag.papers.thesis import claims as thesis_claims
 from lcrag.papers.thesis import prompts as thesis_prompts
+from lcrag.stats import bootstrap_ci, mcnemar_test, paired_bootstrap_ci
 
 MQ_REMOVED = [5, 16, 21, 27, 31, 41, 58, 59, 62, 81, 82, 84, 85, 96, 97, 100]  # thesis Table 6.2
 PQ_REMOVED = [

@@ -11,7 +11,6 @@ Every function returns a tidy table (one row per item and setting) that the chap
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from lcrag.metrics import bamboo_letter, lenient_letter, needle_recall
@@ -20,6 +19,7 @@ from lcrag.papers.thesis.needle.haystack import build_haystack
 from lcrag.papers.thesis.needle.needles import SIMPLE_NEEDLE, SIMPLE_QUESTION
 from lcrag.papers.thesis.prompts import SYSTEM, bamboo_prompt
 from lcrag.retrieval import BM25Retriever
+from lcrag.stats import wilson_interval
 from lcrag.text.chunking import recursive_split
 
 SETTINGS = ("full", "rag")
@@ -91,16 +91,6 @@ def score_choices(answers: pd.DataFrame) -> pd.DataFrame:
     df["correct_raw"] = df["pred_raw"] == df["answer"]
     df["correct_lenient"] = df["pred_lenient"] == df["answer"]
     return df
-
-
-def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95 % Wilson score interval of a proportion (well-behaved at small n and at 0 or 1)."""
-    if n == 0:
-        return (float("nan"), float("nan"))
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def accuracy_table(scored: pd.DataFrame) -> pd.DataFrame:

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from lcrag.stats import cohen_kappa
 from lcrag.text import as_text, is_missing
 
 YES, NO, NEUTRAL = "yes", "no", "neutral"
@@ -276,16 +277,6 @@ def fit_binary_threshold(scores: Sequence[float], human: Sequence[int]) -> float
         if acc > best_acc:
             best_t, best_acc = float(t), acc
     return best_t
-
-
-def cohen_kappa(a: Sequence[int], b: Sequence[int]) -> float:
-    """Cohen's κ of two binary label sequences (NaN when chance agreement is 1)."""
-    x, y = np.asarray(a, int), np.asarray(b, int)
-    if x.shape != y.shape or x.size == 0:
-        raise ValueError("need two equal-length non-empty label sequences")
-    po = float((x == y).mean())
-    pe = float(x.mean() * y.mean() + (1 - x.mean()) * (1 - y.mean()))
-    return float("nan") if pe == 1 else (po - pe) / (1 - pe)
 
 
 def binary_agreement(judge: Sequence[float], human: Sequence[int]) -> dict:

@@ -54,21 +54,3 @@ def dataset_f1(scores: Sequence[float]) -> float:
     if not scores:
         raise ValueError("no scores")
     return round(100 * sum(scores) / len(scores), 2)
-
-
-def bootstrap_diff(a: Sequence[float], b: Sequence[float], n: int = 2000, seed: int = 0) -> tuple[float, float, float]:
-    """Mean of the paired differences ``a - b`` (same questions, same order) and its 95 % percentile bootstrap
-    interval: ``(mean, lo, hi)``. Pairs are resampled together, keeping the per-question correlation of two
-    strategies; a fixed ``seed`` gives the same interval for the same data. NaNs for empty input.
-    """
-    import numpy as np
-
-    from lcrag.metrics.multiple_choice import paired_bootstrap_ci
-
-    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    if x.shape != y.shape:
-        raise ValueError(f"paired values must have the same length, got {x.size} and {y.size}")
-    if x.size == 0:
-        return (float("nan"), float("nan"), float("nan"))
-    lo, hi = paired_bootstrap_ci(x, y, n_boot=n, seed=seed)
-    return (float((x - y).mean()), lo, hi)

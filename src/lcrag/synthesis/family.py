@@ -17,11 +17,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from lcrag import chapters
-from lcrag.metrics.multiple_choice import bootstrap_ci
+from lcrag.stats import mean_ci
 
 NOT_RUN = "not run yet"
 COMPARISON_COLUMNS = (
@@ -153,13 +152,3 @@ def group_means(df: pd.DataFrame, keys: list[str], value: str, name: str, extra,
         tail = {c: ext.pop(c) for c in ("source",) if c in ext}
         rows.append({**dict(zip(keys, k, strict=True)), **ext, name: mean, "ci_low": lo, "ci_high": hi, **tail})
     return pd.DataFrame(rows)
-
-
-def mean_ci(values, n_boot: int, seed: int) -> tuple[float, float, float]:
-    """The mean of the non-NaN ``values`` and its bootstrap interval; NaNs when there is none."""
-    x = np.asarray(values, dtype=float)
-    x = x[~np.isnan(x)]
-    if not x.size:
-        return (float("nan"),) * 3
-    lo, hi = bootstrap_ci(x, n_boot=n_boot, seed=seed)
-    return float(x.mean()), lo, hi

@@ -167,8 +167,7 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
     a variant whose mean KPR is below the floor (:func:`lcrag.book.verdicts.floor_reason`) is *not testable with
     this model*."""
     from lcrag.book.verdicts import floor_reason
-    from lcrag.metrics.multiple_choice import unpaired_bootstrap_ci
-    from lcrag.metrics.qa import bootstrap_diff
+    from lcrag.stats import bootstrap_diff, unpaired_bootstrap_ci
 
     mine = per_response[per_response["judge"] == judge]
     wide = mine.pivot_table(index="question_id", columns="variant", values="recall", aggfunc="mean")

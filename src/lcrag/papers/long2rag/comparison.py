@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lcrag.metrics.qa import bootstrap_diff
+from lcrag.stats import bootstrap_diff
 from lcrag.synthesis import Family, bars, comparison, group_means, load_table
 
 NAME = "long2rag"

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from lcrag.metrics.qa import bootstrap_diff
+from lcrag.stats import bootstrap_diff
 
 RESULT_COLUMNS = ("dataset", "strategy", "f1", "question_id", "generator")
 

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from lcrag.metrics.multiple_choice import bootstrap_ci, mcnemar_test, paired_bootstrap_ci
 from lcrag.papers.thesis.numbers import NO_PIPELINE
+from lcrag.stats import bootstrap_ci, mcnemar_test, paired_bootstrap_ci
 
 RUN = ["setting", "pipeline", "prompt"]
 

@@ -10,9 +10,9 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from lcrag.metrics.multiple_choice import mcnemar_test, paired_bootstrap_ci
 from lcrag.papers.thesis.cases import case_keys
 from lcrag.papers.thesis.numbers import PATTERNS
+from lcrag.stats import mcnemar_test, paired_bootstrap_ci
 
 
 def patterns(scored: pd.DataFrame, column: str = "correct") -> pd.DataFrame:

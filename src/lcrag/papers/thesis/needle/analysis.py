@@ -13,6 +13,7 @@ import pandas as pd
 from lcrag.metrics import needle as metrics
 from lcrag.papers.thesis.needle.needles import Needle
 from lcrag.retrieval import BM25Retriever, thesis_tokenize
+from lcrag.stats import cohen_kappa
 from lcrag.text.chunking import split_sentences
 
 FOUND_RECALL = 0.5  # an answer "finds" the needle when it holds at least half of the needle's answer words
@@ -25,14 +26,6 @@ def add_found(df: pd.DataFrame) -> pd.DataFrame:
     if "judge_score" in out:
         out["judge_found"] = out["judge_score"].astype("float") >= FOUND_JUDGE
     return out
-
-
-def cohen_kappa(a: Sequence[bool], b: Sequence[bool]) -> float:
-    """Cohen's kappa of two binary raters (NaN when both say the same thing everywhere: undefined)."""
-    a, b = np.asarray(a, bool), np.asarray(b, bool)
-    po = float(np.mean(a == b))
-    pe = float(a.mean() * b.mean() + (1 - a.mean()) * (1 - b.mean()))
-    return float("nan") if pe == 1 else (po - pe) / (1 - pe)
 
 
 def scorer_agreement(df: pd.DataFrame, by: Sequence[str] = ("model", "needle")) -> pd.DataFrame:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from lcrag.metrics.qa import bootstrap_diff
+from lcrag.stats import bootstrap_diff
 from lcrag.synthesis import NOT_RUN, Family, comparison, empty_panel, group_means, load_table
 
 NAME = "needle"
