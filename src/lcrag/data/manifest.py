@@ -25,6 +25,18 @@ _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 _REQUIRED_KEYS = ("dataset", "path", "url", "license", "citation", "optional")
 
 
+class DataError(RuntimeError):
+    """A data file is missing, or is not the file the manifest describes."""
+
+
+class DataNotFoundError(DataError, FileNotFoundError):
+    """A data file has not been fetched."""
+
+
+class ChecksumError(DataError):
+    """A file's bytes do not match the manifest (the message names the file, expected and actual hash)."""
+
+
 class ManifestError(ValueError):
     """The manifest file itself is malformed."""
 
