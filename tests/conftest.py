@@ -97,6 +97,19 @@ def built_book(mirror, tmp_path_factory):
 
 
 @pytest.fixture()
+def toy_registered(monkeypatch):
+    """The toy paper of ``tests/fixtures/chapters`` declared through LCRAG_CHAPTERS, in this process and in the
+    kernels the runner starts (a chapter added without editing a shared module)."""
+    from lcrag import chapters
+
+    path = str(Path(__file__).parent / "fixtures" / "chapters")
+    monkeypatch.syspath_prepend(path)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (path, os.environ.get("PYTHONPATH")) if p))
+    monkeypatch.setenv(chapters.CHAPTERS_ENV, "toy_paper.chapter")
+    monkeypatch.setattr(chapters, "_REGISTRY", None)  # discovered again, with the toy; restored afterwards
+
+
+@pytest.fixture()
 def fault_server():
     from faultserver import FaultServer
 

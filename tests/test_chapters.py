@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -70,16 +69,6 @@ def test_a_family_is_named_like_its_chapter():
 def test_a_declaring_module_without_chapters_is_named():
     with pytest.raises(ValueError, match="module lcrag.config declares no CHAPTERS"):
         chapters.discover(["lcrag.config"])
-
-
-@pytest.fixture()
-def toy_registered(monkeypatch):
-    """The toy paper declared through LCRAG_CHAPTERS, in this process and in the kernels the runner starts."""
-    path = str(FIXTURES / "chapters")
-    monkeypatch.syspath_prepend(path)
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (path, os.environ.get("PYTHONPATH")) if p))
-    monkeypatch.setenv(chapters.CHAPTERS_ENV, "toy_paper.chapter")
-    monkeypatch.setattr(chapters, "_REGISTRY", None)  # discovered again, with the toy; restored afterwards
 
 
 def test_the_toy_chapter_is_registered_after_the_papers(toy_registered):

@@ -68,10 +68,11 @@ def needle_answers(model: str, full: list[float], rag: list[float]) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
-def thesis_tables(n: int = 40, seed: int = 1) -> dict[str, pd.DataFrame]:
-    """accuracy and paired_tests made by the thesis pipeline from scored answers (Full right more often)."""
+def thesis_tables(n: int = 40, seed: int = 1, rag: float = 0.5) -> dict[str, pd.DataFrame]:
+    """accuracy and paired_tests made by the thesis pipeline from scored answers (Full right more often; RAG
+    right with probability ``rag``: 0.25 is a guess among four options)."""
     rng = np.random.default_rng(seed)
-    p = {("full", "-"): 0.8, ("rag", "CQT"): 0.3, ("evidence", "-"): 0.7}
+    p = {("full", "-"): 0.8, ("rag", "CQT"): rag, ("evidence", "-"): 0.7}
     rows = []
     for case in range(n):
         for (setting, pipeline), pr in p.items():
@@ -201,6 +202,18 @@ def test_reading_needs_an_interval_that_excludes_zero():
     assert S.format_diff(0.25, -0.0001, 0.75) == "+25.0 pp [+0.0, +75.0]"  # no "-0.0"
 
 
+def test_a_comparison_with_an_arm_at_the_floor_is_not_testable(tmp_path):
+    write_run(tmp_path, "thesis", SMOL, thesis_tables(rag=0.2))  # RAG guesses: its interval contains 1/4
+    write_run(tmp_path, "longrag", SMOL, {"answers": longrag_answers(SMOL)})
+    c = S.synthesize(tmp_path, n_boot=500).comparisons.set_index(["family", "other_arm"])
+    rag = c.loc[("thesis", "RAG CQT")]
+    assert rag["reading"] == S.NOT_TESTABLE == "not testable with this model"
+    assert "at the floor: RAG CQT: accuracy" in rag["evidence"] and "interval contains chance 0.25" in rag["evidence"]
+    assert c.loc[("thesis", "Evidence"), "reading"] != S.NOT_TESTABLE  # Full 0.8 and Evidence 0.7: above it
+    assert S.score_floor({"Full": 0.3, "R&B": 0.01}) == "R&B: score 0.010 below 0.05"
+    assert S.score_floor({"Full": 0.3, "R&B": 0.2}) is None
+
+
 def test_find_runs_keeps_the_latest_successful_run_of_the_preferred_profile(tmp_path):
     write_run(tmp_path, "thesis", SMOL, {}, profile="quick", finished="2026-01-03T00:00:00+00:00")
     write_run(tmp_path, "thesis", SMOL, {}, profile="default", finished="2026-01-01T00:00:00+00:00")
@@ -249,6 +262,7 @@ def test_every_family_and_model_from_the_tables(book_runs):
         [ref["diff"], ref["ci_low"], ref["ci_high"], 40]
     )
     assert rag["reading"] == ("Full better" if ref["ci_low"] > 0 else "no clear difference")
+    assert "at the floor" not in rag["evidence"]
     ev_ref = paired.loc[("Evidence / BAMBOO", "Full / BAMBOO")]  # stored as Evidence - Full: flipped
     ev = c.loc[("thesis", SMOL, "Evidence")]
     assert ev[["diff", "ci_low", "ci_high"]].tolist() == pytest.approx(

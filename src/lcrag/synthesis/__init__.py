@@ -34,6 +34,7 @@ tables, re-run cost), :mod:`.views` (:func:`synthesize` and the views), :mod:`.f
 from lcrag.synthesis.family import (
     COMPARISON_COLUMNS,
     NOT_RUN,
+    NOT_TESTABLE,
     Family,
     comparison,
     families,
@@ -41,6 +42,7 @@ from lcrag.synthesis.family import (
     group_means,
     mean_ci,
     reading,
+    score_floor,
 )
 from lcrag.synthesis.figure import bar_panel, bars, empty_panel, plot_model, plot_models
 from lcrag.synthesis.runs import (
@@ -54,6 +56,7 @@ from lcrag.synthesis.runs import (
 from lcrag.synthesis.views import (
     NO_COMPARISON,
     Synthesis,
+    compare_runs,
     conclusions,
     coverage,
     detail_table,
@@ -64,8 +67,8 @@ from lcrag.synthesis.views import (
 )
 
 __all__ = [
-    "COMPARISON_COLUMNS", "NOT_RUN", "NO_COMPARISON", "RUN_COLUMNS", "Family", "Synthesis", "bar_panel", "bars",
-    "comparison", "conclusions", "coverage", "detail_table", "empty_panel", "families", "find_runs",
+    "COMPARISON_COLUMNS", "NOT_RUN", "NOT_TESTABLE", "NO_COMPARISON", "RUN_COLUMNS", "Family", "Synthesis", "bar_panel", "bars",
+    "compare_runs", "comparison", "conclusions", "coverage", "detail_table", "empty_panel", "families", "find_runs",
     "format_diff", "group_means", "headline", "load_table", "mean_ci", "model_chapters", "model_view",
-    "overview", "plot_model", "plot_models", "profiles_to_read", "reading", "rerun_cost", "synthesize",
+    "overview", "plot_model", "plot_models", "profiles_to_read", "reading", "rerun_cost", "score_floor", "synthesize",
 ]  # fmt: skip

@@ -23,6 +23,7 @@ from lcrag import chapters
 from lcrag.stats import mean_ci
 
 NOT_RUN = "not run yet"
+NOT_TESTABLE = "not testable with this model"  # = lcrag.book.claims.NOT_TESTABLE (an arm at the floor)
 COMPARISON_COLUMNS = (
     "family",
     "model",
@@ -130,15 +131,25 @@ def comparison(
     units,
     evidence,
     source,
+    floor: str | None = None,
 ) -> dict:
-    """One comparison row (:data:`COMPARISON_COLUMNS`), with its :func:`reading`."""
+    """One comparison row (:data:`COMPARISON_COLUMNS`), with its :func:`reading`; when an arm is at the floor
+    (``floor``: why, from :func:`lcrag.book.verdicts.floor_reason`), the reading is "not testable with this
+    model", as for the chapters' claims (book/verdicts.md), and the evidence says why."""
     return {
         "family": family, "model": model, "comparison": comparison, "long_arm": long_arm,
         "long_value": long_value, "other_arm": other_arm, "other_value": other_value, "diff": diff,
         "ci_low": lo, "ci_high": hi, "n": int(n), "units": units,
-        "reading": reading(diff, lo, hi, long_arm, other_arm),
-        "evidence": evidence, "source": source,
+        "reading": NOT_TESTABLE if floor else reading(diff, lo, hi, long_arm, other_arm),
+        "evidence": f"{evidence}; at the floor: {floor}" if floor else evidence, "source": source,
     }  # fmt: skip
+
+
+def score_floor(values: dict[str, float]) -> str | None:
+    """Why a comparison of 0-1 scores (F1, KPR, Joint) is not testable: the arms below the floor score."""
+    from lcrag.book.verdicts import floor_reason
+
+    return floor_reason({arm: {"score": v} for arm, v in values.items()})
 
 
 def group_means(df: pd.DataFrame, keys: list[str], value: str, name: str, extra, n_boot: int,

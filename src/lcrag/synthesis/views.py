@@ -57,7 +57,13 @@ def synthesize(
     ``families`` defaults to every registered family (:func:`lcrag.synthesis.families`), in their order: each
     reads its tables, then each compares its arms."""
     fams = registered_families() if families is None else list(families)
-    runs = find_runs(root, profiles, chapters=[f.name for f in fams])
+    return compare_runs(find_runs(root, profiles, chapters=[f.name for f in fams]), fams, n_boot, seed)
+
+
+def compare_runs(runs: pd.DataFrame, fams: Sequence[Family], n_boot: int = 2000, seed: int = 0) -> Synthesis:
+    """Each family reads its tables from ``runs`` (rows of :data:`~lcrag.synthesis.runs.RUN_COLUMNS`), then each
+    compares its arms: :func:`synthesize` on runs found on disk, or a chapter's own run (:mod:`lcrag.book.findings`)."""
+    fams = list(fams)
     problems: list[str] = []
     tables: dict[str, pd.DataFrame] = {}
     for f in fams:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from lcrag.stats import bootstrap_diff
-from lcrag.synthesis import Family, bars, comparison, group_means, load_table
+from lcrag.synthesis import Family, bars, comparison, group_means, load_table, score_floor
 
 NAME = "long2rag"
 
@@ -71,7 +71,8 @@ def comparisons(
                 NAME, model, f"whole documents vs {variant} (KPR, {judge} judge)", "whole", float(both["none"].mean()),
                 variant, float(both[variant].mean()), diff, lo, hi, len(both), "questions",
                 f"paired bootstrap over {len(both)} questions; judge {judge} (best held-out kappa with the humans)",
-                g["source"].iloc[0]))  # fmt: skip
+                g["source"].iloc[0],
+                floor=score_floor({"whole": both["none"].mean(), variant: both[variant].mean()})))  # fmt: skip
     return out
 
 

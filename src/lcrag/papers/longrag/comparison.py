@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from lcrag.stats import bootstrap_diff
-from lcrag.synthesis import Family, bar_panel, comparison, group_means, load_table
+from lcrag.synthesis import Family, bar_panel, comparison, group_means, load_table, score_floor
 
 NAME = "longrag"
 
@@ -48,7 +48,8 @@ def comparisons(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> l
             out.append(comparison(
                 NAME, model, f"Full vs {strategy} (F1)", "Full", float(both["Full"].mean()), strategy,
                 float(both[strategy].mean()), diff, lo, hi, len(both), "questions",
-                f"paired bootstrap over {len(both)} questions", g["source"].iloc[0]))  # fmt: skip
+                f"paired bootstrap over {len(both)} questions", g["source"].iloc[0],
+                floor=score_floor({"Full": both["Full"].mean(), strategy: both[strategy].mean()})))  # fmt: skip
     return out
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lcrag.synthesis import Family, bar_panel, comparison, load_table
+from lcrag.synthesis import Family, bar_panel, comparison, load_table, score_floor
 
 NAME = "summhay"
 
@@ -45,7 +45,8 @@ def comparisons(settings: pd.DataFrame) -> list[dict]:
                 NAME, model, f"Full vs {label} (Joint)", "Full", float(s.loc["full", "joint"]), setting,
                 float(s.loc[setting, "joint"]), diff, float("nan"), float("nan"), n, "summaries",
                 f"{n} summaries, {int(s.loc['full', 'n_insights'])} insights; micro-averages only, no interval",
-                s.loc["full", "source"]))  # fmt: skip
+                s.loc["full", "source"],
+                floor=score_floor({"Full": s.loc["full", "joint"], setting: s.loc[setting, "joint"]})))  # fmt: skip
     return out
 
 

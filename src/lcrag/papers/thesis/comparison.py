@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from lcrag.book.verdicts import floor_reason
+from lcrag.papers.thesis.accuracy import CHANCE
 from lcrag.synthesis import Family, bar_panel, comparison, load_table
 
 NAME = "thesis"
@@ -58,7 +60,9 @@ def comparisons(runs: pd.DataFrame, arms: pd.DataFrame, problems: list[str]) -> 
             out.append(comparison(
                 NAME, model, f"Full vs {other} ({prompt} prompt, accuracy)", "Full", float(full_acc), other,
                 float(other_acc), float(sign * r["diff"]), lo, hi, n, "cases",
-                f"the chapter's paired bootstrap over {n} cases", r["source"].replace("accuracy", "paired_tests")))  # fmt: skip
+                f"the chapter's paired bootstrap over {n} cases", r["source"].replace("accuracy", "paired_tests"),
+                floor=floor_reason({arm: {"correct": round(acc * n), "n": n, "chance": CHANCE}
+                                    for arm, acc in (("Full", full_acc), (other, other_acc))})))  # fmt: skip
     return out
 
 

@@ -1,0 +1,91 @@
+"""The "What we found" section that ends each chapter, written from the run's own tables.
+
+Nothing in it is typed by hand, so it follows any re-run, with any model: the chapter's headline comparison of
+long context against retrieval (the comparison its paper package declares for the synthesis, computed on this
+run only: :func:`lcrag.synthesis.compare_runs`) and its claims ledger, counted by where the evidence comes from
+and by verdict, with the claims that this model cannot test named as such.
+
+In a chapter's last cells::
+
+    from lcrag.book.findings import findings_markdown
+    display(Markdown(findings_markdown()))
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from lcrag import chapters, config
+from lcrag.book.claims import CLAIMS_FILE, INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, read_claims
+from lcrag.book.verdicts import NO_MODEL, OUR_RUN, PAPER_TABLES, RELEASED_ARTEFACTS
+
+_ORDER = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTABLE)
+
+
+def _counts(df: pd.DataFrame) -> str:
+    counts = df["verdict"].value_counts()
+    return ", ".join(f"{int(counts[v])} {v}" for v in _ORDER if counts.get(v, 0))
+
+
+def claims_sentences(claims: pd.DataFrame) -> list[str]:
+    """What the claims ledger says: the claims decided on the paper's own numbers (or released files), and those
+    on this run's model, by verdict; the claims the model cannot test, by id."""
+    out: list[str] = []
+    if claims.empty:
+        return ["This chapter checks no claim."]
+    own = claims[claims["source"].isin([PAPER_TABLES, RELEASED_ARTEFACTS])]
+    if len(own):
+        out.append(f"Of the paper's claims checked on its own published numbers or released files, {len(own)} in "
+                   f"all: {_counts(own)}.")
+    for source, what in ((OUR_RUN, "on our run"), (NO_MODEL, "on computations that need no model")):
+        part = claims[claims["source"] == source]
+        if part.empty:
+            continue
+        models = sorted({str(m) for m in part["model"] if str(m) and str(m) != "nan"})
+        by = f" with {', '.join(models)}" if source == OUR_RUN and models else ""
+        out.append(f"Of the claims about behaviour checked {what}{by}, {len(part)} in all: {_counts(part)}.")
+        floor = part[part["verdict"] == NOT_TESTABLE]
+        if source == OUR_RUN and len(floor):
+            out.append(f"The model is at the floor on the arms of {', '.join(map(str, floor['claim_id']))}: those "
+                       "claims measure the model, not the paper, and wait for a more capable one.")
+    return out
+
+
+def _this_run(chapter: str, run_dir: Path, model: str) -> pd.DataFrame:
+    from lcrag.synthesis import RUN_COLUMNS
+
+    return pd.DataFrame([{"chapter": chapter, "model": model, "slug": run_dir.parent.parent.name,
+                          "profile": run_dir.parent.name, "finished": "", "book": False, "run_dir": run_dir}],
+                        columns=list(RUN_COLUMNS))  # fmt: skip
+
+
+def comparison_sentences(chapter: str, run_dir: Path, model: str, n_boot: int = 2000, seed: int = 0) -> list[str]:
+    """The headline comparison(s) of long context against retrieval on this run, one sentence per model in it
+    (the needle chapter runs a second model inside the first); none when the chapter declares no comparison."""
+    from lcrag.synthesis import compare_runs, conclusions
+
+    family = chapters.chapter(chapter).family
+    if family is None:
+        return []
+    syn = compare_runs(_this_run(chapter, run_dir, model), [family], n_boot=n_boot, seed=seed)
+    return [f"{m}: {line}" for m in syn.models for line in conclusions(syn, m)]
+
+
+def findings_markdown(chapter: str | None = None, run_dir: Path | None = None, model: str | None = None,
+                      n_boot: int = 2000, seed: int = 0) -> str:
+    """The chapter's "What we found" paragraph, from the tables its run saved so far (``claims.csv`` included).
+    Defaults: the chapter, run directory and model of the running chapter (set by the runner)."""
+    chapter = chapter or config.chapter()
+    run_dir = Path(run_dir) if run_dir is not None else config.run_dir()
+    model = model or config.default_model()
+    if not chapter or run_dir is None:
+        return "*(Written when the chapter runs through `lcrag run`: it reads the run's own tables.)*"
+    lines = comparison_sentences(chapter, run_dir, model, n_boot, seed)
+    text = ""
+    if lines:
+        text += "Long context against retrieval, on this run:\n\n" + "\n".join(f"- {x}" for x in lines) + "\n\n"
+    path = run_dir / CLAIMS_FILE
+    claims = read_claims(path) if path.exists() else pd.DataFrame(columns=["source", "verdict", "model", "claim_id"])
+    return text + " ".join(claims_sentences(claims)) + "\n"

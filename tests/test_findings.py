@@ -1,0 +1,49 @@
+"""The "What we found" section (lcrag.book.findings): written from a run's own tables, never typed."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from lcrag.book.claims import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED
+from lcrag.book.findings import claims_sentences, findings_markdown
+
+
+def _claims(rows):
+    return pd.DataFrame(rows, columns=["claim_id", "source", "verdict", "model"])
+
+
+def test_claims_are_counted_by_source_and_verdict_and_the_floor_is_named():
+    claims = _claims([
+        ("C1", "paper tables", REPRODUCED, "the paper's tables"),
+        ("C2", "paper tables", NOT_REPRODUCED, "the paper's tables"),
+        ("C3", "released artefacts", REPRODUCED, "released"),
+        ("H1", "our run", INCONCLUSIVE, "local/m"),
+        ("H2", "our run", NOT_TESTABLE, "local/m"),
+        ("H3", "our run", NOT_TESTABLE, "local/m"),
+        ("D1", "no model", REPRODUCED, "no model"),
+    ])  # fmt: skip
+    text = " ".join(claims_sentences(claims))
+    assert "published numbers or released files, 3 in all: 2 reproduced, 1 not reproduced." in text
+    assert "checked on our run with local/m, 3 in all: 1 inconclusive, 2 not testable with this model." in text
+    assert "at the floor on the arms of H2, H3" in text
+    assert "need no model, 1 in all: 1 reproduced." in text
+    assert claims_sentences(_claims([])) == ["This chapter checks no claim."]
+
+
+def test_the_section_reads_the_runs_tables(toy_registered, tmp_path):
+    run = tmp_path / "runs" / "local--m" / "default" / "toy"
+    run.mkdir(parents=True)
+    pd.DataFrame({"item": [1, 2, 1, 2], "arm": ["long", "long", "short", "short"],
+                  "score": [1, 1, 0, 1]}).to_csv(run / "scores.csv", index=False)
+    pd.DataFrame([{"chapter": "toy", "claim_id": "T1", "paper": "toy", "text": "long beats short",
+                   "paper_value": "", "our_value": "", "model": "local/m", "source": "our run",
+                   "verdict": INCONCLUSIVE, "evidence": "", "anchor": ""}]).to_csv(run / "claims.csv", index=False)
+    md = findings_markdown("toy", run, "local/m")
+    assert "- local/m: Toy: long vs short context: **long higher (point estimates)**; long − short = +50.0 pp" in md
+    assert "checked on our run with local/m, 1 in all: 1 inconclusive." in md
+
+
+def test_outside_a_chapter_run_it_says_so(monkeypatch):
+    monkeypatch.delenv("LCRAG_RUN_DIR", raising=False)
+    monkeypatch.delenv("LCRAG_CHAPTER", raising=False)
+    assert "lcrag run" in findings_markdown()
