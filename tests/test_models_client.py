@@ -107,7 +107,7 @@ def test_a_call_stops_at_its_deadline_and_the_failure_is_logged(fault_server, tm
 def test_retry_after_forms():
     import email.utils
 
-    import httpx
+    import httpx2 as httpx  # the HTTP library of the openai SDK (3.x)
     import openai
 
     from lcrag.models.retry import RetryPolicy, retry_after

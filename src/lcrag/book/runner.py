@@ -215,6 +215,11 @@ def _kernel_env(out: Path, chapter: str, model: str) -> dict[str, str]:
     }
 
 
+#: Seconds a kernel may take to start (papermill's default, 60, is too short for a 2-core machine that is also
+#: running model servers or other chapters: a chapter failed that way in a loaded test run).
+KERNEL_START_TIMEOUT_S = 300
+
+
 def _execute(
     source: Path, notebook: Path, parameters: dict[str, Any], progress: bool
 ) -> tuple[str, dict[str, Any] | None, BaseException | None]:
@@ -235,6 +240,7 @@ def _execute(
             language="python",
             cwd=str(notebook.parent),
             progress_bar=progress,
+            start_timeout=KERNEL_START_TIMEOUT_S,
         )
     except Exception as exc:  # a cell raised, or the kernel died
         return "failed", _describe_error(chapter, exc), None
