@@ -14,7 +14,7 @@ import statistics
 
 from common import essay_prompt, isolate, timed
 
-from lcrag.models import get_model, server
+from lcrag.models import get_model, model_files, server, server_settings
 
 SIZES = (512, 2048, 7000)
 
@@ -23,7 +23,7 @@ def in_process(spec: str, prompts: list[str], settings: dict) -> list[float]:
     from lcrag.models import llama_load
 
     info = get_model(spec).info
-    llm = llama_load.load(server.gguf_path(info), n_ctx=settings["n_ctx"], n_threads=settings["n_threads"],
+    llm = llama_load.load(model_files.gguf_path(info), n_ctx=settings["n_ctx"], n_threads=settings["n_threads"],
                 n_batch=settings["n_batch"], logits_all=False, verbose=False)
     rates = []
     for p in prompts:
@@ -53,7 +53,7 @@ def main() -> None:
     print(f"{'model':32} {'tokens':>7} {'in-process tok/s':>17} {'lcrag tok/s':>12} {'overhead':>9}")
     for spec in args.models:
         info = get_model(spec).info
-        settings = server.serving_settings(info)
+        settings = server_settings.serving_settings(info)
         for size in SIZES:
             prompts = [essay_prompt(spec, size) for _ in range(args.reps)]
             a = statistics.median(in_process(spec, prompts, settings))

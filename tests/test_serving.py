@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import fetched_data_dir
 
-from lcrag.models import llama_load, server, weights
+from lcrag.models import llama_load, model_files, server, server_settings, weights
 from lcrag.models.client import Model
 from lcrag.models.registry import LOCAL_MODELS, parse_spec
 
@@ -32,7 +32,7 @@ def state_dir(tmp_path, monkeypatch):
 
 
 def shipped() -> os.PathLike:
-    return server.gguf_path(LOCAL_MODELS["smollm2-135m-instruct"])
+    return model_files.gguf_path(LOCAL_MODELS["smollm2-135m-instruct"])
 
 
 def test_derived_file_is_made_once_with_its_recorded_sha256(state_dir):
@@ -83,16 +83,16 @@ def test_unknown_format_and_non_gguf_input_are_clear_errors(tmp_path, state_dir)
 
 def test_settings_record_the_weights_and_stay_overridable(state_dir, monkeypatch):
     info = LOCAL_MODELS["smollm2-135m-instruct"]
-    s = server.serving_settings(info)
+    s = server_settings.serving_settings(info)
     assert s["flash_attn"] is True and s["weights"] == "shipped" and s["prefill_weights"] == "f32"
-    assert s["weights_sha256"] == server.model_digest(shipped())
+    assert s["weights_sha256"] == model_files.model_digest(shipped())
     assert s["prefill_sha256"] == weights.derive(shipped(), "f32").sha256
-    assert not any("weights" in a or "sha256" in a for a in server._server_args(shipped(), 1, s))
+    assert not any("weights" in a or "sha256" in a for a in server_settings._server_args(shipped(), 1, s))
     monkeypatch.setenv("LCRAG_SERVING", json.dumps({"prefill_weights": None, "weights": "q8_0"}))
-    s = server.serving_settings(info)
+    s = server_settings.serving_settings(info)
     assert s["prefill_weights"] is None and "prefill_sha256" not in s
     assert s["weights_sha256"] == weights.derive(shipped(), "q8_0").sha256
-    assert server.serving_model_paths(info, s) == (weights.derive(shipped(), "q8_0").path, None)
+    assert server_settings.serving_model_paths(info, s) == (weights.derive(shipped(), "q8_0").path, None)
 
 
 # --------------------------------------------------------------------------- split prefill, in process
@@ -102,8 +102,8 @@ def test_settings_record_the_weights_and_stay_overridable(state_dir, monkeypatch
 def split_llm():
     from lcrag.models.prefill import PrefillLlama
 
-    s = server.serving_settings(LOCAL_MODELS["smollm2-135m-instruct"])
-    path, prefill = server.serving_model_paths(LOCAL_MODELS["smollm2-135m-instruct"], s)
+    s = server_settings.serving_settings(LOCAL_MODELS["smollm2-135m-instruct"])
+    path, prefill = server_settings.serving_model_paths(LOCAL_MODELS["smollm2-135m-instruct"], s)
     llm = llama_load.load(path, cls=PrefillLlama, prefill_model_path=str(prefill), n_ctx=4096, n_threads=2,
                           n_batch=512, flash_attn=True, verbose=False)
     yield llm
@@ -211,7 +211,7 @@ def test_default_server_answers_like_the_shipped_weights_server(monkeypatch):
     server.start(SMOL)  # leave the default server running for the other tests
 
 
-# --------------------------------------------------------------------------- torch prefill (lcrag.models.torch_prefill)
+# --------------------------------------------------------------------------- torch prefill (lcrag.models.torch_prefill, lcrag.models.kv_state)
 
 GEMMA = "local/gemma3-270m"
 RUNTIME_CASES = [SMOL, GEMMA]
@@ -219,14 +219,14 @@ RUNTIME_CASES = [SMOL, GEMMA]
 
 def f32_path(spec: str):
     info = parse_spec(spec)
-    return weights.derive(server.gguf_path(info), "f32").path
+    return weights.derive(model_files.gguf_path(info), "f32").path
 
 
 def split_model(spec: str, runtime: str, n_ctx: int = 8192, **kw):
     from lcrag.models.prefill import PrefillLlama
 
     info = parse_spec(spec)
-    return llama_load.load(server.gguf_path(info), cls=PrefillLlama, prefill_model_path=str(f32_path(spec)),
+    return llama_load.load(model_files.gguf_path(info), cls=PrefillLlama, prefill_model_path=str(f32_path(spec)),
                            prefill_runtime=runtime, n_ctx=n_ctx, n_threads=2, n_batch=512, flash_attn=True,
                            verbose=False, **kw)
 
@@ -238,16 +238,16 @@ def logprobs(llm) -> np.ndarray:
 
 def test_settings_record_the_prefill_runtime_and_pass_it_to_the_server(monkeypatch):
     info = LOCAL_MODELS["smollm2-135m-instruct"]
-    s = server.serving_settings(info)
+    s = server_settings.serving_settings(info)
     assert s["prefill_runtime"] in ("torch", "llama.cpp")
-    args = server._server_args(shipped(), 1, s, prefill=f32_path(SMOL))
+    args = server_settings._server_args(shipped(), 1, s, prefill=f32_path(SMOL))
     assert args[args.index("--prefill_runtime") + 1] == s["prefill_runtime"]
     assert args[args.index("--prefill_compile") + 1] == str(s["prefill_compile"]).lower()
-    assert "--prefill_runtime" not in server._server_args(shipped(), 1, s)[4:]  # no split: plain llama.cpp server
+    assert "--prefill_runtime" not in server_settings._server_args(shipped(), 1, s)[4:]  # no split: plain llama.cpp server
     monkeypatch.setenv("LCRAG_SERVING", json.dumps({"prefill_runtime": "llama.cpp"}))
-    s = server.serving_settings(info)
+    s = server_settings.serving_settings(info)
     assert s["prefill_runtime"] == "llama.cpp"
-    args = server._server_args(shipped(), 1, s, prefill=f32_path(SMOL))
+    args = server_settings._server_args(shipped(), 1, s, prefill=f32_path(SMOL))
     assert args[args.index("--prefill_runtime") + 1] == "llama.cpp" and args.count("--prefill_runtime") == 1
 
 
@@ -258,18 +258,19 @@ def test_torch_keys_and_values_are_what_llama_cpp_stores(spec, compiled):
     """The torch forward pass (op by op, and fused by torch.compile) against llama.cpp's own f32 evaluation of
     the same 700 real tokens, cache cell by cache cell (Gemma-3: global and sliding-window caches); and the
     state codec reproduces llama.cpp's bytes."""
-    from lcrag.models import torch_prefill as tp
+    from lcrag.models import kv_state
+    from lcrag.models.torch_prefill import TorchPrefill
 
     llm = llama_load.load(f32_path(spec), n_ctx=1024, n_threads=2, n_batch=512, flash_attn=True, verbose=False)
     tokens = [llm.token_bos()] + essay_tokens(llm, 0, 699)
     llm.eval(tokens)
-    raw = tp.get_seq_state(llm._ctx.ctx)
-    model = tp.TorchPrefill(f32_path(spec), n_threads=2, compile=compiled)
-    caches = tp.read_seq_state(raw, len(tp._layer_caches(model.hp)))
-    assert tp.write_seq_state(caches) == raw
+    raw = kv_state.get_seq_state(llm._ctx.ctx)
+    model = TorchPrefill(f32_path(spec), n_threads=2, compile=compiled)
+    caches = kv_state.read_seq_state(raw, len(kv_state._layer_caches(model.hp)))
+    assert kv_state.write_seq_state(caches) == raw
     llm.close()
     new = model.forward(tokens, 0, [None] * model.hp.n_layer)
-    for c, layers in zip(caches, tp._layer_caches(model.hp), strict=True):
+    for c, layers in zip(caches, kv_state._layer_caches(model.hp), strict=True):
         window = model.hp.n_swa if model.hp.swa_layers[layers[0]] else 0
         assert sorted(c.positions) == list(range(700 - window if window else 0, 700))
         for j, il in enumerate(layers):

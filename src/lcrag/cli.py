@@ -174,19 +174,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_models(args: argparse.Namespace) -> int:
     """List the embedded models (file, source, whether it is on this machine); ``fetch`` gets their files."""
-    from lcrag.models import server, wheels
+    from lcrag.models import model_files, wheels
     from lcrag.models.registry import LOCAL_MODELS, parse_spec
 
     specs = args.specs or [m.spec for m in LOCAL_MODELS.values()]
     if args.action == "fetch":
         for spec in specs:
-            path = server.gguf_path(parse_spec(spec))
-            print(f"{spec}: {path} ({path.stat().st_size / 1e6:.0f} MB, sha256 {server.model_digest(path)[:16]}...)")
+            path = model_files.gguf_path(parse_spec(spec))
+            print(f"{spec}: {path} ({path.stat().st_size / 1e6:.0f} MB, sha256 {model_files.model_digest(path)[:16]}...)")
         return EXIT_OK
     rows = []
     for spec in specs:
         info = parse_spec(spec)
-        src = server.model_source(info)
+        src = model_files.model_source(info)
         wheel = wheels.WHEEL_MODELS.get(info.gguf)
         rows.append({"model": spec, "kind": info.kind, "window": info.context_window,
                      "source": src.get("source_packages", src.get("file")),

@@ -25,7 +25,7 @@ from functools import cached_property
 import openai
 
 from lcrag import config
-from lcrag.models import server, usage
+from lcrag.models import model_files, server, usage
 from lcrag.models.cache import DiskCache, content_key
 from lcrag.models.registry import ModelInfo, UnknownModelError, cost_usd, parse_spec
 from lcrag.models.retry import RetryPolicy, failure_kind
@@ -95,7 +95,7 @@ class Model:
     def identity(self) -> str:
         """What the cache key knows about the endpoint: the weights' sha256 for local models, else the URL."""
         if self.info.is_local:
-            return f"llama.cpp:{server.model_digest(server.gguf_path(self.info))}"
+            return f"llama.cpp:{model_files.model_digest(model_files.gguf_path(self.info))}"
         return f"{self.info.provider}:{self.info.base_url}"
 
     @cached_property

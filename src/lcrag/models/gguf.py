@@ -1,7 +1,7 @@
 """A small reader for GGUF files (llama.cpp's model format): metadata and the tensor table, no dependency.
 
 Used by :mod:`lcrag.models.weights` (which tensor types a derived file holds) and
-:mod:`lcrag.models.torch_prefill` (the weights, memory-mapped). Layout: magic ``GGUF``, version, tensor and
+:mod:`lcrag.models.torch_gguf` (the weights, memory-mapped). Layout: magic ``GGUF``, version, tensor and
 metadata counts; metadata as (key, type, value); the tensor table as (name, dims, ggml type, offset); the data
 starts at the next multiple of ``general.alignment`` (32 by default). Shapes are given in numpy order (ggml's
 dimension order reversed).

@@ -14,7 +14,7 @@ generated token are evaluated by the shipped model. Short segments (a question a
 turn) stay in the shipped model. Prefix reuse across calls works as before; the copy is skipped when the f32
 context already holds the same prefix.
 
-Two runtimes evaluate the long segments (``prefill_runtime`` in ``server.serving_settings``):
+Two runtimes evaluate the long segments (``prefill_runtime`` in ``server_settings.serving_settings``):
 
 - ``"llama.cpp"``: the second ``Llama`` above;
 - ``"torch"``: :class:`lcrag.models.torch_prefill.TorchPrefill`, the same model in PyTorch (faster f32 matrix
@@ -123,29 +123,29 @@ class PrefillLlama(_Llama):
         window of its last position, so a shorter prefix reused later may miss cells), the whole prompt is
         evaluated again from position 0.
         """
-        from lcrag.models import torch_prefill
+        from lcrag.models import kv_state
 
         n_past = self.n_tokens
         self._ctx.kv_cache_seq_rm(-1, n_past, -1)
         try:
-            torch_prefill.prefill(self.torch_model, self._ctx.ctx, head, n_past, *self._cache_layout)
-        except torch_prefill.CacheGapError:
+            kv_state.prefill(self.torch_model, self._ctx.ctx, head, n_past, *self._cache_layout)
+        except kv_state.CacheGapError:
             head = [int(t) for t in self.input_ids[:n_past]] + head
             n_past = 0
             self._ctx.kv_cache_seq_rm(-1, 0, -1)
-            torch_prefill.prefill(self.torch_model, self._ctx.ctx, head, 0, *self._cache_layout)
+            kv_state.prefill(self.torch_model, self._ctx.ctx, head, 0, *self._cache_layout)
         self.input_ids[n_past : n_past + len(head)] = head
         self.n_tokens = n_past + len(head)
 
     def _probe_cache_layout(self) -> tuple[bool, int, int]:
         """(flash attention: V not transposed, K type, V type) of this context's cache, read from the state of
         a one-token evaluation (what llama.cpp chose, not what the settings asked for)."""
-        from lcrag.models import torch_prefill
+        from lcrag.models import kv_state
 
         self.reset()
         super().eval([self.token_bos()])
-        caches = torch_prefill.read_seq_state(
-            torch_prefill.get_seq_state(self._ctx.ctx), len(torch_prefill._layer_caches(self.torch_model.hp))
+        caches = kv_state.read_seq_state(
+            kv_state.get_seq_state(self._ctx.ctx), len(kv_state._layer_caches(self.torch_model.hp))
         )
         self.reset()
         self._ctx.kv_cache_seq_rm(-1, 0, -1)

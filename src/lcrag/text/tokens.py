@@ -114,7 +114,7 @@ def gguf_tokenizer(path: str) -> GGUFTokenizer:
 
 def tokenizer_for(info) -> Tokenizer:
     """The tokenizer for a :class:`lcrag.models.registry.ModelInfo`."""
-    from lcrag.models.server import gguf_path
+    from lcrag.models.model_files import gguf_path
 
     if info.tokenizer == "gguf":
         return gguf_tokenizer(str(gguf_path(info)))

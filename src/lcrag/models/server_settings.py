@@ -1,0 +1,123 @@
+"""The embedded server's settings (:func:`serving_settings`), the weight files they name, and the server's
+command line.
+
+Serving settings are recorded in each run manifest and can be overridden with the environment variable
+``LCRAG_SERVING`` (JSON, e.g. ``{"n_threads": 4}``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from lcrag.models import llama_load, weights
+from lcrag.models.model_files import gguf_path, model_digest, model_source
+from lcrag.models.registry import ModelInfo
+
+LOGPROBS_SCORES_BYTES = 2 << 30  # memory allowed for the n_ctx x vocabulary logits of a logprobs server
+# The weight format that evaluates long prompts, per built-in model; others: none (llama.cpp alone).
+# f32 for the two small models (their exact values; f32 products are fast enough at their size), bf16 for the
+# Qwen2.5 models (4x the f32 rate with AVX512-BF16 / AMX; benchmarks/qwen_serving.py).
+PREFILL_WEIGHTS = {"smollm2": "f32", "gemma3": "f32", "qwen2.5-coder-0.5b": "bf16", "qwen2.5-coder-1.5b": "bf16"}
+# The prefill runtime per built-in model (benchmarks/serving_variants.py, issue 3); others: "llama.cpp".
+# Torch vs llama.cpp f32 prefill, interleaved: SmolLM2 1.7x (2k) / 2.8x (7k), Gemma-3 1.3x (2k) / 1.6x (7k);
+# first answer tokens identical, top-5 logprobs within 0.3 (tests/test_serving.py).
+PREFILL_RUNTIME = {k: "torch" for k in PREFILL_WEIGHTS}
+WEIGHT_KEYS = ("weights", "weights_sha256", "prefill_weights", "prefill_sha256", "source")  # lcrag's, not the server's
+PREFILL_KEYS = ("prefill_runtime", "prefill_compile", "use_extra_bufts")  # lcrag.models.prefill's own options
+
+
+def logprobs_ctx(path: Path, n_ctx: int) -> int:
+    """The window of a logprobs server: its logits array (n_ctx x vocabulary floats) stays within 2 GiB."""
+    from lcrag.text.tokens import gguf_tokenizer
+
+    n_vocab = gguf_tokenizer(str(path))._llm.n_vocab()
+    fits = LOGPROBS_SCORES_BYTES // (4 * n_vocab)
+    return int(min(n_ctx, max(512, fits // 256 * 256)))
+
+
+def serving_settings(info: ModelInfo) -> dict:
+    """The llama.cpp server settings for a model: defaults, then ``LCRAG_SERVING`` overrides, then the sha256
+    of the weight files they name (so that every run manifest records exactly which weights answered)."""
+    settings = {
+        "n_ctx": info.context_window,
+        "n_threads": min(2, os.cpu_count() or 1),
+        "n_batch": 512,
+        "logits_all": False,  # the server's default (True) computes logits for every prompt token: slow
+        # Prompt caching: llama.cpp keeps the KV cache of the previous prompt and re-evaluates only what
+        # follows the longest shared prefix, so consecutive calls on the same document are cheap (9x on
+        # benchmarks/prefix_cache.py). The server's extra RAM cache of saved states ("cache": true) also serves
+        # prefixes older than the last call, but saving the state after every call costs 0.25 s (SmolLM2) to
+        # 1 s (Gemma-3, 32k window) per call, more than it saves on the book's workloads: off by default.
+        "cache": False,
+        # Speed (benchmarks/serving_variants.py, issue 3): llama.cpp's tiled flash attention, and long prompts
+        # evaluated with the shipped weights dequantized to f32 (llama.cpp's fastest CPU matrix products),
+        # answers generated with the shipped file (lcrag.models.prefill).
+        "flash_attn": True,
+        "weights": weights.SHIPPED,
+        "prefill_weights": PREFILL_WEIGHTS.get(info.gguf),
+        # What evaluates those long prompts with the f32 weights: a second llama.cpp model, or the same model
+        # in PyTorch (lcrag.models.torch_prefill), whichever the benchmark found faster for this model.
+        "prefill_runtime": PREFILL_RUNTIME.get(info.gguf, "llama.cpp"),
+        # The torch runtime's elementwise work (norms, RoPE, GELU, casts: half its time when run op by op)
+        # fused by torch.compile into a few C++ loops; needs a C++ compiler, compiled once per server start
+        # (about 20 s cold, seconds from torch's inductor cache).
+        "prefill_compile": PREFILL_RUNTIME.get(info.gguf) == "torch",
+        # llama.cpp's repacked-weight buffers: kept where a probe of this file on this machine shows them safe,
+        # off where they crash (Intel AMX; lcrag.models.llama_load).
+        "use_extra_bufts": None,
+    }
+    override = os.environ.get("LCRAG_SERVING")
+    if override:
+        try:
+            settings.update(json.loads(override))
+        except ValueError as exc:
+            raise ValueError(f"LCRAG_SERVING is not valid JSON: {exc}") from exc
+    if settings.get("use_extra_bufts") is None:
+        settings["use_extra_bufts"] = llama_load.extra_bufts_safe(
+            _weights(info, settings["weights"])[0]).use_extra_bufts
+    return _with_digests(info, settings)
+
+
+def _with_digests(info: ModelInfo, settings: dict) -> dict:
+    settings = {k: v for k, v in settings.items() if k not in ("weights_sha256", "prefill_sha256")}
+    settings["source"] = model_source(info)
+    settings["weights_sha256"] = _weights(info, settings["weights"])[1]
+    if settings.get("prefill_weights"):
+        settings["prefill_sha256"] = _weights(info, settings["prefill_weights"])[1]
+    else:
+        settings["prefill_weights"] = None
+    return settings
+
+
+def _weights(info: ModelInfo, fmt: str) -> tuple[Path, str]:
+    """(path, sha256) of a local model's weights in format ``fmt`` (``shipped`` or a derived format)."""
+    shipped = gguf_path(info)
+    if fmt == weights.SHIPPED:
+        return shipped, model_digest(shipped)
+    made = weights.derive(shipped, fmt, source_sha256=model_digest(shipped))
+    return made.path, made.sha256
+
+
+def serving_model_paths(info: ModelInfo, settings: dict) -> tuple[Path, Path | None]:
+    """The GGUF the server answers with, and the one it evaluates long prompts with (None: the same)."""
+    prefill = settings.get("prefill_weights")
+    return _weights(info, settings["weights"])[0], (_weights(info, prefill)[0] if prefill else None)
+
+
+def _server_args(path: Path, port: int, settings: dict, prefill: Path | None = None) -> list[str]:
+    """The server's command line: ``lcrag.models.prefill`` (llama-cpp-python's server, loading its models
+    through :mod:`lcrag.models.llama_load`), with ``-X faulthandler`` so that a crash leaves its signal and
+    Python stack in the log."""
+    args = [sys.executable, "-X", "faulthandler", "-m", "lcrag.models.prefill", "--model", str(path),
+            "--host", "127.0.0.1", "--port", str(port)]
+    args += ["--use_extra_bufts", str(bool(settings.get("use_extra_bufts"))).lower()]
+    if prefill:
+        args += ["--prefill_model", str(prefill), "--prefill_runtime", settings.get("prefill_runtime") or "llama.cpp"]
+        args += ["--prefill_compile", str(bool(settings.get("prefill_compile"))).lower()]
+    for key, value in settings.items():
+        if key not in WEIGHT_KEYS and key not in PREFILL_KEYS:
+            args += [f"--{key}", str(value)]
+    return args
