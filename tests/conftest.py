@@ -36,15 +36,6 @@ def report() -> list[str]:
     return _REPORT
 
 
-def pytest_collection_modifyitems(config, items):
-    """With pytest-xdist (``make test``: ``-n auto --dist loadgroup``) the slow tests (model servers, notebook
-    runs, the book built once) run one after another on one worker, sharing its servers and its one book build;
-    the quick tests spread over the other workers meanwhile."""
-    for item in items:
-        if item.get_closest_marker("slow"):
-            item.add_marker(pytest.mark.xdist_group("serial"))
-
-
 def pytest_sessionfinish(session):
     output = getattr(session.config, "workeroutput", None)  # an xdist worker: hand the report to the controller
     if output is not None:
