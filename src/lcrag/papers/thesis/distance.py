@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from lcrag.progress import progress as bar
 from lcrag.retrieval import get_ranker
 from lcrag.text.chunking import recursive_split
 
@@ -61,11 +62,7 @@ def distance_study(
 
         embedder = get_embedder()
     rows = []
-    items = list(cases.itertuples(index=False))
-    if progress:
-        from tqdm.auto import tqdm
-
-        items = tqdm(items, desc="ranking distance")
+    items = bar(list(cases.itertuples(index=False)), enabled=progress, desc="ranking distance")
     for item in items:
         chunks = recursive_split(item.content, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
         m = len(chunks)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from lcrag.progress import progress as bar
 from lcrag.retrieval import get_ranker, thesis_tokenize
 from lcrag.text.chunking import recursive_split, semantic_split
 
@@ -98,11 +99,7 @@ def retrieve(
 
         embedder = get_embedder()
     rows = []
-    items = list(cases.itertuples(index=False))
-    if progress:
-        from tqdm.auto import tqdm
-
-        items = tqdm(items, desc="retrieval")
+    items = bar(list(cases.itertuples(index=False)), enabled=progress, desc="retrieval")
     for item in items:
         chunk_sets: dict[str, list[str]] = {}
         rankers: dict[tuple[str, str], object] = {}

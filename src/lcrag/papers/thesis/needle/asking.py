@@ -11,6 +11,7 @@ import pandas as pd
 
 from lcrag.papers.thesis.needle.needles import SIMPLE_QUESTION
 from lcrag.papers.thesis.needle.plan import prefix_order
+from lcrag.progress import progress as bar
 from lcrag.retrieval import BM25Retriever
 from lcrag.text.chunking import recursive_split
 
@@ -43,13 +44,8 @@ def request_for(model, haystack: str, question: str, max_tokens: int) -> tuple[s
 
 
 def _ask(model, cells: list[dict], make: Callable[[dict], tuple[str, dict]], progress: bool) -> list[dict]:
-    if progress:
-        from tqdm.auto import tqdm
-    else:
-        def tqdm(x, **_):
-            return x
     rows = []
-    for c in tqdm(cells, desc=model.spec):
+    for c in bar(cells, enabled=progress, desc=model.spec):
         method, kwargs = make(c)
         r = getattr(model, method)(**kwargs)
         rows.append({**c, "response": r.text, "prompt_tokens": r.prompt_tokens,

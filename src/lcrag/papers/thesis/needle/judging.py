@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from lcrag.metrics import needle as metrics
+from lcrag.progress import progress as bar
 
 
 def judge_prompt(judge, messages: list[dict]) -> str | None:
@@ -28,12 +29,7 @@ def judge_cells(judge, answers: pd.DataFrame, max_tokens: int = 256, progress: b
     rows = answers.to_dict("records")
     order = sorted(range(len(rows)), key=lambda i: (rows[i]["needle"], str(rows[i]["response"])))
     scores: dict[int, tuple] = {}
-    it = order
-    if progress:
-        from tqdm.auto import tqdm
-
-        it = tqdm(order, desc=f"judge {judge.spec}")
-    for i in it:
+    for i in bar(order, enabled=progress, desc=f"judge {judge.spec}"):
         row = rows[i]
         needle = row["_needle"]
         msgs = metrics.judge_messages(needle.question, needle.text, str(row["response"]))
