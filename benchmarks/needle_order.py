@@ -27,7 +27,6 @@ import uuid
 
 from common import isolate
 
-from lcrag import config
 from lcrag.data import load_essays
 from lcrag.models import get_model, server
 from lcrag.models.client import Model
@@ -56,12 +55,8 @@ def main() -> None:
     ap.add_argument("--needle", default="simple")
     args = ap.parse_args()
     isolate()
-    # a private server: no other process's calls replace its KV cache between ours (the weights stay shared)
-    shared_models = config.state_dir() / "models"
-    state = tempfile.mkdtemp(prefix="lcrag-bench-state-")
-    if shared_models.is_dir():
-        os.symlink(shared_models, os.path.join(state, "models"))
-    os.environ["LCRAG_STATE_DIR"] = state
+    # a private server: no other process's calls replace its KV cache between ours (model files are shared)
+    os.environ["LCRAG_STATE_DIR"] = tempfile.mkdtemp(prefix="lcrag-bench-state-")
     m = get_model(args.model)
     cells = plan.needle_grid(m, list(load_essays()["text"]), args.lengths, args.depths, needle_texts.needles_for([args.needle]))
     print(f"model {args.model}; {len(cells)} cells: lengths {args.lengths} x depths {args.depths}, "

@@ -8,7 +8,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -18,8 +20,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).parent))  # tests/faultserver.py
 
-_STATE = tempfile.mkdtemp(prefix="lcrag-test-state-")
+_STATE = tempfile.mkdtemp(prefix="lcrag-test-state-")  # this process's servers; model files stay shared
 os.environ["LCRAG_STATE_DIR"] = _STATE
+atexit.register(shutil.rmtree, _STATE, True)  # each xdist worker has one: left behind, they filled CI's disk
 _MIRROR = ROOT.parent / "shared" / "data"
 if "LCRAG_DATA_MIRROR" not in os.environ and _MIRROR.exists():
     os.environ["LCRAG_DATA_MIRROR"] = str(_MIRROR)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import threading
 
 import numpy as np
@@ -25,17 +26,18 @@ def book_data(mirror, tmp_path_factory):
 
 
 @pytest.fixture()
-def state_dir(tmp_path, monkeypatch):
-    """A private state dir: derived files made here are made by this test."""
-    monkeypatch.setenv("LCRAG_STATE_DIR", str(tmp_path / "state"))
-    return tmp_path / "state"
+def models_dir(tmp_path, monkeypatch):
+    """A private models dir: derived files made here are made (or damaged) by this test alone. Tests that only
+    read a derived file use the machine's shared one, as the server does."""
+    monkeypatch.setenv("LCRAG_MODELS_DIR", str(tmp_path / "models"))
+    return tmp_path / "models"
 
 
 def shipped() -> os.PathLike:
     return model_files.gguf_path(LOCAL_MODELS["smollm2-135m-instruct"])
 
 
-def test_derived_file_is_made_once_with_its_recorded_sha256(state_dir):
+def test_derived_file_is_made_once_with_its_recorded_sha256(models_dir):
     results = []
     threads = [threading.Thread(target=lambda: results.append(weights.derive(shipped(), "q8_0"))) for _ in range(3)]
     for t in threads:
@@ -44,7 +46,8 @@ def test_derived_file_is_made_once_with_its_recorded_sha256(state_dir):
         t.join()
     assert len({r.path for r in results}) == 1 and len({r.sha256 for r in results}) == 1
     made = results[0]
-    assert made.path.parent == state_dir / "models" / "derived"
+    assert made.path.parent == models_dir / "derived"
+    assert abs(made.path.stat().st_size - weights.expected_size(shipped(), "q8_0")) < 0.02 * made.path.stat().st_size
     assert [p.name for p in made.path.parent.glob("*.gguf")] == [made.path.name]  # one file, no partial left
     assert weights.file_sha256(made.path) == made.sha256 and weights.verify(made)
     assert made.source_sha256 == weights.file_sha256(shipped())
@@ -55,7 +58,7 @@ def test_derived_file_is_made_once_with_its_recorded_sha256(state_dir):
     assert again == made and made.path.stat().st_mtime_ns == mtime  # not made a second time
 
 
-def test_f32_copy_keeps_the_embedding_table_and_dequantizes_the_rest(state_dir):
+def test_f32_copy_keeps_the_embedding_table_and_dequantizes_the_rest():
     made = weights.derive(shipped(), "f32")
     src, out = weights.tensor_types(shipped()), weights.tensor_types(made.path)
     assert src.keys() == out.keys() and len(out) > 100
@@ -64,7 +67,7 @@ def test_f32_copy_keeps_the_embedding_table_and_dequantizes_the_rest(state_dir):
     assert any(t not in (GGML_F32, GGML_Q8_0) for t in src.values())  # the source was quantized
 
 
-def test_a_derived_file_that_lost_bytes_is_made_again(state_dir):
+def test_a_derived_file_that_lost_bytes_is_made_again(models_dir):
     made = weights.derive(shipped(), "q8_0")
     with open(made.path, "r+b") as fh:
         fh.truncate(1000)
@@ -72,7 +75,15 @@ def test_a_derived_file_that_lost_bytes_is_made_again(state_dir):
     assert again.sha256 == made.sha256 and weights.verify(again)
 
 
-def test_unknown_format_and_non_gguf_input_are_clear_errors(tmp_path, state_dir):
+def test_a_full_disk_is_named_before_anything_is_written(models_dir, monkeypatch):
+    free = weights.expected_size(shipped(), "f32") // 2
+    monkeypatch.setattr(weights.shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(10**12, 10**12 - free, free))
+    with pytest.raises(weights.WeightsError, match=r"not enough disk space in .*derived: .* needs about 4\d\d MiB"):
+        weights.derive(shipped(), "f32")
+    assert not list((models_dir / "derived").glob("*.gguf")) and not list((models_dir / "derived").glob(".*partial"))
+
+
+def test_unknown_format_and_non_gguf_input_are_clear_errors(tmp_path, models_dir):
     with pytest.raises(weights.WeightsError, match="unknown weight format 'q3_x'"):
         weights.derive(shipped(), "q3_x")
     bad = tmp_path / "x.gguf"
@@ -81,7 +92,7 @@ def test_unknown_format_and_non_gguf_input_are_clear_errors(tmp_path, state_dir)
         weights.tensor_types(bad)
 
 
-def test_settings_record_the_weights_and_stay_overridable(state_dir, monkeypatch):
+def test_settings_record_the_weights_and_stay_overridable(models_dir, monkeypatch):
     info = LOCAL_MODELS["smollm2-135m-instruct"]
     s = server_settings.serving_settings(info)
     assert s["flash_attn"] is True and s["weights"] == "shipped" and s["prefill_weights"] == "f32"

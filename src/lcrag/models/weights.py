@@ -13,17 +13,22 @@ another format, made here with llama.cpp's own quantize API (``llama_model_quant
 The token-embedding table keeps the shipped file's type, copied byte for byte (it is a row lookup, never a
 matrix product, so its format costs no speed; for Gemma-3's 262k vocabulary it is 2/3 of the model).
 
-Each derived file is made once per machine under ``config.state_dir()/models/derived/``: under a file lock
+Each derived file is made once per machine under ``config.models_dir()/derived/`` (beside the fetched model files:
+every process and test session on the machine shares it): under a file lock
 (two processes never make it twice), written to a temporary name and renamed into place (a crash leaves no
 half file), with a sidecar JSON recording its sha256, the source file's sha256, the format and llama.cpp's
 version. The file name carries the source's sha256 prefix, so a new shipped file gets new derived files.
+Before writing, the free disk space is checked against the file's size (an f32 copy of Gemma-3 is about 1 GB):
+a full disk is named as such instead of llama.cpp's bare failure code.
 """
 
 from __future__ import annotations
 
 import ctypes
 import json
+import math
 import os
+import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -42,6 +47,9 @@ FORMATS: dict[str, str] = {
     "iq4_nl": "LLAMA_FTYPE_MOSTLY_IQ4_NL",
 }
 SHIPPED = "shipped"  # the weight format name meaning "serve the shipped file as it is"
+# bytes per weight of each format (ggml block sizes: q8_0 = 34 bytes per 32 weights, q4_0/iq4_nl = 18 per 32)
+BYTES_PER_WEIGHT: dict[str, float] = {"f32": 4, "f16": 2, "bf16": 2, "q8_0": 34 / 32, "q4_0": 18 / 32, "iq4_nl": 18 / 32}
+DISK_MARGIN_BYTES = 64 * 2**20  # header, alignment and the rest of the disk's users
 
 
 class WeightsError(RuntimeError):
@@ -80,7 +88,39 @@ def tensor_types(path: Path) -> dict[str, int]:
 
 
 def derived_dir() -> Path:
-    return config.state_dir() / "models" / "derived"
+    return config.models_dir() / "derived"
+
+
+def expected_size(source: Path, fmt: str) -> int:
+    """About how many bytes the ``fmt`` copy of ``source`` takes: every matrix at ``fmt``'s bytes per weight,
+    vectors in f32, the token-embedding table at its shipped size (it is copied)."""
+    g = GGUFFile.open(source)
+    total = 0.0
+    for name, (_t, shape, _off) in g.tensors.items():
+        n = math.prod(shape)
+        if name == "token_embd.weight":
+            total += _shipped_bytes(g, name)
+        else:  # llama.cpp keeps 1-D tensors (norms, biases) in f32
+            total += n * (BYTES_PER_WEIGHT[fmt] if len(shape) > 1 else 4)
+    return int(total)
+
+
+def _shipped_bytes(g: GGUFFile, name: str) -> int:
+    offsets = sorted(off for _t, _s, off in g.tensors.values())
+    off = g.tensors[name][2]
+    later = [o for o in offsets if o > off]
+    return (later[0] if later else g.path.stat().st_size) - off
+
+
+def check_disk(directory: Path, needed: int) -> None:
+    """Raise a clear :class:`WeightsError` when ``directory``'s disk has less than ``needed`` bytes (+ margin)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    free = shutil.disk_usage(directory).free
+    if free < needed + DISK_MARGIN_BYTES:
+        raise WeightsError(
+            f"not enough disk space in {directory}: a derived weight file needs about {needed / 2**20:.0f} MiB, "
+            f"{free / 2**20:.0f} MiB free (free some space, or set LCRAG_MODELS_DIR to a larger disk)"
+        )
 
 
 def _names(source: Path, source_sha: str, fmt: str) -> tuple[Path, Path]:
@@ -122,6 +162,7 @@ def derive(source: Path, fmt: str, source_sha256: str | None = None, nthread: in
         if found is not None:
             return found
         embd = tensor_types(source).get("token_embd.weight")
+        check_disk(target.parent, expected_size(source, fmt))
         tmp = target.with_name(f".{target.name}.{os.getpid()}.partial")
         try:
             _quantize(source, tmp, fmt, embd, nthread)
