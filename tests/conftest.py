@@ -75,7 +75,7 @@ def _stop_servers():
 
 @pytest.fixture(scope="session")
 def mirror() -> Path:
-    path = Path(os.environ.get("LCRAG_DATA_MIRROR", _MIRROR))
+    path = Path(os.environ.get("LCRAG_DATA_MIRROR", _MIRROR)).resolve()  # the Makefile passes ../shared/data
     if not path.exists():
         pytest.fail(f"data mirror {path} not found: set LCRAG_DATA_MIRROR (CI uses ../shared/data)")
     return path

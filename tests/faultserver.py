@@ -4,6 +4,9 @@ Start it on loopback, script what the next requests get (``server.script(["429",
 back what it received. Behaviours: ``ok``, ``429`` (``429:2``: with ``Retry-After: 2``), ``500``, ``503``, ``401``, ``404``, ``timeout`` (answers
 after ``slow_s`` seconds), ``malformed`` (200 with a body that is not JSON), ``empty`` (200, no choices), ``null`` (200, content null).
 When the script runs out, every request gets ``ok``.
+
+Tokenize endpoints: with ``server.tokenizer = "llama.cpp"`` or ``"vllm"`` it answers that server's tokenize and
+detokenize requests (one token per character, its code point; vLLM adds a BOS id 1 unless told not to), else 404.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ class FaultServer:
         self._script: deque[str] = deque()
         self._lock = threading.Lock()
         self.requests: list[dict] = []  # {"path", "body", "auth"}
+        self.tokenizer: str | None = None  # a tokenize dialect to speak ("llama.cpp", "vllm"); None: 404
+        self.tokenize_requests: list[dict] = []
         self.in_flight = 0
         self.max_in_flight = 0
         outer = self
@@ -36,6 +41,11 @@ class FaultServer:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
+                if "tokenize" in self.path:  # not a completion: answered apart, never scripted
+                    outer.tokenize_requests.append({"path": self.path, "body": body})
+                    code, answer = _tokenize(outer.tokenizer, self.path, body)
+                    outer._send(self, code, answer)
+                    return
                 with outer._lock:
                     outer.requests.append({"path": self.path, "body": body, "t": time.monotonic(),
                                            "auth": self.headers.get("Authorization")})
@@ -131,3 +141,21 @@ def _completion(path: str, body: dict) -> dict:
     return {"id": "c1", "object": "text_completion", "created": 0, "model": body.get("model"),
             "choices": [{"index": 0, "finish_reason": "stop", "text": "echo: " + body["prompt"],
                          "logprobs": None}], "usage": usage}
+
+
+def _tokenize(dialect: str | None, path: str, body: dict) -> tuple[int, dict]:
+    """A character-level tokenizer in the dialect of llama.cpp's or vLLM's server (see the module docstring)."""
+    if dialect is None or path.startswith("/extras") or path.startswith("/v1"):
+        return 404, {"error": "not found"}
+    detok = path.endswith("/detokenize")
+    if dialect == "llama.cpp":
+        if detok:
+            return 200, {"content": "".join(chr(t) for t in body["tokens"])}
+        return 200, {"tokens": [ord(c) for c in body.get("content", "")]}
+    if "model" not in body or (not detok and "prompt" not in body):
+        return 400, {"error": "field required"}
+    if detok:
+        return 200, {"prompt": "".join(chr(t) for t in body["tokens"] if t != 1)}
+    ids = [ord(c) for c in body["prompt"]]
+    bos = [] if body.get("add_special_tokens") is False else [1]
+    return 200, {"tokens": bos + ids, "count": len(bos) + len(ids), "max_model_len": 8192}

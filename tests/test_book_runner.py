@@ -4,7 +4,12 @@ themselves, the way the model layer does)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -166,8 +171,6 @@ def test_fresh_deletes_this_chapters_store_file_and_records(project, monkeypatch
     assert res.manifest["store_mode"] == "record" and res.manifest["deleted_store_file"] == str(mine)
     env = pd.read_csv(res.out_dir / "env.csv", keep_default_na=False).iloc[0]
     assert env["LCRAG_STORE"] == "record"
-    import os
-
     assert os.environ["LCRAG_STORE"] == "read"  # restored after the run
 
 
@@ -220,16 +223,9 @@ time.sleep(seconds)
 """
 
 
-def test_sigterm_still_writes_the_manifest(project, tmp_path):
-    """A killed run (Ctrl-C, a CI time limit) keeps its partial notebook and says it was interrupted."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
+def _start_sleepy(project: Path, out: Path) -> subprocess.Popen:
+    """``lcrag run sleepy --out out`` in its own process, returned once its notebook is running."""
     (project / "notebooks" / "sleepy.md").write_text(SLEEPY, encoding="utf-8")
-    out = tmp_path / "sleepy-run"
     env = {**os.environ, "LCRAG_HOME": str(project)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "lcrag.cli", "run", "sleepy", "-q", "--out", str(out)],
@@ -242,6 +238,13 @@ def test_sigterm_still_writes_the_manifest(project, tmp_path):
     while not (out / "started.txt").exists():
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.1)
+    return proc
+
+
+def test_sigterm_still_writes_the_manifest(project, tmp_path):
+    """A killed run (Ctrl-C, a CI time limit) keeps its partial notebook and says it was interrupted."""
+    out = tmp_path / "sleepy-run"
+    proc = _start_sleepy(project, out)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143, err
@@ -252,3 +255,29 @@ def test_sigterm_still_writes_the_manifest(project, tmp_path):
     assert m["status"] == "interrupted" and "was interrupted" in m["error"]["message"]
     nb = nbformat.read(out / "sleepy.ipynb", as_version=4)
     assert "| status | interrupted |" in nb.cells[-1].source
+
+
+def test_a_second_run_of_the_same_directory_stops_at_once_and_touches_nothing(project, tmp_path):
+    """Two runs of one chapter, model and profile share a run directory: the second stops in seconds with one line
+    naming the first (exit 2), and the first run's files and result are untouched."""
+    out = tmp_path / "shared-run"
+    first = _start_sleepy(project, out)
+    (out / "usage.jsonl").write_text('{"theirs": 1}\n')
+    t0 = time.monotonic()
+    second = subprocess.run(
+        [sys.executable, "-m", "lcrag.cli", "run", "sleepy", "-q", "--out", str(out), "-p", "seconds=0"],
+        env={**os.environ, "LCRAG_HOME": str(project)}, capture_output=True, text=True, timeout=60,
+    )
+    assert second.returncode == 2 and time.monotonic() - t0 < 20, second.stderr
+    assert second.stderr.strip().splitlines()[-1].startswith(
+        f"lcrag: error: run directory {out} is in use by another run (pid {first.pid} on "
+    )
+    assert (out / "usage.jsonl").read_text() == '{"theirs": 1}\n' and not (out / "manifest.json").exists()
+    first.send_signal(signal.SIGTERM)
+    first.communicate(timeout=60)
+    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
+    assert not (out / ".run.owner.json").exists()
+    # the directory is free again once its run has ended
+    again = run_chapter(str(project / "notebooks" / "sleepy.md"), params={"seconds": 0}, out_dir=out, root=project,
+                        model=MODEL, progress=False)
+    assert again.ok

@@ -121,3 +121,14 @@ def test_a_recorded_server_that_stops_answering_is_ended_before_a_new_one_starts
     finally:
         silent.kill()
         server.stop(SMOL)
+
+
+def test_an_openai_compatible_spec_counts_with_the_served_models_own_tokenizer():
+    """Pointed at the embedded server as a user points lcrag at theirs, the counts are the GGUF's own (the server
+    speaks llama-cpp-python's /extras/tokenize dialect, which adds BOS by itself: stripped)."""
+    handle = server.start(GEMMA)  # Gemma-3's tokenizer adds a BOS token
+    remote = get_model(f"openai-compatible/gemma3-270m@{handle.base_url}")
+    text = "The needle is 7 blue tulips, hidden deep in a haystack of essays."
+    assert remote.tokenizer.name == "endpoint:llama-cpp-python:gemma3-270m" and remote.tokenizer.exact
+    assert remote.tokenizer.encode(text) == get_model(GEMMA).tokenizer.encode(text)
+    assert remote.tokenizer.decode(remote.tokenizer.encode(text)) == text

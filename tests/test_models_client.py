@@ -253,3 +253,50 @@ os.kill(os.getpid(), signal.SIGKILL)
     out = [m.chat([{"role": "user", "content": f"q{i}"}]) for i in range(6)]
     assert [c.source for c in out] == ["disk"] * 5 + ["network"]
     assert fault_server.count() == 6
+
+
+INFLIGHT_CALLER = """
+import json, sys
+from lcrag.models.client import Model
+from lcrag.models.registry import parse_spec
+m = Model(parse_spec("openai-compatible/fault-model@" + sys.argv[1]))
+print("ready", flush=True)
+sys.stdin.readline()  # both processes are started before either asks
+c = m.chat([{"role": "user", "content": "the same question"}], max_tokens=8)
+print(json.dumps({"text": c.text, "source": c.source}), flush=True)
+"""
+
+
+def test_an_identical_request_in_flight_in_two_processes_is_computed_once(fault_server, tmp_path):
+    fault_server.latency_s = 1.5  # the first answer takes a while: the second process asks meanwhile
+    procs = [subprocess.Popen([sys.executable, "-c", INFLIGHT_CALLER, fault_server.base_url],  # this test's cache
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    for p in procs:
+        assert p.stdout.readline().strip() == "ready"
+    for p in procs:
+        p.stdin.write("go\n")
+        p.stdin.flush()
+    answers = [json.loads(p.communicate(timeout=60)[0]) for p in procs]
+    assert fault_server.count() == 1  # one request reached the endpoint
+    assert [a["text"] for a in answers] == ["echo: the same question"] * 2
+    assert sorted(a["source"] for a in answers) == ["disk", "network"]
+
+
+@pytest.mark.parametrize("dialect", ["llama.cpp", "vllm"])
+def test_token_counts_come_from_the_servers_own_tokenizer(fault_server, dialect, tmp_path, monkeypatch):
+    fault_server.tokenizer = dialect  # one token per character: a count no stand-in vocabulary gives
+    m = make_model(fault_server)
+    assert m.tokenizer.name == f"endpoint:{dialect}:fault-model" and m.tokenizer.exact
+    assert m.count_tokens("héllo wörld") == 11
+    assert m.fit("abcdefghij", 4, "truncate_middle")[0] == "abij"
+    monkeypatch.setenv("LCRAG_RUN_DIR", str(tmp_path / "run"))
+    m.chat(MSG)
+    assert fault_server.count() == 1  # tokenize calls are not completions
+    rec = json.loads((tmp_path / "run" / "usage.jsonl").read_text())
+    assert rec["tokenizer"] == f"endpoint:{dialect}:fault-model"
+
+
+def test_a_server_without_a_tokenize_endpoint_gets_the_stand_in_and_says_so(fault_server):
+    m = make_model(fault_server)
+    assert m.tokenizer.name.startswith("proxy:") and not m.tokenizer.exact
+    assert {r["path"] for r in fault_server.tokenize_requests} == {"/tokenize", "/extras/tokenize"}

@@ -137,6 +137,25 @@ def test_the_accuracy_heatmap_prints_each_cell_s_interval():
     assert _overlaps(ax.figure) == []
 
 
+def test_the_evaluator_legend_covers_no_value_and_no_bar():
+    table = pd.DataFrame({"evaluator": ["GPT-4o", "lexical", "Qwen 1.5B", "SmolLM2"],
+                          "cov_corr": [0.716, 0.70, 0.69, 0.68]})  # close values: long bars to the bottom
+    ax = plots.evaluator_agreement(table, human=0.77)
+    fig = ax.figure
+    fig.canvas.draw()
+    legend = ax.get_legend().get_window_extent(fig.canvas.get_renderer())
+    values = [t.get_window_extent() for t in ax.texts]
+    bars = [p.get_window_extent() for p in ax.patches]
+    assert len(values) == 4 and not any(legend.overlaps(b) for b in values + bars)
+
+
+def test_the_accuracy_heatmap_keeps_the_thesis_prompt_order():
+    table = pd.DataFrame({"run": ["Full"] * 3, "prompt": ["BAMBOO", "CTX2", "CTX1"], "accuracy": [0.5, 0.25, 0.75]})
+    ax = plots.accuracy_heatmap(table, column_order=["BAMBOO", "CTX1", "CTX2"])
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["BAMBOO", "CTX1", "CTX2"]
+    assert [t.get_text() for t in ax.texts] == ["0.50", "0.75", "0.25"]
+
+
 def test_the_depth_profile_has_an_error_bar_per_point_from_the_cells():
     rng = np.random.default_rng(1)
     cells = pd.DataFrame([{"model": f"local/{m}", "needle": n, "setting": "full", "depth": d,

@@ -359,6 +359,8 @@ def test_plot_model_has_a_panel_per_family(book_runs):
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert sum("not run yet" in t for t in texts) == 4  # thesis, long2rag, longrag, summhay
     assert fig.axes[0].get_title().startswith("needle (simple)")
+    # the needle chapter's orientation (plots.needle_heatmap): depth down the side, context length across
+    assert (fig.axes[0].get_ylabel(), fig.axes[0].get_xlabel()) == ("needle depth (%)", "context length (tokens)")
     fig = S.plot_model(syn, SMOL)
     assert not any("not run yet" in t for ax in fig.axes for t in (x.get_text() for x in ax.texts))
 

@@ -77,7 +77,8 @@ def evaluator_agreement(table: pd.DataFrame, ax=None, title: str = "", human: fl
         ax.text(v + 0.01, y, f"{v:.3f}", va="center", fontsize=8)
     if human is not None:
         ax.axvline(human, ls="--", c="grey", lw=1, label=f"human inter-annotator ({human:.2f})")
-        ax.legend(loc="lower right", fontsize=8)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), fontsize=8, frameon=False)  # under the axis:
+        # inside it, the legend covered the value printed beside a bar
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel("Pearson r with human coverage labels")
@@ -248,10 +249,13 @@ def tile_grid(grid: pd.DataFrame, ax=None, title: str = "", label: str = "F-E"):
 
 
 def accuracy_heatmap(table: pd.DataFrame, ax=None, title: str = "", value: str = "accuracy",
-                     rows: str = "run", columns: str = "prompt"):
-    """Accuracy over runs (rows: Full, the RAG pipelines, Evidence) × prompts (columns), annotated; where the
-    table has ``ci_low``/``ci_high`` each cell also shows its 95 % interval under the value."""
+                     rows: str = "run", columns: str = "prompt", column_order=None):
+    """Accuracy over runs (rows: Full, the RAG pipelines, Evidence) × prompts (columns, in ``column_order`` where
+    given, else as they first appear), annotated; where the table has ``ci_low``/``ci_high`` each cell also shows
+    its 95 % interval under the value."""
     grid = table.pivot_table(index=rows, columns=columns, values=value, aggfunc="first", sort=False)
+    if column_order is not None:
+        grid = grid[[c for c in column_order if c in grid.columns] + [c for c in grid.columns if c not in column_order]]
     annot, fmt, kws = True, ".2f", {}
     if {"ci_low", "ci_high"} <= set(table.columns):
         lo, hi = (table.pivot_table(index=rows, columns=columns, values=b, aggfunc="first", sort=False, dropna=False)

@@ -126,6 +126,7 @@ def summarize_usage(log: UsageLog) -> dict[str, Any]:
         "by_source": dict(Counter(str(r.get("source")) for r in recs)),
         "by_kind": dict(Counter(str(r.get("kind")) for r in recs)),
         "models": sorted({str(r.get("model")) for r in recs if r.get("model")}),
+        "tokenizers": sorted({str(r["tokenizer"]) for r in recs if r.get("tokenizer")}),
         "prompt_tokens": int(sum(_num(r.get("prompt_tokens")) for r in recs)),
         "completion_tokens": int(sum(_num(r.get("completion_tokens")) for r in recs)),
         "estimated_token_calls": sum(1 for r in recs if r.get("estimated_tokens")),
@@ -200,6 +201,8 @@ def manifest_markdown(m: dict[str, Any]) -> str:
         ),
         ("cost (USD)", f"{usage.get('cost_usd', 0.0):.4f}"),
     ]
+    if usage.get("tokenizers"):
+        rows.append(("tokens counted by", ", ".join(usage["tokenizers"])))
     if usage.get("estimated_token_calls"):
         rows.append(("calls with estimated token counts", usage["estimated_token_calls"]))
     if usage.get("truncated_calls"):

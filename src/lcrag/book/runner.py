@@ -12,7 +12,8 @@ One run of one chapter::
 
 The kernel runs with the run directory as its working directory and with ``LCRAG_RUN_DIR``,
 ``LCRAG_CHAPTER``, ``LCRAG_MODEL`` (and ``LCRAG_STORE`` for book and fresh runs) set. A re-run
-resumes: only the usage log and the run's own outputs are cleared, other cached files stay.
+resumes: only the usage log and the run's own outputs are cleared, other cached files stay. A run holds its
+directory's lock (:mod:`lcrag.book.run_lock`): a second run of the same directory stops at once.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import Any
 import lcrag
 from lcrag import config
 from lcrag.book import manifest as mf
-from lcrag.book import preflight, reuse
+from lcrag.book import preflight, reuse, run_lock
 from lcrag.book.claims import CLAIMS_FILE
 from lcrag.book.profiles import (
     UsageError,
@@ -296,55 +297,56 @@ def run_chapter(
         preflight.check_values(chapter, parameters, notebook_defaults(chapter, root=root, source=source))
         preflight.check_models(model, parameters)
         out = Path(out_dir).resolve() if out_dir else default_out_dir(chapter, profile, model, root)
-        inputs = _inputs(chapter, source, parameters, profile, model, effective_store, root)
-        fp = reuse.fingerprint(inputs)
-        if book and not (force or fresh):
-            earlier = reuse.reusable(out, chapter, fp)
-            if earlier is not None:
-                return RunResult(chapter, profile, model, out, out / f"{chapter}.ipynb", "ok", earlier, reused=True)
-        _clear_run_outputs(out)
-        deleted_store = _delete_store_file(chapter, model) if fresh else None
+        with run_lock.holding(out):  # one run per run directory: a second one stops here at once
+            inputs = _inputs(chapter, source, parameters, profile, model, effective_store, root)
+            fp = reuse.fingerprint(inputs)
+            if book and not (force or fresh):
+                earlier = reuse.reusable(out, chapter, fp)
+                if earlier is not None:
+                    return RunResult(chapter, profile, model, out, out / f"{chapter}.ipynb", "ok", earlier, reused=True)
+            _clear_run_outputs(out)
+            deleted_store = _delete_store_file(chapter, model) if fresh else None
 
-        notebook = out / f"{chapter}.ipynb"
-        started, t0 = _now(), time.monotonic()
-        with _environ(_kernel_env(out, chapter, model)), _sigterm_interrupts():
-            status, error, pending = _execute(
-                source, notebook, {**parameters, "model": model, "profile": profile}, progress
-            )
-        wall = time.monotonic() - t0
+            notebook = out / f"{chapter}.ipynb"
+            started, t0 = _now(), time.monotonic()
+            with _environ(_kernel_env(out, chapter, model)), _sigterm_interrupts():
+                status, error, pending = _execute(
+                    source, notebook, {**parameters, "model": model, "profile": profile}, progress
+                )
+            wall = time.monotonic() - t0
 
-        usage = mf.read_usage(out / mf.USAGE_FILE)
-        mf.write_keys(out / mf.KEYS_FILE, mf.keys_used(usage))
-        m: dict[str, Any] = {
-            "chapter": chapter,
-            "status": status,
-            "profile": profile,
-            "model": model,
-            "model_slug": model_slug(model),
-            "parameters": parameters,
-            "profile_values": chapter_profiles(chapter, root)[profile],
-            "overrides": dict(params or {}),
-            "store_mode": effective_store,
-            "fresh": fresh,
-            "deleted_store_file": deleted_store,
-            "book": book,
-            "source": str(source),
-            "source_sha256": file_sha256(source),
-            "run_dir": str(out),
-            "git": mf.git_info(root),
-            "versions": mf.package_versions(),
-            **mf.environment_info(),
-            "started": started,
-            "finished": _now(),
-            "wall_time_s": round(wall, 3),
-            "usage": mf.summarize_usage(usage),
-            "error": error,
-            reuse.INPUTS_SHA_KEY: fp,
-            reuse.INPUTS_KEY: inputs,
-        }
-        mf.write_manifest(out / mf.MANIFEST_FILE, m)
-        if notebook.exists():
-            _append_manifest_cell(notebook, m)
+            usage = mf.read_usage(out / mf.USAGE_FILE)
+            mf.write_keys(out / mf.KEYS_FILE, mf.keys_used(usage))
+            m: dict[str, Any] = {
+                "chapter": chapter,
+                "status": status,
+                "profile": profile,
+                "model": model,
+                "model_slug": model_slug(model),
+                "parameters": parameters,
+                "profile_values": chapter_profiles(chapter, root)[profile],
+                "overrides": dict(params or {}),
+                "store_mode": effective_store,
+                "fresh": fresh,
+                "deleted_store_file": deleted_store,
+                "book": book,
+                "source": str(source),
+                "source_sha256": file_sha256(source),
+                "run_dir": str(out),
+                "git": mf.git_info(root),
+                "versions": mf.package_versions(),
+                **mf.environment_info(),
+                "started": started,
+                "finished": _now(),
+                "wall_time_s": round(wall, 3),
+                "usage": mf.summarize_usage(usage),
+                "error": error,
+                reuse.INPUTS_SHA_KEY: fp,
+                reuse.INPUTS_KEY: inputs,
+            }
+            mf.write_manifest(out / mf.MANIFEST_FILE, m)
+            if notebook.exists():
+                _append_manifest_cell(notebook, m)
 
     result = RunResult(
         chapter=chapter,

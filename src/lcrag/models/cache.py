@@ -1,4 +1,5 @@
-"""Response cache: content-addressed, persisted on disk, atomic, safe with concurrent writers.
+"""Response cache: content-addressed, persisted on disk, atomic, safe with concurrent writers; identical requests
+in flight in several processes are computed once (:meth:`DiskCache.computing`).
 
 Layers, read in order: the committed response store (``lcrag.models.store``), then this disk cache.
 A hit never touches the network. The API key is never part of a key nor stored.
@@ -78,6 +79,12 @@ class DiskCache:
 
     def put(self, key: str, value: dict) -> None:
         atomic_write_bytes(self.path(key), canonical_json(value).encode("utf-8"))
+
+    def computing(self, key: str, timeout: float, error: type[Exception] = TimeoutError):
+        """Hold ``key``'s in-flight lock (``root/.inflight/<key>.lock``) for the block: processes (and threads)
+        that need the same uncached response take turns, so the first computes it and the others, looking the
+        cache up again inside the block, read it. The operating system drops the lock of a process that dies."""
+        return file_lock(self.root / ".inflight" / f"{key}.lock", timeout, error)
 
     def __contains__(self, key: str) -> bool:
         return self.path(key).exists()

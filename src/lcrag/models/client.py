@@ -35,6 +35,7 @@ from lcrag.text import tokens as tok
 
 TEMPLATE_OVERHEAD = 16  # tokens a chat template adds around a conversation (margin)
 MESSAGE_OVERHEAD = 8  # tokens per message (role markers)
+INFLIGHT_MARGIN_S = 60.0  # a process waiting for another's identical request waits its deadline and this much
 
 
 class ModelCallError(RuntimeError):
@@ -189,14 +190,18 @@ class Model:
         if response is None:
             if config.offline():
                 raise CacheMiss(f"{self.spec}: response {key[:12]} not in the store or cache and LCRAG_OFFLINE=1")
-            try:
-                response = self._request(kind, body, params, failures)
-            except ModelCallError:
-                usage.record(usage.UsageRecord(model=self.spec, kind=kind, key=key, source="failed",
-                                               failures=failures))
-                raise
-            source = "network"
-            DiskCache().put(key, response)
+            cache = DiskCache()
+            with cache.computing(key, self.retry.deadline_s + INFLIGHT_MARGIN_S, ModelCallError):
+                response, source = self._lookup(key)  # another process may have made it while this one waited
+                if response is None:
+                    try:
+                        response = self._request(kind, body, params, failures)
+                    except ModelCallError:
+                        usage.record(usage.UsageRecord(model=self.spec, kind=kind, key=key, source="failed",
+                                                       failures=failures))
+                        raise
+                    source = "network"
+                    cache.put(key, response)
         self._maybe_record(key, response)
         c = _completion(response, key, source, self.info, trunc)
         usage.record(usage.UsageRecord(
@@ -204,7 +209,7 @@ class Model:
             completion_tokens=c.completion_tokens, latency_s=c.latency_s, cost_usd=c.cost_usd,
             estimated_tokens=response.get("prompt_tokens") is None,
             truncated=bool(c.truncation), serving=response.get("serving"),
-            failures=failures,
+            failures=failures, tokenizer=self.tokenizer.name,
         ))
         return c
 

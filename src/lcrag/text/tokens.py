@@ -2,7 +2,9 @@
 
 - Local (GGUF) models are counted exactly with their own vocabulary, loaded in-process by llama.cpp
   (``vocab_only``: no weights, a few milliseconds).
-- Remote models: ``tiktoken`` when its encoding is available offline (it cannot download here); otherwise the
+- ``openai-compatible`` models: the server's own tokenizer when it offers a tokenize endpoint (llama.cpp, vLLM,
+  llama-cpp-python: :mod:`lcrag.text.endpoint_tokenizer`).
+- Other remote models: ``tiktoken`` when its encoding is available offline (it cannot download here); otherwise the
   SmolLM2 BPE vocabulary (49k tokens, GPT-2 style) as a *proxy*. A proxy count is an estimate and says so
   (``Tokenizer.exact`` is False, and usage records carry ``estimated_tokens``).
 
@@ -118,6 +120,12 @@ def tokenizer_for(info) -> Tokenizer:
 
     if info.tokenizer == "gguf":
         return gguf_tokenizer(str(gguf_path(info)))
+    if info.provider == "openai-compatible" and info.base_url:  # llama.cpp, vLLM: the server's own tokenizer
+        from lcrag.text.endpoint_tokenizer import probe
+
+        served = probe(info.base_url, info.name)
+        if served is not None:
+            return served
     if info.tokenizer.startswith("tiktoken:"):
         try:
             return TiktokenTokenizer(info.tokenizer.split(":", 1)[1])

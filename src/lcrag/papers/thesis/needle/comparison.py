@@ -6,7 +6,6 @@ the run included) and pairs the Full and RAG cells of the same needle, length an
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from lcrag.stats import bootstrap_diff
@@ -52,7 +51,8 @@ def comparisons(cells: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> list[
 
 def plot(axes, syn, model: str) -> None:
     """Two panels: the recall of the first two needles by context length and depth, full haystack."""
-    fig = axes[0].figure
+    from lcrag import plots
+
     table = syn.tables[f"{NAME}_cells"]
     table = table[(table["model"] == model) & (table["setting"] == "full")]
     needles = list(table["needle"].unique())[:2]
@@ -60,21 +60,9 @@ def plot(axes, syn, model: str) -> None:
         if needle is None:
             empty_panel(ax, NAME, "no (other) needle run" if needles else NOT_RUN)
             continue
-        grid = table[table["needle"] == needle].pivot_table(
-            index="context_tokens", columns="depth", values="recall", aggfunc="mean"
-        )
-        im = ax.imshow(grid.values, vmin=0, vmax=1, cmap="RdYlGn", aspect="auto", origin="lower")
-        ax.set_xticks(range(len(grid.columns)), [f"{d:g}" for d in grid.columns])
-        ax.set_yticks(range(len(grid.index)), [str(int(t)) for t in grid.index])
-        for (i, j), v in np.ndenumerate(grid.values):
-            if not np.isnan(v):
-                ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9)
-        ax.set(
-            xlabel="needle depth (%)",
-            ylabel="context tokens",
-            title=f"needle ({needle}): recall, full haystack",
-        )
-        fig.colorbar(im, ax=ax, fraction=0.046)
+        # the needle chapter's orientation and colours (plots.needle_heatmap): depth down, context length across
+        plots.needle_heatmap(table[table["needle"] == needle], value="recall", ax=ax, cmap=plots.KAMRADT_CMAP,
+                             title=f"needle ({needle}): recall, full haystack")
 
 
 def _tables(runs, problems, n_boot, seed):
