@@ -4,6 +4,7 @@ and after editing one chapter's prose (issue 22). Also the per-cell profile of t
     python benchmarks/book_rebuild.py                   # before/after cold, warm, one prose edit, the profile
     python benchmarks/book_rebuild.py --skip-before     # only the current way (cold, warm, edit)
     python benchmarks/book_rebuild.py --profile-only runs   # the slowest cells of the runs under a runs dir
+    python benchmarks/book_rebuild.py --ci              # `.ci/run` on a clean clone of HEAD, as CI runs it
 
 Everything happens in a fresh clone of HEAD (``git clone``; its ``src`` is the package that runs) with its own
 empty local cache, data fetched from the mirror (``LCRAG_DATA_MIRROR`` or ``../shared/data``),
@@ -100,7 +101,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--skip-before", action="store_true", help="do not measure the pre-issue-22 way")
     ap.add_argument("--profile-only", metavar="RUNS_DIR", default=None, help="only print the slowest cells")
+    ap.add_argument("--ci", action="store_true", help="time .ci/run on a clean clone (its own install included)")
     args = ap.parse_args()
+    if args.ci:
+        return time_ci()
     if args.profile_only:
         for d, where, first in slowest_cells(Path(args.profile_only)):
             print(f"{d:8.1f} s  {where:45s} {first}")
@@ -154,6 +158,39 @@ def main() -> None:
     print("\nslowest cells of the cold build:")
     for d, where, first in cells:
         print(f"  {d:8.1f} s  {where:45s} {first}")
+
+
+def time_ci() -> None:
+    """``bash .ci/run`` in a clean clone of HEAD with ``../shared`` beside it (a link to this checkout's), the way
+    CI runs it: its own virtual environment and install, lint, both test lanes. Prints each phase's time."""
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    print(f"CPU: {cpu_model()}; cores: {len(os.sched_getaffinity(0))}; commit: {commit[:7]}")
+    with tempfile.TemporaryDirectory(prefix="lcrag-ci-") as tmp:
+        clone = Path(tmp) / "main"
+        subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+        subprocess.run(["git", "-C", str(clone), "checkout", "-q", commit], check=True)
+        os.symlink((ROOT.parent / "shared").resolve(), Path(tmp) / "shared")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("LCRAG_", "VIRTUAL_ENV", "PYTHONPATH"))}
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(["bash", ".ci/run"], cwd=clone, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        marks, tail = [], []
+        for line in proc.stdout:
+            tail = (tail + [line.rstrip()])[-40:]
+            if re.search(r"(pytest|ruff|pip install)\b", line) and not line.startswith((" ", ".")):
+                marks.append((time.perf_counter() - t0, line.strip()[:100]))
+            elif re.search(r"\b(passed|failed)\b.* in [\d.]+s", line):  # a pytest lane's summary
+                marks.append((time.perf_counter() - t0, line.strip()[:100]))
+        rc = proc.wait()
+        total = time.perf_counter() - t0
+    print(f"\n{'at s':>8s}  step")
+    for at, what in marks:
+        print(f"{at:8.1f}  {what}")
+    print(f"\n.ci/run: exit {rc} in {total:.0f} s ({total / 60:.1f} min; goal 15 min)")
+    if rc:
+        print("\n".join(tail))
+        sys.exit(rc)
 
 
 if __name__ == "__main__":
