@@ -69,17 +69,18 @@ def test_less_mirrors_greater():
 
 
 def test_ledger_records_computed_verdicts(tmp_path, monkeypatch):
+    """(X-ids: claims a test makes up, not declared in the thesis's claims.csv.)"""
     monkeypatch.setenv("LCRAG_RUN_DIR", str(tmp_path))
     monkeypatch.setenv("LCRAG_CHAPTER", "thesis_bamboo")
     monkeypatch.setenv("LCRAG_MODEL", "local/tiny")
     ledger = ClaimsLedger(None, paper="thesis")
-    ledger.check("H1", "RAG is close to full context", 0.61, 0.58, within(0.58, 0.61, 0.05), evidence="n=158")
-    ledger.check("H2", "evidence beats full", 0.9, 0.7, greater(0.7, 0.9))
+    ledger.check("X1", "RAG is close to full context", 0.61, 0.58, within(0.58, 0.61, 0.05), evidence="n=158")
+    ledger.check("X2", "evidence beats full", 0.9, 0.7, greater(0.7, 0.9))
     ledger.check(
-        "H3", "gap is significant", 0.1, 0.02, greater(0.52, 0.5, ci=(-0.01, 0.05)), anchor="thesis-h3"
+        "X3", "gap is significant", 0.1, 0.02, greater(0.52, 0.5, ci=(-0.01, 0.05)), anchor="thesis-h3"
     )
-    ledger.check("H2", "evidence beats full", 0.9, 0.95, greater(0.95, 0.9))  # re-run cell replaces
-    assert [c.claim_id for c in ledger.claims] == ["H1", "H2", "H3"]
+    ledger.check("X2", "evidence beats full", 0.9, 0.95, greater(0.95, 0.9))  # re-run cell replaces
+    assert [c.claim_id for c in ledger.claims] == ["X1", "X2", "X3"]
     assert ledger.counts() == {"reproduced": 2, "not reproduced": 0, "inconclusive": 1,
                                "not testable with this model": 0}
     table = ledger.table()
@@ -90,19 +91,19 @@ def test_ledger_records_computed_verdicts(tmp_path, monkeypatch):
     path = ledger.save()
     assert path == tmp_path / "claims.csv"
     back = read_claims(path)
-    assert back["claim_id"].tolist() == ["H1", "H2", "H3"] and back.loc[2, "anchor"] == "thesis-h3"
+    assert back["claim_id"].tolist() == ["X1", "X2", "X3"] and back.loc[2, "anchor"] == "thesis-h3"
 
 
 def test_explicit_chapter_and_model_win_over_the_environment(monkeypatch):
     monkeypatch.setenv("LCRAG_CHAPTER", "env_chapter")
     ledger = ClaimsLedger("mine", "longrag", "openai/gpt-4o")
-    c = ledger.check("C1", "t", 1, 1, True)
+    c = ledger.check("X1", "t", 1, 1, True)
     assert (c.chapter, c.paper, c.model) == ("mine", "longrag", "openai/gpt-4o")
 
 
 def test_read_claims_rejects_a_typed_verdict(tmp_path):
     ledger = ClaimsLedger("ch", "thesis", "m")
-    ledger.check("H1", "t", 1, 1, True)
+    ledger.check("X1", "t", 1, 1, True)
     df = ledger.table()
     df.loc[0, "verdict"] = "mostly reproduced"
     df.to_csv(tmp_path / "claims.csv", index=False)
@@ -235,3 +236,51 @@ def test_dashboard_filters_rows_in_a_real_browser(tmp_path):
     assert re.search(r'claims-dashboard-count"[^>]*>showing 1 of 3 claims: 0 reproduced, 1 not reproduced', dom)
     assert dom.count('style="display: none;"') == 2
     assert not re.search(r"CONSOLE.*(Uncaught|Error)", log)
+
+
+def test_a_declared_claim_takes_its_text_and_value_from_the_papers_claims_file():
+    ledger = ClaimsLedger("longrag", paper="longrag", model="the paper's published tables")
+    c = ledger.check("C1", our_value=6.94, passed=True)
+    assert c.text == "LongRAG beats long-context LLMs 'up by 6.94%' (Llama2-13B-4k vs LongLoRA-13B-32k average)"
+    assert c.paper_value == 6.94 and isinstance(c.paper_value, float)
+    assert ledger.check("C1b", our_value="6/6", passed=True).paper_value == "all datasets"  # a text value
+
+
+def test_a_declared_claim_typed_again_or_an_undeclared_one_without_text_is_refused():
+    ledger = ClaimsLedger("longrag", paper="longrag", model="m")
+    with pytest.raises(ValueError, match="C1 of 'longrag' is declared in its claims.csv"):
+        ledger.check("C1", "LongRAG beats long-context LLMs", paper_value=6.94, our_value=6.9, passed=True)
+    with pytest.raises(ValueError, match="C99 of 'longrag' is not declared"):
+        ledger.check("C99", our_value=1, passed=True)
+    assert ledger.check("C99", "a claim whose text depends on the run", "x", 1, True).text.startswith("a claim")
+
+
+@pytest.mark.parametrize("paper", ["thesis", "longrag", "summhay", "long2rag"])
+def test_each_declared_paper_number_is_typed_once(paper):
+    """A number the claims file declares appears in no module or notebook of the paper: the code reads it."""
+    from pathlib import Path
+
+    from lcrag.papers.tables import declared_claims
+
+    root = Path(__file__).resolve().parents[1]
+    sources = [*(root / "src" / "lcrag" / "papers" / paper).rglob("*.py"), *(root / "notebooks").glob("*.md")]
+    texts = {p: p.read_text(encoding="utf-8") for p in sources}
+    declared = declared_claims(paper)
+    assert declared  # every paper declares its claims
+    for claim in declared.values():
+        if isinstance(claim.paper_value, float):
+            typed = [str(p.relative_to(root)) for p, t in texts.items() if claim.written in t]
+            assert typed == [], f"{paper} {claim.claim_id}: {claim.written} typed again in {typed}"
+
+
+def test_a_malformed_claims_file_names_its_line(tmp_path):
+    from lcrag.papers.tables import parse_claims
+
+    path = tmp_path / "claims.csv"
+    path.write_text("# notes\nclaim_id,text,paper_value\nC1,ok,1\nC1,again,2\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"claims.csv line 4: expected a new claim id"):
+        parse_claims(path.read_text(encoding="utf-8"), path)
+    path.write_text("id,text\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"claims.csv: the header must be claim_id,text,paper_value"):
+        parse_claims(path.read_text(encoding="utf-8"), path)
+    assert parse_claims("claim_id,text,paper_value\nC2,up by {paper_value}%,6.5\n", path)["C2"].text == "up by 6.5%"

@@ -261,7 +261,7 @@ def test_paper_claims_cover_c1_to_c18(paper_ledger):
 
 
 def test_c1_reproduced_on_paper_numbers(paper_ledger):
-    assert paper_ledger["C1"].verdict == REPRODUCED and paper_ledger["C1"].our_value == 6.94
+    assert paper_ledger["C1"].verdict == REPRODUCED and paper_ledger["C1"].our_value == paper_ledger["C1"].paper_value
     assert paper_ledger["C1b"].verdict == REPRODUCED
 
 

@@ -42,7 +42,7 @@ def test_floor_reason_names_each_arm_at_the_floor_and_why():
 ])
 def test_each_verdict_from_a_constructed_case(passed, floor, expected, tmp_path):
     ledger = ClaimsLedger("ch", "thesis", "local/m")
-    c = ledger.check("H1", "long context beats RAG", 0.1, 0.0, passed, evidence="n = 8", floor=floor)
+    c = ledger.check("X1", "long context beats RAG", 0.1, 0.0, passed, evidence="n = 8", floor=floor)
     assert c.verdict == expected and c.source == "our run"
     if floor:
         assert c.evidence == f"n = 8; at the floor: {floor}"
@@ -60,9 +60,9 @@ def test_sources_are_inferred_from_the_ledger_and_checked():
     assert ClaimsLedger("c", "summhay", "released artefacts (GPT-4o judge)").source == "released artefacts"
     assert ClaimsLedger("c", "thesis", "local/smollm2-135m-instruct").source == "our run"
     ledger = ClaimsLedger("c", "thesis", "local/m")
-    assert ledger.check("H5", "BM25 top-5", 1, 1, True, source="no model").source == "no model"
+    assert ledger.check("X5", "BM25 top-5", 1, 1, True, source="no model").source == "no model"
     with pytest.raises(ValueError, match="source must be one of"):
-        ledger.check("H6", "t", 1, 1, True, source="vibes")
+        ledger.check("X6", "t", 1, 1, True, source="vibes")
 
 
 def test_a_judge_needs_enough_labelled_pairs_to_decide():

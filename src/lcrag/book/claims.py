@@ -1,13 +1,15 @@
 """Claims ledger: each chapter checks the paper's headline claims against its own numbers.
 
-A verdict is computed, never typed. A chapter states the claim, the paper's value and ours, and
-passes the *outcome of a test* (``True``/``False``, or ``None`` when the test cannot decide)::
+A verdict is computed, never typed. The paper's claims are data: ``lcrag/papers/<paper>/claims.csv`` declares
+each one's text and the paper's value, typed once (:func:`lcrag.papers.tables.declared_claims`). A chapter gives
+our value and the *outcome of a test* (``True``/``False``, or ``None`` when the test cannot decide)::
 
     ledger = ClaimsLedger(None, paper="thesis")        # chapter and model from the runner's env
-    ledger.check("H1", "RAG beats full context on MeetingQA",
-                 paper_value=0.61, our_value=acc_rag - acc_full,
-                 passed=greater(acc_rag, acc_full, ci=diff_ci),
+    ledger.check("H8", our_value=acc_evidence - acc_full,   # text and paper value from thesis/claims.csv
+                 passed=greater(acc_evidence, acc_full, ci=diff_ci),
                  evidence="accuracy, 158 cases, paired bootstrap 95% CI")
+
+A claim whose wording depends on the run (a subset, a model) gives its text and paper value in the call instead.
     ledger.save()           # claims.csv in the run directory
     ledger.table()          # a DataFrame to show in the chapter
 
@@ -26,6 +28,7 @@ import pandas as pd
 
 from lcrag import config
 from lcrag.book.verdicts import SOURCES, source_of
+from lcrag.papers.tables import declared_claims
 
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
@@ -34,6 +37,7 @@ NOT_TESTABLE = "not testable with this model"  # an arm at the floor (lcrag.book
 VERDICTS: tuple[str, ...] = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTABLE)
 
 CLAIMS_FILE = "claims.csv"
+DECLARED = object()  # ClaimsLedger.check's default paper value: the one declared in the paper's claims.csv
 COLUMNS = (
     "chapter",
     "claim_id",
@@ -157,10 +161,10 @@ class ClaimsLedger:
     def check(
         self,
         claim_id: str,
-        text: str,
-        paper_value: Any,
-        our_value: Any,
-        passed: bool | None,
+        text: str | None = None,
+        paper_value: Any = DECLARED,
+        our_value: Any = None,
+        passed: bool | None = None,
         evidence: str = "",
         anchor: str = "",
         floor: str | None = None,
@@ -169,7 +173,11 @@ class ClaimsLedger:
         """Record a claim with the verdict that ``passed`` (a computed test's outcome) implies, or *not testable
         with this model* when ``floor`` gives a reason (an arm at the floor: :func:`lcrag.book.verdicts.
         floor_reason`), whatever the test said. ``source`` overrides the ledger's for this claim (e.g. a
-        check in a model's ledger that needs no model)."""
+        check in a model's ledger that needs no model).
+
+        A claim declared in ``lcrag/papers/<paper>/claims.csv`` takes its text and paper value from there (give
+        neither: a paper's number is typed once); a claim whose text depends on the run gives both."""
+        text, paper_value = self._declared(str(claim_id), text, paper_value)
         if floor:
             evidence = f"{evidence}; at the floor: {floor}" if evidence else f"at the floor: {floor}"
         claim = Claim(
@@ -187,6 +195,19 @@ class ClaimsLedger:
         )
         self._claims[claim.claim_id] = claim
         return claim
+
+    def _declared(self, claim_id: str, text: str | None, paper_value: Any) -> tuple[str, Any]:
+        declared = declared_claims(self.paper).get(claim_id)
+        given = text is not None or paper_value is not DECLARED
+        if declared is not None and given:
+            raise ValueError(f"claim {claim_id} of {self.paper!r} is declared in its claims.csv: give neither its text "
+                             "nor its paper value here (a paper's number is typed once)")
+        if declared is not None:
+            return declared.text, declared.paper_value
+        if text is None or paper_value is DECLARED:
+            raise ValueError(f"claim {claim_id} of {self.paper!r} is not declared in lcrag/papers/{self.paper}/"
+                             "claims.csv: declare it there, or give its text and paper value")
+        return text, paper_value
 
     @property
     def claims(self) -> list[Claim]:

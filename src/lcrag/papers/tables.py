@@ -1,4 +1,6 @@
-"""The papers' printed tables, as data: ``lcrag/papers/<paper>/tables/<name>.csv``, read by :func:`paper_table`.
+"""The papers' printed tables, as data: ``lcrag/papers/<paper>/tables/<name>.csv``, read by :func:`paper_table`;
+and the claims each chapter checks, as the paper states them: ``lcrag/papers/<paper>/claims.csv``, read by
+:func:`declared_claims`.
 
 Each CSV is transcribed once from the paper's text (``../shared/papers/``) and says where each value comes from:
 a ``source`` column (table, figure or page) on every row. Leading lines starting with ``#`` are the file's notes
@@ -8,7 +10,10 @@ shape it needs. These numbers appear only in columns named as the paper's, never
 
 from __future__ import annotations
 
+import csv
 import io
+import re
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
@@ -41,3 +46,53 @@ def paper_table(paper: str, name: str, **read_csv) -> pd.DataFrame:
     if "source" not in frame.columns:
         raise ValueError(f"paper table {paper}/{name}.csv has no 'source' column (where each value was printed)")
     return frame
+
+
+NUMBER = re.compile(r"-?\d+(\.\d+)?(e-?\d+)?")
+
+
+@dataclass(frozen=True)
+class DeclaredClaim:
+    """A paper's claim as ``lcrag/papers/<paper>/claims.csv`` declares it."""
+
+    claim_id: str
+    template: str  # the text; '{paper_value}' stands for the value, so that a number is typed once
+    written: str  # the paper's value as written in the file
+
+    @property
+    def text(self) -> str:
+        return self.template.replace("{paper_value}", self.written)
+
+    @property
+    def paper_value(self) -> float | str | None:
+        """A number where the value is one, else the text as written (None for an empty cell)."""
+        if self.written == "":
+            return None
+        return float(self.written) if NUMBER.fullmatch(self.written) else self.written
+
+
+@cache
+def declared_claims(paper: str) -> dict[str, DeclaredClaim]:
+    """``paper``'s declared claims by id ({} for a paper without a declarations file, e.g. a test's). A malformed
+    row raises ValueError naming the file and line."""
+    try:
+        path = resources.files(f"lcrag.papers.{paper}").joinpath("claims.csv")
+    except ModuleNotFoundError:
+        return {}
+    if not path.is_file():
+        return {}
+    return parse_claims(path.read_text(encoding="utf-8"), path)
+
+
+def parse_claims(content: str, path) -> dict[str, DeclaredClaim]:
+    """The rows of a claims file (``#`` lines are notes) by id; ``path`` names it in errors."""
+    body = [(i + 1, line) for i, line in enumerate(content.splitlines()) if not line.startswith("#")]
+    rows = list(csv.reader([line for _, line in body]))
+    if not rows or rows[0] != ["claim_id", "text", "paper_value"]:
+        raise ValueError(f"{path}: the header must be claim_id,text,paper_value")
+    out: dict[str, DeclaredClaim] = {}
+    for (lineno, _), row in zip(body[1:], rows[1:], strict=True):
+        if len(row) != 3 or not row[0] or not row[1] or row[0] in out:
+            raise ValueError(f"{path} line {lineno}: expected a new claim id, a text and a value, got {row}")
+        out[row[0]] = DeclaredClaim(*row)
+    return out

@@ -47,8 +47,7 @@ def paper_claims(ledger):
                  our_value=f"Phi-3 - Mixtral {phi - mix:+.3f}; Phi-3 - Qwen2-72B {phi - qw:+.3f}",
                  passed=bool(phi > mix and abs(phi - qw) <= 0.02 and phi < qw), evidence=ev)
     best = t1[list(CATEGORIES)].idxmax()
-    ledger.check("C5", "GPT-4o is best in every question category", paper_value="8 of 8",
-                 our_value=f"{int((best == 'GPT-4o').sum())} of 8", passed=bool((best == "GPT-4o").all()), evidence=ev)
+    ledger.check("C5", our_value=f"{int((best == 'GPT-4o').sum())} of 8", passed=bool((best == "GPT-4o").all()), evidence=ev)
     for cid, text, why in (
         ("C6", "GPT-4o is best in every domain by a large margin (Fig. 4)", "Fig. 4's values are not in the text"),
         ("C7", "All models are weak on Film (Fig. 4)", "Fig. 4's values are not in the text"),
@@ -60,9 +59,7 @@ def paper_claims(ledger):
     fig5 = ("GPT-4o", "Claude-3-Sonnet", "Qwen2-72B", "Mixtral-8x22B", "Qwen2-7B", "Phi-3-mini-128K")
     ranks = {m: int(t1.loc[m, list(CATEGORIES)].rank(ascending=False, method="min")["Comparative"]) for m in fig5}
     top3 = sum(r <= 3 for r in ranks.values())
-    ledger.check("C9", "Nearly every model does exceptionally well on Comparative questions (top 3 of 8 for most "
-                 "Fig. 5 models)", paper_value="ranks 1,1,1,2,3,3",
-                 our_value=f"{top3} of {len(ranks)} in top 3 ({', '.join(str(r) for r in ranks.values())})",
+    ledger.check("C9", our_value=f"{top3} of {len(ranks)} in top 3 ({', '.join(str(r) for r in ranks.values())})",
                  passed=top3 > len(ranks) / 2, evidence=f"{ev}; Fig. 5 = Table 1 columns")
     for cid, text in (("C10", "KPR decreases as the packed input length grows (Fig. 6)"),
                       ("C11", "Uptick from the 8-16K to the 16-25K input bin for several models (Fig. 6)"),
@@ -91,8 +88,7 @@ def paper_claims(ledger):
                  "adjacent swap)", paper_value=0.983, our_value=f"rho {t3['spearman']:.3f}; swapped "
                  f"{', '.join(t3['swapped'])}", passed=bool(t3["spearman"] >= 0.95 and len(t3["swapped"]) <= 2),
                  evidence="Table 3 as printed")
-    ledger.check("C16", "Llama3-70B is more lenient: higher KPR for every model", paper_value="+0.080 to +0.128",
-                 our_value=f"{t3['min_gap']:+.3f} to {t3['max_gap']:+.3f}", passed=t3["llama_higher_all"],
+    ledger.check("C16", our_value=f"{t3['min_gap']:+.3f} to {t3['max_gap']:+.3f}", passed=t3["llama_higher_all"],
                  evidence="Table 3 as printed")
     ledger.check("C17", f"The GPT-4o evaluator agrees with humans ({n['evaluator accuracy']:.0%} accuracy)",
                  paper_value=n["evaluator accuracy"], our_value=None, passed=None,

@@ -110,8 +110,6 @@ def run_claims(
 
     ledger.check(
         "C4-ours",
-        "E&F beats R&B (its own vanilla RAG) on every dataset",
-        paper_value="21/21 cells",
         our_value=_fmt(pair("E&F", "R&B")) or "not run",
         passed=_all(tests("E&F", "R&B")),
         evidence=ev,
@@ -120,8 +118,6 @@ def run_claims(
     not_robust = _negate(_all(tests("R&L", "R&B")))  # robust = significantly above R&B on every dataset
     ledger.check(
         "C8-ours",
-        "R&L is not robustly better than R&B (on some dataset its CI is not above 0)",
-        paper_value="R&L < R&B in 12/33 cells",
         our_value=_fmt(pair("R&L", "R&B")) or "not run",
         passed=not_robust,
         evidence=ev,
@@ -150,8 +146,6 @@ def run_claims(
     )
     ledger.check(
         "C11-ours",
-        "E&F is the best strategy on most datasets (significantly above every other one)",
-        paper_value="top in 20/33 cells",
         our_value=_fmt(diffs[diffs["a"] == "E&F"]) or "not run",
         passed=_majority(_ef_best(diffs)),
         evidence=ev,
@@ -189,9 +183,6 @@ def _check_tokens_ours(ledger, rows: pd.DataFrame, ef_vs_rb: list[bool | None], 
     text = "; ".join(f"{d}: " + " < ".join(f"{s} {means.loc[d, s]:.0f}" for s in order) for d in means.index)
     ledger.check(
         "C13-ours",
-        "E&F feeds fewer tokens than R&B yet scores higher; R&L feeds the most "
-        "(mean tokens Fil < E&F < R&B < Ext < R&L on every dataset)",
-        paper_value="Tables 12-14",
         our_value=text,
         passed=False if not all(ok.values()) else _all(ef_vs_rb),
         evidence=f"our runs ({gen}); token order of mean generator input tokens (our tokenizer), "
@@ -208,8 +199,6 @@ def _check_settings_ours(ledger, rows: pd.DataFrame, n: int, seed: int, ev: str,
     verdicts = [greater(r.diff, 0.0, ci=(r.diff_lo, r.diff_hi)) for r in diffs.itertuples()]
     ledger.check(
         "C16a-ours",
-        "E&F with 200-word chunks x top-7 beats 500 x top-3 on most datasets",
-        paper_value="19/21 cells",
         our_value=_fmt(diffs) or "not run",
         passed=_majority(verdicts),
         evidence=ev,

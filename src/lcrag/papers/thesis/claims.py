@@ -75,12 +75,10 @@ def check_claims(
     ok = [within(100 * raw[t], THESIS_REPRODUCTION_RAW[t], 5) for t in TASKS]
     ledger.check(
         "H1",
-        "Full + BAMBOO prompt, BAMBOO's raw scorer: MeetingQA ≈ 77 %, PaperQA ≈ 75 %",
-        "77 / 75 % (BAMBOO paper: 75 / 78)",
-        f"{_pct(raw['meetingqa'])} / {_pct(raw['paperqa'])}",
-        None if None in ok else all(ok),
-        "kept cases; PASS if each within 5 pp",
-        "thesis-claims",
+        our_value=f"{_pct(raw['meetingqa'])} / {_pct(raw['paperqa'])}",
+        passed=None if None in ok else all(ok),
+        evidence="kept cases; PASS if each within 5 pp",
+        anchor="thesis-claims",
         floor=floor_of(kept, [("full", NO_PIPELINE, bam)]),
     )
 
@@ -90,12 +88,10 @@ def check_claims(
     w = within(100 * lenient, THESIS_ACCURACY["full"], 3)
     ledger.check(
         "H2",
-        "Full + BAMBOO, answers parsed: 81.65 % (129/158), above the raw score",
-        "81.65 % (129/158)",
-        f"{_pct(lenient)} ({int(f_b['correct'].sum())}/{len(f_b)}); raw {_pct(rawp)}",
-        None if w is None else (w and lenient > rawp),
-        "PASS if within 3 pp and parsed > raw",
-        "thesis-claims",
+        our_value=f"{_pct(lenient)} ({int(f_b['correct'].sum())}/{len(f_b)}); raw {_pct(rawp)}",
+        passed=None if w is None else (w and lenient > rawp),
+        evidence="PASS if within 3 pp and parsed > raw",
+        anchor="thesis-claims",
         floor=floor_of(kept, [("full", NO_PIPELINE, bam)]),
     )
 
@@ -107,12 +103,10 @@ def check_claims(
     )
     ledger.check(
         "H3",
-        "Full: CTX1 ≥ BAMBOO > CTX2, spread ≥ 5 pp",
-        "84.18 / 81.65 / 74.05 % (spread 10.1 pp)",
-        " / ".join(_pct(fa[q]) for q in ("CTX1", "BAMBOO", "CTX2")),
-        h3,
-        f"Full on the grid subset ({int((grid['setting'] == 'full').sum())} answers)",
-        "thesis-claims",
+        our_value=" / ".join(_pct(fa[q]) for q in ("CTX1", "BAMBOO", "CTX2")),
+        passed=h3,
+        evidence=f"Full on the grid subset ({int((grid['setting'] == 'full').sum())} answers)",
+        anchor="thesis-claims",
         floor=floor_of(grid, [("full", NO_PIPELINE, q) for q in ("BAMBOO", "CTX1", "CTX2")]),
     )
 
@@ -127,12 +121,10 @@ def check_claims(
     wrong = [c for c in (4, 12, 55) if c in mq.index and not mq.loc[c, "correct"]]
     ledger.check(
         "H5",
-        "CQT + BAMBOO on MeetingQA: 65/84 = 77.38 %, cases 4, 12, 55 wrong",
-        "77.38 % (65/84)",
-        f"{_pct(cqt_mq)} ({int(mq['correct'].sum())}/{len(mq)}); of 4, 12, 55 wrong: {wrong}",
-        within(100 * cqt_mq, THESIS_CQT_MEETINGQA, 4),
-        "PASS if within 4 pp",
-        "thesis-claims",
+        our_value=f"{_pct(cqt_mq)} ({int(mq['correct'].sum())}/{len(mq)}); of 4, 12, 55 wrong: {wrong}",
+        passed=within(100 * cqt_mq, THESIS_CQT_MEETINGQA, 4),
+        evidence="PASS if within 4 pp",
+        anchor="thesis-claims",
         floor=floor_of(kept[kept["task"] == "meetingqa"], [("rag", "CQT", bam)]),
     )
 
@@ -141,25 +133,21 @@ def check_claims(
         bm = t63[t63["ranker"] == "bm25"]
         ledger.check(
             "H6",
-            "BM25 top-5 (evidence as query) equals Table 6.3 for cases 1-3",
-            "3/3 rows",
-            f"{int(bm['exact'].sum())}/{len(bm)} rows",
-            bool(bm["exact"].all()),
-            "rank_bm25 defaults, thesis tokenization, 512/50 chunks",
-            "thesis-table-6-3",
+            our_value=f"{int(bm['exact'].sum())}/{len(bm)} rows",
+            passed=bool(bm["exact"].all()),
+            evidence="rank_bm25 defaults, thesis tokenization, 512/50 chunks",
+            anchor="thesis-table-6-3",
         )
         emb = t63[t63["ranker"].isin(["cosine", "svm"])]
         top2 = emb[emb["case"].isin([1, 2])]["top2"].all()
         c11 = emb[emb["case"] == 3]["chunk11_top3"].all()
         ledger.check(
             "H6b",
-            "Cosine and SVM: same top-2 for cases 1-2, chunk 11 in the top-3 for case 3",
-            "holds (davinci-002 embeddings)",
-            f"top-2 {int(emb[emb['case'].isin([1, 2])]['top2'].sum())}/4, chunk 11 top-3 "
+            our_value=f"top-2 {int(emb[emb['case'].isin([1, 2])]['top2'].sum())}/4, chunk 11 top-3 "
             f"{int(emb[emb['case'] == 3]['chunk11_top3'].sum())}/2",
-            bool(top2 and c11),
-            "MiniLM embeddings",
-            "thesis-table-6-3",
+            passed=bool(top2 and c11),
+            evidence="MiniLM embeddings",
+            anchor="thesis-table-6-3",
         )
 
     # H7: Evidence > Full > RAG(CQT) and F-E is RAG's largest failure region
@@ -190,15 +178,13 @@ def check_claims(
     # H8: Evidence − Full ≥ 5 pp
     ledger.check(
         "H8",
-        "Evidence beats Full by about 9 pp (BAMBOO prompt)",
-        "+8.86 pp",
-        f"{100 * e_f['diff']:+.2f} pp [{100 * e_f['ci'][0]:+.1f}, {100 * e_f['ci'][1]:+.1f}]"
+        our_value=f"{100 * e_f['diff']:+.2f} pp [{100 * e_f['ci'][0]:+.1f}, {100 * e_f['ci'][1]:+.1f}]"
         if not math.isnan(e_f["diff"])
         else "n/a",
-        at_least(e_f["diff"], e_f["ci"], 0.05),
-        f"PASS if ≥ 5 pp and the paired bootstrap 95 % CI excludes 0; McNemar p = {e_f['p']:.3g}, "
+        passed=at_least(e_f["diff"], e_f["ci"], 0.05),
+        evidence=f"PASS if ≥ 5 pp and the paired bootstrap 95 % CI excludes 0; McNemar p = {e_f['p']:.3g}, "
         f"n = {e_f['n']}",
-        "thesis-paired",
+        anchor="thesis-paired",
         floor=floor_of(kept, [("evidence", NO_PIPELINE, bam), ("full", NO_PIPELINE, bam)]),
     )
 
@@ -211,29 +197,25 @@ def check_claims(
     h9 = None if math.isnan(s_t["diff"]) else (s_t["diff"] >= 0.03 and f_s["diff"] <= 0.02)
     ledger.check(
         "H9",
-        "Semantic chunking: CQS − CQT ≥ +3 pp, Full − CQS ≤ 2 pp (BAMBOO)",
-        "≈ +5 pp; CQS ≈ Full",
-        f"CQS − CQT {100 * s_t['diff']:+.2f} pp [{100 * s_t['ci'][0]:+.1f}, {100 * s_t['ci'][1]:+.1f}], "
+        our_value=f"CQS − CQT {100 * s_t['diff']:+.2f} pp [{100 * s_t['ci'][0]:+.1f}, {100 * s_t['ci'][1]:+.1f}], "
         f"Full − CQS {100 * f_s['diff']:+.2f} pp"
         if not math.isnan(s_t["diff"])
         else "n/a",
-        h9,
-        f"point values, n = {s_t['n']}",
-        "thesis-paired",
+        passed=h9,
+        evidence=f"point values, n = {s_t['n']}",
+        anchor="thesis-paired",
         floor=floor_of(kept, [("rag", "CQS", bam), ("rag", "CQT", bam), ("full", NO_PIPELINE, bam)]),
     )
 
     b_c = rag_diff("BQT", "CQT", bam)
     ledger.check(
         "H10",
-        "BM25 with the question as query is worse than cosine: BQT < CQT (BAMBOO)",
-        "BQT < CQT",
-        f"BQT − CQT {100 * b_c['diff']:+.2f} pp [{100 * b_c['ci'][0]:+.1f}, {100 * b_c['ci'][1]:+.1f}]"
+        our_value=f"BQT − CQT {100 * b_c['diff']:+.2f} pp [{100 * b_c['ci'][0]:+.1f}, {100 * b_c['ci'][1]:+.1f}]"
         if not math.isnan(b_c["diff"])
         else "n/a",
-        less(b_c["diff"], 0, ci=b_c["ci"]) if not math.isnan(b_c["diff"]) else None,
-        f"paired bootstrap, n = {b_c['n']}",
-        "thesis-paired",
+        passed=less(b_c["diff"], 0, ci=b_c["ci"]) if not math.isnan(b_c["diff"]) else None,
+        evidence=f"paired bootstrap, n = {b_c['n']}",
+        anchor="thesis-paired",
         floor=floor_of(kept, [("rag", "BQT", bam), ("rag", "CQT", bam)]),
     )
 
@@ -247,17 +229,15 @@ def check_claims(
         h11 = all(d["diff"] > 0 for d in diffs) and share <= 3 / 158 + 1e-9 and abs(c_b["diff"]) <= 0.03
     ledger.check(
         "H11",
-        "Evidence as query beats the question (CET, BET > CQT, BQT), F-E nearly gone, CET ≈ BET",
-        "F-E ≈ 0-3 of 158; |CET − BET| small",
-        (
+        our_value=(
             "min(E − Q) " + f"{100 * min(d['diff'] for d in diffs):+.2f} pp; F-E share {_pct(share)}; "
             f"CET − BET {100 * c_b['diff']:+.2f} pp"
         )
         if h11 is not None
         else "n/a",
-        h11,
-        "point values (BAMBOO prompt)",
-        "thesis-paired",
+        passed=h11,
+        evidence="point values (BAMBOO prompt)",
+        anchor="thesis-paired",
         floor=floor_of(kept, [("rag", p, bam) for p in ("CET", "BET", "CQT", "BQT")]),
     )
 
@@ -265,14 +245,12 @@ def check_claims(
     h12 = None if any(math.isnan(v) for v in gains.values()) else gains["CTX1"] < gains["CTX2"]
     ledger.check(
         "H12",
-        "The semantic-chunking gain (CQS − CQT) is smaller with CTX1 than with CTX2",
-        "gain(CTX1) < gain(CTX2)",
-        f"CTX1 {100 * gains['CTX1']:+.2f} pp, CTX2 {100 * gains['CTX2']:+.2f} pp"
+        our_value=f"CTX1 {100 * gains['CTX1']:+.2f} pp, CTX2 {100 * gains['CTX2']:+.2f} pp"
         if h12 is not None
         else "n/a",
-        h12,
-        "grid subset, point values",
-        "thesis-fe-grid",
+        passed=h12,
+        evidence="grid subset, point values",
+        anchor="thesis-fe-grid",
         floor=floor_of(grid, [("rag", p, q) for p in ("CQS", "CQT") for q in ("CTX1", "CTX2")]),
     )
 
@@ -285,12 +263,10 @@ def check_claims(
     h13 = None if math.isnan(mean_j) else (mean_j < 0.5 and n28 >= 2)
     ledger.check(
         "H13",
-        "F-E cases change across prompts and pipelines; MeetingQA case 28 is F-E under every prompt",
-        "only case 28 is F-E everywhere",
-        f"mean Jaccard {mean_j:.2f}; case 28 F-E in {n28}/{len(fe28)} runs",
-        h13,
-        "PASS if mean pairwise Jaccard < 0.5 and case 28 F-E in ≥ 2 runs",
-        "thesis-fe-grid",
+        our_value=f"mean Jaccard {mean_j:.2f}; case 28 F-E in {n28}/{len(fe28)} runs",
+        passed=h13,
+        evidence="PASS if mean pairwise Jaccard < 0.5 and case 28 F-E in ≥ 2 runs",
+        anchor="thesis-fe-grid",
         floor=floor_of(grid, sorted(set(map(tuple, grid[RUN].drop_duplicates().to_numpy())))),
     )
 
@@ -317,13 +293,10 @@ def check_claims(
             h14, ours = None, "n/a"
         ledger.check(
             "H14",
-            "Question as query: Cosine ≤ SVM < BM25, Naive (median distance); k = 10 or α = 0.5 "
-            "concentrate the distributions",
-            "Cosine best, SVM close, all broad",
-            ours,
-            h14,
-            "distance to BM25-with-evidence top-k, Hungarian assignment",
-            "thesis-distance",
+            our_value=ours,
+            passed=h14,
+            evidence="distance to BM25-with-evidence top-k, Hungarian assignment",
+            anchor="thesis-distance",
         )
 
     # H15: tokens
@@ -336,16 +309,13 @@ def check_claims(
         h15 = None if best is None or math.isnan(ratio) else (ratio >= 4 and f_best["diff"] <= 0.02)
         ledger.check(
             "H15",
-            'RAG sends 1/4-1/6 of Full\'s tokens ("tenfold or more" for some settings) at similar '
-            "accuracy for the best pipeline",
-            "ratio ≥ 4; best RAG within 2 pp of Full",
-            f"Full/CQT tokens × {ratio:.1f}; best RAG {best['pipeline']} Full − RAG "
+            our_value=f"Full/CQT tokens × {ratio:.1f}; best RAG {best['pipeline']} Full − RAG "
             f"{100 * f_best['diff']:+.2f} pp"
             if h15 is not None
             else "n/a",
-            h15,
-            "BAMBOO prompt, tokens of our model's tokenizer",
-            "thesis-tokens",
+            passed=h15,
+            evidence="BAMBOO prompt, tokens of our model's tokenizer",
+            anchor="thesis-tokens",
             floor=floor_of(kept, [("full", NO_PIPELINE, bam)] + ([("rag", best["pipeline"], bam)] if best is not None else [])),
         )
 
@@ -355,11 +325,9 @@ def check_claims(
         ordered = sanity["ours"].iloc[0] > sanity["ours"].iloc[1]
         ledger.check(
             "H16",
-            "cos(like, hate) = 0.9226 > cos(like, don't hate) = 0.9185 (same embedding family)",
-            "0.9226 > 0.9185",
-            " > ".join(f"{v:.4f}" for v in sanity["ours"]),
-            bool(all(ok) and ordered),
-            "MiniLM instead of davinci-002: a model-identification check",
-            "thesis-table-6-3",
+            our_value=" > ".join(f"{v:.4f}" for v in sanity["ours"]),
+            passed=bool(all(ok) and ordered),
+            evidence="MiniLM instead of davinci-002: a model-identification check",
+            anchor="thesis-table-6-3",
         )
     return ledger.table()

@@ -50,20 +50,16 @@ def check_h4(ledger, df: pd.DataFrame, window: int, lengths_note: str = "") -> d
     """H4's three parts as claims of ``ledger`` (one ledger per model); returns :func:`h4_tests`' values."""
     t = h4_tests(df, window)
     note = f" ({lengths_note})" if lengths_note else ""
-    ledger.check("H4a", "The complex (laser) needle is found at every length and depth", "all cells (perfect)",
-                 f"{t['complex_found']:.0%} of cells found", t["complex_everywhere"],
+    ledger.check("H4a", our_value=f"{t['complex_found']:.0%} of cells found", passed=t["complex_everywhere"],
                  evidence=f"deterministic recall >= {FOUND_RECALL} in every complex-needle cell{note}",
                  anchor="needle-claims")
-    ledger.check("H4b", "The simple (San Francisco) needle fails only beyond ~30% of the window",
-                 "some misses, none below 30% of the window",
-                 f"fail rate {t['simple_fail_rate']:.0%}; {t['simple_early_fails']} misses below "
-                 f"{int(0.3 * window)} tokens", t["simple_fails_late"],
+    ledger.check("H4b", our_value=f"fail rate {t['simple_fail_rate']:.0%}; {t['simple_early_fails']} misses below "
+                 f"{int(0.3 * window)} tokens", passed=t["simple_fails_late"],
                  evidence=f"window taken as {window} tokens (the longest length tested){note}",
                  anchor="needle-claims")
-    ledger.check("H4c", "No failure cluster at long context with the needle near the end (upper right)",
-                 "no significant drop", f"fail {t.get('ur_fail', float('nan')):.0%} upper right vs "
+    ledger.check("H4c", our_value=f"fail {t.get('ur_fail', float('nan')):.0%} upper right vs "
                  f"{t.get('rest_fail', float('nan')):.0%} elsewhere (p = {t.get('ur_p', float('nan')):.3f})",
-                 t["no_upper_right"],
+                 passed=t["no_upper_right"],
                  evidence="Fisher exact, one-sided, both needles; inconclusive when fewer than half of the other "
                           f"cells are found{note}", anchor="needle-claims")
     return t
