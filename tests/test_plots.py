@@ -65,12 +65,14 @@ def test_the_venn_diagram_beside_the_bars_has_no_label_over_another(values):
 
 @pytest.mark.parametrize("values", VENN_COUNTS[:2])
 def test_a_grid_of_venn_diagrams_has_no_label_over_another(values):
-    """The thesis's grid: three prompts × five pipelines, titles above each panel (a label under a diagram must
-    neither cover its own Evidence label nor the title of the panel below)."""
-    fig, axes = plt.subplots(3, 5, figsize=(3.3 * 5, 2.9 * 3), squeeze=False)
-    for ax in axes.ravel():
-        plots.pattern_venn(_counts(values), ax=ax, title="CQT / BAMBOO (n=8)")
-    fig.tight_layout()
+    """The thesis's grid: five pipelines × three prompts, titles above each panel (a label under a diagram must
+    neither cover its own Evidence label nor the title of the panel below), at most 9 inches wide (the book's
+    page shows about 8: the earlier prompts × pipelines grid was 16.5 inches, shown at half size)."""
+    runs = [(p, q) for p in ("CQT", "CQS", "BQT", "CET", "BET") for q in ("BAMBOO", "CTX1", "CTX2")]
+    counts = pd.concat([_counts(values).assign(pipeline=p, prompt=q) for p, q in runs], ignore_index=True)
+    fig = plots.pattern_grid(counts, plots.pattern_venn)
+    assert fig.get_size_inches()[0] <= 9 and len([a for a in fig.axes if a.axison or a.texts]) == 15
+    assert [a.get_title() for a in fig.axes[:3]] == [f"CQT / {q} (n={sum(values)})" for q in ("BAMBOO", "CTX1", "CTX2")]
     assert _overlaps(fig) == []
     # and every label lies on the canvas
     canvas = fig.bbox

@@ -228,6 +228,24 @@ def pattern_venn(counts: pd.DataFrame, ax=None, title: str = ""):
     return ax
 
 
+def pattern_grid(counts: pd.DataFrame, draw, rows: str = "pipeline", cols: str = "prompt", width: float = 3.0):
+    """One panel per (``rows``, ``cols``) run of the pattern counts, drawn by ``draw`` (:func:`pattern_bars` or
+    :func:`pattern_venn`), titled with the run and its number of cases. Pipelines go down and the three prompts
+    across, so the grid stays about ``3 * width`` inches wide: readable at the book's page width (a
+    prompts x pipelines grid was 16 inches wide)."""
+    rv, cv = list(dict.fromkeys(counts[rows])), list(dict.fromkeys(counts[cols]))
+    fig, axes = plt.subplots(len(rv), len(cv), figsize=(width * len(cv), 0.9 * width * len(rv)), squeeze=False)
+    for i, r in enumerate(rv):
+        for j, c in enumerate(cv):
+            sub = counts[(counts[rows] == r) & (counts[cols] == c)]
+            if len(sub):
+                draw(sub, ax=axes[i, j], title=f"{r} / {c} (n={int(sub['n'].max())})")
+            else:
+                axes[i, j].set_axis_off()
+    fig.tight_layout()
+    return fig
+
+
 def tile_grid(grid: pd.DataFrame, ax=None, title: str = "", label: str = "F-E"):
     """Cases (rows) × runs (columns): coloured where the case is ``label`` in that run, grey where it is not,
     white where the run did not ask the case (Fig. 6.7)."""
