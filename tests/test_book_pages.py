@@ -155,3 +155,32 @@ def test_every_figure_on_a_chapter_page_has_its_numbered_caption(page_name, book
         words = re.findall(r"\w+", re.sub(r"[*`]", "", want[fig]))[:8]  # markup renders away; the words stay
         assert re.findall(r"\w+", m.group(2))[:8] == words, f"{page_name}: {fig}'s caption is not the notebook's"
     assert len(numbers) == len(set(numbers)), f"{page_name}: two figures share a number"
+
+
+def glossary_terms(page: Path) -> list[str]:
+    """The terms of the ``{glossary}`` blocks of a MyST page (a term line: unindented, inside the block)."""
+    terms, inside = [], False
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```{glossary}"):
+            inside = True
+        elif line.startswith("```"):
+            inside = False
+        elif inside and line.strip() and not line.startswith(" "):
+            terms.append(line.strip())
+    return terms
+
+
+def test_every_glossary_column_is_a_column_of_the_books_tables(request):
+    """A glossary term written as an identifier names a column: some tidy table of the built book has it (so the
+    glossary does not define columns no chapter writes), and the page renders as a glossary."""
+    import pandas as pd
+
+    terms = glossary_terms(ROOT / "book" / "glossary.md")
+    columns = [t for t in terms if re.fullmatch(r"[a-z_]+", t) and t not in {"arm", "item", "floor", "profile"}]
+    assert len(terms) >= 20 and {"setting", "n", "ci_low", "verdict", "kpr"} <= set(columns)
+    book = request.getfixturevalue("built_book")
+    runs = [r.out_dir for r in [*book.runs.values(), *book.companion_runs]]
+    seen = {c for d in runs for f in Path(d).glob("*.csv") for c in pd.read_csv(f, nrows=0).columns}
+    assert sorted(set(columns) - seen) == []
+    html = (book.html / "book" / "glossary.html").read_text(encoding="utf-8")
+    assert 'id="term-ci_low"' in html or 'id="term-ci-low"' in html
