@@ -26,6 +26,7 @@ class FaultServer:
         self._lock = threading.Lock()
         self.requests: list[dict] = []  # {"path", "body", "auth"}
         self.tokenizer: str | None = None  # a tokenize dialect to speak ("llama.cpp", "vllm"); None: 404
+        self.timings = False  # True: answers carry llama.cpp's "timings" (prompt_ms 100, predicted_ms 50)
         self.tokenize_requests: list[dict] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -86,7 +87,10 @@ class FaultServer:
         if self.latency_s:
             time.sleep(self.latency_s)
         if action == "ok":
-            self._send(h, 200, _completion(h.path, body))
+            answer = _completion(h.path, body)
+            if self.timings:  # as llama.cpp's server reports its own computing time
+                answer["timings"] = {"prompt_ms": 100.0, "predicted_ms": 50.0, "prompt_n": 11, "predicted_n": 3}
+            self._send(h, 200, answer)
         elif action.split(":")[0] in {"429", "500", "503", "401", "404"}:
             code, _, after = action.partition(":")  # "429:2": a 429 whose Retry-After asks for 2 s
             code = int(code)

@@ -300,3 +300,20 @@ def test_a_server_without_a_tokenize_endpoint_gets_the_stand_in_and_says_so(faul
     m = make_model(fault_server)
     assert m.tokenizer.name.startswith("proxy:") and not m.tokenizer.exact
     assert {r["path"] for r in fault_server.tokenize_requests} == {"/tokenize", "/extras/tokenize"}
+
+
+def test_latency_is_the_request_and_the_servers_own_time_is_kept_apart(fault_server, tmp_path, monkeypatch):
+    """Six requests, three at a time, each answered after 0.4 s: every latency is one request's (about 0.4 s),
+    none includes the time it waited for a free lane in the client; the server's own computing time
+    (llama.cpp's timings) is recorded beside it and totalled in the manifest."""
+    from lcrag.book.manifest import read_usage, summarize_usage
+
+    fault_server.latency_s, fault_server.timings = 0.4, True
+    monkeypatch.setenv("LCRAG_RUN_DIR", str(tmp_path))
+    out = make_model(fault_server, concurrency=3).map("chat", [{"messages": [{"role": "user", "content": f"q{i}"}]}
+                                                               for i in range(6)])
+    assert fault_server.max_in_flight == 3
+    assert all(0.4 <= c.latency_s < 0.7 for c in out), [c.latency_s for c in out]
+    usage_log = read_usage(tmp_path / "usage.jsonl")
+    assert [r["server_s"] for r in usage_log.records] == [0.15] * 6
+    assert summarize_usage(usage_log)["server_s"] == 0.9

@@ -133,6 +133,7 @@ def summarize_usage(log: UsageLog) -> dict[str, Any]:
         "truncated_calls": sum(1 for r in recs if r.get("truncated")),
         "cost_usd": round(sum(_num(r.get("cost_usd")) for r in recs), 6),
         "latency_s": round(sum(_num(r.get("latency_s")) for r in recs), 3),
+        "server_s": round(sum(_num(r.get("server_s")) for r in recs), 3),  # 0 where no server reported it
         "serving": serving,
         "failures": dict(sum((Counter(r.get("failures") or {}) for r in recs), Counter())),
         "retried_calls": sum(1 for r in recs if r.get("failures")),

@@ -26,6 +26,7 @@ import openai
 
 from lcrag import config
 from lcrag.models import model_files, server, usage
+from lcrag.models.answers import MalformedResponse, normalise
 from lcrag.models.cache import DiskCache, content_key
 from lcrag.models.registry import ModelInfo, UnknownModelError, cost_usd, parse_spec
 from lcrag.models.retry import RetryPolicy, failure_kind
@@ -209,7 +210,7 @@ class Model:
             completion_tokens=c.completion_tokens, latency_s=c.latency_s, cost_usd=c.cost_usd,
             estimated_tokens=response.get("prompt_tokens") is None,
             truncated=bool(c.truncation), serving=response.get("serving"),
-            failures=failures, tokenizer=self.tokenizer.name,
+            failures=failures, tokenizer=self.tokenizer.name, server_s=response.get("server_s"),
         ))
         return c
 
@@ -256,7 +257,7 @@ class Model:
             t0 = time.perf_counter()
             try:
                 raw = _send(client, name, kind, body, params)
-                response = _normalise(kind, raw)
+                response = normalise(kind, raw)
             except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
                 raise AuthError(f"{self.spec}: the endpoint refused the credentials (HTTP {exc.status_code}); "
                                 "check OPENAI_API_KEY / LCRAG_API_KEY") from None
@@ -297,10 +298,6 @@ class Model:
         )
 
 
-class MalformedResponse(ValueError):
-    """The endpoint answered 200 with something that is not a completion."""
-
-
 def _params(max_tokens, temperature, top_p, stop, seed, logprobs, top_logprobs) -> dict:
     p = {"max_tokens": max_tokens, "temperature": temperature}
     if top_p is not None:
@@ -324,37 +321,6 @@ def _send(client: openai.OpenAI, name: str, kind: str, body: dict, params: dict)
     else:
         params.pop("top_logprobs", None)
     return client.completions.create(model=name, prompt=body["prompt"], **params)
-
-
-def _normalise(kind: str, raw) -> dict:
-    """The compact, JSON-able form of a response that the cache and the store keep."""
-    try:
-        choice = raw.choices[0]
-        text = choice.message.content if kind == "chat" else choice.text
-        if text is None:  # an answer without content is a failure, not the empty answer
-            raise MalformedResponse("the completion has no content (null)")
-        lp = _chat_logprobs(choice.logprobs) if kind == "chat" else _completion_logprobs(choice.logprobs)
-        u = raw.usage
-        return {"text": text, "finish_reason": choice.finish_reason, "logprobs": lp,
-                "prompt_tokens": int(u.prompt_tokens) if u else None,
-                "completion_tokens": int(u.completion_tokens) if u else None}
-    except (AttributeError, IndexError, TypeError) as exc:
-        raise MalformedResponse(f"malformed completion: {type(exc).__name__}: {exc}") from None
-
-
-def _chat_logprobs(lp) -> list[dict] | None:
-    if not lp or not getattr(lp, "content", None):
-        return None
-    return [{"token": t.token, "logprob": t.logprob, "top": {a.token: a.logprob for a in (t.top_logprobs or [])}}
-            for t in lp.content]
-
-
-def _completion_logprobs(lp) -> list[dict] | None:
-    if not lp or not getattr(lp, "tokens", None):
-        return None
-    tops = lp.top_logprobs or [None] * len(lp.tokens)
-    return [{"token": t, "logprob": lp_, "top": dict(top or {})}
-            for t, lp_, top in zip(lp.tokens, lp.token_logprobs, tops, strict=False)]
 
 
 def _completion(response: dict, key: str, source: str, info: ModelInfo, trunc: tok.Truncation) -> Completion:

@@ -27,7 +27,8 @@ class UsageRecord:
     source: str  # "store" | "disk" | "network" | "failed" (gave up: no response)
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    latency_s: float = 0.0  # of the call that produced the response (0 for embeddings from cache)
+    latency_s: float = 0.0  # of the request that produced the response, sent to answered (0: embeddings from cache)
+    server_s: float | None = None  # of that, the server's own computing time where it says (llama.cpp's timings)
     cost_usd: float | None = 0.0
     estimated_tokens: bool = False
     truncated: bool = False
