@@ -17,19 +17,17 @@ from __future__ import annotations
 
 from lcrag.data.bamboo import load_bamboo
 from lcrag.data.essays import load_essays
-from lcrag.data.fetch import (
+from lcrag.data.fetch import FetchReport, FileResult, entry_for, fetch, path, verify
+from lcrag.data.longbench import load_longbench, load_longrag_eval, split_passages
+from lcrag.data.manifest import (
     ChecksumError,
     DataError,
     DataNotFoundError,
-    FetchReport,
-    FileResult,
-    entry_for,
-    fetch,
-    path,
-    verify,
+    Manifest,
+    ManifestEntry,
+    ManifestError,
+    load_manifest,
 )
-from lcrag.data.longbench import load_longbench, load_longrag_eval, split_passages
-from lcrag.data.manifest import Manifest, ManifestEntry, ManifestError, load_manifest
 from lcrag.data.records import DataWarning, LoadReport
 from lcrag.data.summhay import Haystack, load_eval_benchmark, load_haystack, load_haystacks
 
