@@ -188,6 +188,12 @@ def test_companions_file_is_read_and_checked(tmp_path):
     comp.write_text("- model: local/gemma3-270m\n  profile: quick\n  chapters: [thesis]\n")
     (c,) = read_companions(tmp_path)
     assert (c.model, c.profile, c.chapters) == ("local/gemma3-270m", "quick", ("thesis",))
+    # without a chapter list: every registered chapter with an experiment family, in the registry's order
+    for name in ("needle", "longrag", "summhay", "long2rag"):
+        (tmp_path / "notebooks" / f"{name}.md").write_text("# t\n")
+    comp.write_text("- model: local/qwen2.5-coder-0.5b-instruct\n  profile: quick\n")
+    (c,) = read_companions(tmp_path)
+    assert c.chapters == ("needle", "thesis", "long2rag", "longrag", "summhay")
     for text, match in [
         ("- model: local/gemma3-270m\n  profile: fast\n  chapters: [thesis]\n", "unknown profile 'fast'"),
         ("- model: local/gemma3-270m\n  chapters: [nochapter]\n", "no notebooks/<chapter>.md for nochapter"),

@@ -130,6 +130,8 @@ def read_companions(root: Path | None = None) -> list[Companion]:
           profile: quick
           chapters: [thesis, long2rag, longrag, summhay]
 
+    An entry without ``chapters`` runs every registered chapter that gives the synthesis an experiment family
+    (:mod:`lcrag.chapters`): a paper added to the package joins such a model's size axis without an edit here.
     A malformed file, an unknown profile or a chapter without a source raises :class:`UsageError` naming it.
     """
     from lcrag.book.profiles import PROFILES
@@ -156,12 +158,18 @@ def read_companions(root: Path | None = None) -> list[Companion]:
         profile = str(entry.get("profile", "default"))
         if profile not in PROFILES:
             raise UsageError(f"{path}: entry {i}: unknown profile {profile!r}; profiles are {', '.join(PROFILES)}")
-        chapters = tuple(str(c) for c in entry.get("chapters") or [])
+        chapters = tuple(str(c) for c in entry["chapters"]) if "chapters" in entry else _family_chapters()
         missing = [c for c in chapters if not chapter_source(c, root).exists()]
         if missing:
             raise UsageError(f"{path}: entry {i}: no notebooks/<chapter>.md for {', '.join(missing)}")
         out.append(Companion(str(entry["model"]), profile, chapters))
     return out
+
+
+def _family_chapters() -> tuple[str, ...]:
+    from lcrag.chapters import chapters
+
+    return tuple(c.name for c in chapters() if c.family is not None)
 
 
 @dataclass
