@@ -4,7 +4,9 @@
   P7, checked by :func:`parse_dedup`) and the AutoDS filter (:func:`autods_scores`, P8 with YES/NO logprobs, Eq. 3
   :func:`yes_no_score`, kept at :data:`AUTODS_THRESHOLD`).
 - Validation against the human SummHay insights (:func:`recovery`).
-- KPP, our definition (the paper gives none): :func:`response_points_precision`.
+- The pipeline end to end (:func:`pipeline`, :func:`stage_summary`).
+- KPP, our definition (the paper gives none): :func:`response_points_precision`; Table 4's analogue
+  (:func:`table4`).
 """
 
 from __future__ import annotations
@@ -139,6 +141,41 @@ def autods_scores(model, questions: Sequence[str], points: Sequence[str], top_lo
     return [yes_no_score(c.top_logprobs(0)) for c in model.map("ask", requests)]
 
 
+def pipeline(model, items: pd.DataFrame, threshold: float, max_tokens: int = 256, dedup_max_tokens: int = 512,
+             autods_points: int = 0) -> dict[str, pd.DataFrame]:
+    """§3.3 end to end on ``items``: P5 extraction, P7 de-duplication and, on the first ``autods_points``
+    de-duplicated points, P8's AutoDS score; after each stage, how many human key points it recovers
+    (:func:`recovery`). Returns the tables ``extracted``, ``deduped``, ``scored`` (empty without AutoDS) and
+    ``recovery`` (one row per item and stage)."""
+    extracted = extract_key_points(model, items, max_tokens=max_tokens)
+    stages = [recovery(items, extracted, threshold, "P5 extracted")]
+    deduped = deduplicate(model, extracted, max_tokens=dedup_max_tokens)
+    stages.append(recovery(items, deduped, threshold, "P7 deduplicated"))
+    scored = pd.DataFrame()
+    if autods_points and len(deduped):
+        scored = deduped.head(autods_points).copy()
+        question = items.set_index("question_id")["question"]
+        scored["autods"] = autods_scores(model, list(question[scored["question_id"]]), list(scored["point"]))
+        kept = scored[scored["autods"] >= AUTODS_THRESHOLD]
+        stages.append(recovery(items, scored, threshold, f"P8 scored (first {autods_points})"))
+        stages.append(recovery(items, kept, threshold, f"P8 kept (score >= {AUTODS_THRESHOLD:g})"))
+    return {"extracted": extracted, "deduped": deduped, "scored": scored,
+            "recovery": pd.concat(stages, ignore_index=True)}
+
+
+def stage_summary(run: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, str]:
+    """Per stage of a :func:`pipeline` run: items, points, key points, recovered, mean recall; and a line on
+    P5's verbatim spans and P7's fallbacks."""
+    summary = run["recovery"].groupby("stage", sort=False).agg(
+        items=("question_id", "size"), points=("n_points", "sum"), key_points=("n_key_points", "sum"),
+        recovered=("n_recovered", "sum"), recall=("recall", "mean"))
+    ex, dd = run["extracted"], run["deduped"]
+    verbatim = ex["span_verbatim"].mean() if len(ex) else float("nan")
+    note = (f"P5: {len(ex)} points, {verbatim:.0%} with every span verbatim in its document; P7 fallbacks: "
+            f"{int(dd['fallback'].sum()) if len(dd) else 0}")
+    return summary, note
+
+
 def recovery(items: pd.DataFrame, points: pd.DataFrame, threshold: float, stage: str) -> pd.DataFrame:
     """How many of each item's human key points (SummHay insights) the pipeline's points recover: an insight is
     recovered when its lexical score against some point (each point one "sentence") reaches ``threshold`` (the
@@ -177,4 +214,18 @@ def response_points_precision(model, responses: pd.DataFrame, items: pd.DataFram
         ok = int((lexical_scores(pts, [doc_text] * len(pts)) >= threshold).sum()) if pts else 0
         rows.append({"question_id": r["question_id"], "variant": r["variant"], "n_points": len(pts),
                      "n_supported": ok, "precision": ok / len(pts) if pts else np.nan})
+    return pd.DataFrame(rows)
+
+
+def table4(precision: pd.DataFrame, judgments: pd.DataFrame, responses: pd.DataFrame) -> pd.DataFrame:
+    """Table 4's analogue, one row per recall judge: KPP, KPR, both KPF readings (:func:`lcrag.metrics.kpr.kpf`)
+    of the responses whose ``precision`` (:func:`response_points_precision`) and ``judgments`` are given, with the
+    mean number of extracted points and the mean response length."""
+    from lcrag.metrics import kpr as K
+
+    rows = []
+    for name, g in judgments.groupby("judge"):
+        per_q = precision.merge(K.question_kpr(g)[["question_id", "recall"]], on="question_id")
+        rows.append({"recall_judge": name, **K.kpf(per_q), "mean_points": precision["n_points"].mean(),
+                     "mean_response_tokens": responses["completion_tokens"].mean()})
     return pd.DataFrame(rows)
