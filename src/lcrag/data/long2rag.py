@@ -325,6 +325,20 @@ def summhay_items(haystacks: Mapping, n_documents: int = N_DOCUMENTS, max_subtop
     return pd.DataFrame(rows)
 
 
+def select_items(items: pd.DataFrame, haystacks, per_haystack: int = 0, max_key_points: int = 0) -> pd.DataFrame:
+    """The items of a run: those of ``haystacks``, the first ``per_haystack`` of each (0: all), each with its first
+    ``max_key_points`` key points (0: all)."""
+    out = items[items["haystack"].isin(haystacks)]
+    if per_haystack:
+        out = out.groupby("haystack", sort=False).head(per_haystack)
+    out = out.reset_index(drop=True)
+    if max_key_points:
+        out = out.assign(key_points=out["key_points"].map(lambda k: k[:max_key_points]),
+                         key_point_ids=out["key_point_ids"].map(lambda k: k[:max_key_points]))
+        out["n_key_points"] = out["key_points"].map(len)
+    return out
+
+
 def items_summary(items: pd.DataFrame) -> pd.DataFrame:
     """The shape of an item set next to the paper's §3 numbers: questions, domains, categories, documents per
     question, words per document, key points (total and per question)."""

@@ -129,3 +129,23 @@ def process_documents(model, items: pd.DataFrame, variant: str, max_tokens: int 
         out.append(texts[k : k + n])
         k += n
     return pd.Series(out, index=items.index)
+
+
+def generate_variants(model, items: pd.DataFrame, variants: Sequence[str], process_tokens: int = 128,
+                      max_tokens: int = 512) -> pd.DataFrame:
+    """One response per item and document variant (§4.2's six processings: :func:`process_documents`), the
+    variants in order: the chapter's ``responses`` table."""
+    frames = []
+    for variant in variants:
+        docs = process_documents(model, items, variant, max_tokens=process_tokens)
+        frames.append(generate(model, items.assign(documents=docs), max_tokens=max_tokens, variant=variant))
+    return pd.concat(frames, ignore_index=True)
+
+
+def context_policy(responses: pd.DataFrame) -> pd.DataFrame:
+    """Per variant: responses, documents cut to fit the window, mean input and response tokens, answers that hit
+    the token cap."""
+    return responses.groupby("variant", sort=False).agg(
+        responses=("question_id", "size"), documents_cut=("truncated", "sum"),
+        mean_input_tokens=("input_tokens", "mean"), mean_response_tokens=("completion_tokens", "mean"),
+        hit_cap=("finish_reason", lambda s: int((s == "length").sum())))
