@@ -175,6 +175,21 @@ def judge_rank_agreement(table: pd.DataFrame, systems: str = "variant", judges: 
             "mean_difference": float((b - a).mean())}
 
 
+def agreement_study(bench: pd.DataFrame, human_yes: Sequence[str], model=None, llm_pairs: int = 0, seed: int = 0,
+                    max_tokens: int = 8) -> tuple[float, pd.DataFrame, pd.DataFrame | None]:
+    """The judges against the human coverage labels of SummHay's benchmark (§ "our judges" of the chapter): the
+    lexical judge's threshold fitted on the even records (:func:`calibrate`), then, on ``llm_pairs`` held-out
+    pairs, ``model`` as an entailment judge read three ways (strict, default, words). Returns the threshold, the
+    agreement table (one row per judge and half) and the LLM's judged pairs (None without them)."""
+    pairs = benchmark_pairs(bench, tuple(human_yes))
+    threshold, lexical_agreement = calibrate(pairs)
+    agreement, judged = [lexical_agreement], None
+    if llm_pairs:
+        judged = judge_llm(model, sample_pairs(pairs, llm_pairs, seed=seed), max_tokens=max_tokens)
+        agreement += [llm_agreement(reparse(judged, how)) for how in ("strict", "default", "words")]
+    return threshold, pd.concat(agreement, ignore_index=True), judged
+
+
 def trusted_judge(agreement: pd.DataFrame, judges: Sequence[str]) -> str:
     """Among ``judges``, the one whose labels agree best with the humans: the highest held-out Cohen's kappa in
     an agreement table (columns ``judge``, ``half``, ``n``, ``kappa``, as the chapter's ``judge_agreement``),
