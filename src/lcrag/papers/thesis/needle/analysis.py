@@ -131,3 +131,18 @@ def explanation_table(answers: pd.DataFrame, needles: Sequence[Needle], haystack
                      **{k: v for k, v in needle_bm25_rank(hay, nd).items() if k != "needle"},
                      "fail_rate": 1 - g["found"].mean(), "recall_mean": g["recall"].mean()})
     return pd.DataFrame(rows)
+
+
+def explanation_relation(explain: pd.DataFrame) -> pd.DataFrame:
+    """Per model and needle: the needle's mean BM25 rank, its mean number of competing sentences, its fail rate,
+    and the Spearman correlation of fail rate with competitors over the cells (None where either is constant)."""
+    from scipy.stats import spearmanr
+
+    rows = []
+    for (model, needle), g in explain.groupby(["model", "needle"]):
+        ok = g["fail_rate"].nunique() > 1 and g["competitors"].nunique() > 1
+        rows.append({"model": model, "needle": needle, "mean_rank": g["rank"].mean(),
+                     "mean_competitors": g["competitors"].mean(), "fail_rate": g["fail_rate"].mean(),
+                     "spearman_fail_vs_competitors": spearmanr(g["competitors"], g["fail_rate"]).statistic
+                     if ok else None})
+    return pd.DataFrame(rows)

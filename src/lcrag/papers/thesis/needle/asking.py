@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from lcrag.papers.thesis.needle.needles import SIMPLE_QUESTION
-from lcrag.papers.thesis.needle.plan import prefix_order
+from lcrag.papers.thesis.needle.needles import SIMPLE_QUESTION, needles_for
+from lcrag.papers.thesis.needle.plan import lengths_for, needle_grid, prefix_order
 from lcrag.progress import progress as bar
 from lcrag.retrieval import BM25Retriever
 from lcrag.text.chunking import recursive_split
@@ -89,6 +89,36 @@ def rag_cells(model, cells: list[dict], top_k: int = 5, max_tokens: int = 64, pr
         r["setting"], r["call_order"] = "rag", i
         r.pop("rag_context")
     return _tidy(out)
+
+
+def answer_models(specs, cells: dict, lengths: dict, rag: str = "longest", top_k: int = 5,
+                  max_tokens: int = 64) -> pd.DataFrame:
+    """Every model's answers on its grid (``cells[spec]``) with the full haystack and, unless ``rag`` is "none",
+    from BM25's top-k chunks: at the model's longest length (``rag="longest"``, ``max(lengths[spec])``) or at
+    every length (``"all"``)."""
+    from lcrag.models import get_model
+
+    frames = []
+    for s in specs:
+        m = get_model(s)
+        frames.append(answer_cells(m, cells[s], max_tokens=max_tokens))
+        if rag != "none":
+            rag_set = [c for c in cells[s] if rag == "all" or c["context_tokens"] == max(lengths[s])]
+            frames.append(rag_cells(m, rag_set, top_k=top_k, max_tokens=max_tokens))
+    return pd.concat(frames, ignore_index=True)
+
+
+def variant_answers(specs, essays, variants, lengths, depths, max_tokens: int = 64) -> pd.DataFrame:
+    """RULER-style variants (four needles in one haystack) on every model at ``lengths`` x ``depths``, full
+    haystack: the public table."""
+    from lcrag.models import get_model
+
+    frames = []
+    for s in specs:
+        m = get_model(s)
+        grid = needle_grid(m, essays, lengths_for(m, lengths, answer_tokens=max_tokens), depths, needles_for(variants))
+        frames.append(answer_cells(m, grid, max_tokens=max_tokens))
+    return public(pd.concat(frames, ignore_index=True))
 
 
 def _tidy(rows: list[dict]) -> pd.DataFrame:

@@ -63,3 +63,19 @@ def check_h4(ledger, df: pd.DataFrame, window: int, lengths_note: str = "") -> d
                  evidence="Fisher exact, one-sided, both needles; inconclusive when fewer than half of the other "
                           f"cells are found{note}", anchor="needle-claims")
     return t
+
+
+def check_models(specs, scored: pd.DataFrame, lengths: dict, n_depths: int) -> tuple[list, pd.DataFrame]:
+    """H4 on every model, one claims ledger each (the window taken as the model's longest length); the ledgers
+    and the tests' values, one row per model."""
+    from lcrag.book import ClaimsLedger
+
+    ledgers, rows = [], []
+    for s in specs:
+        ledger = ClaimsLedger(None, paper="thesis", model=s)
+        window = max(lengths[s])
+        t = check_h4(ledger, scored[scored["model"] == s], window,
+                     lengths_note=f"{len(lengths[s])} lengths up to {window} x {n_depths} depths")
+        rows.append({"model": s, **t})
+        ledgers.append(ledger)
+    return ledgers, pd.DataFrame(rows)
