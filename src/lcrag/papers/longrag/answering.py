@@ -142,6 +142,24 @@ def answer_questions(items: pd.DataFrame, retriever: Retriever, generator, compo
     return pd.DataFrame(rows)
 
 
+def answer_datasets(questions: dict[str, pd.DataFrame], index: dict, generator, component=None, *,
+                    chunk_size: int, progress: bool = False, **kwargs) -> pd.DataFrame:
+    """:func:`answer_questions` on every dataset of ``questions`` with its ``index`` entry (:func:`dataset_index`:
+    records, corpus, retriever; the corpus's paragraphs feed R&L), the datasets' rows one after another."""
+    return pd.concat([
+        answer_questions(items, index[ds][2], generator, component, dataset=ds, chunk_size=chunk_size,
+                         paragraphs=list(index[ds][1]["text"]), progress=progress, **kwargs)
+        for ds, items in questions.items()
+    ], ignore_index=True)
+
+
+def transfer_table(results: pd.DataFrame, transfer: pd.DataFrame) -> pd.DataFrame:
+    """F1 of E&F with the components moved to another model (``transfer``) beside R&B and E&F on the same
+    questions with the generator's own components (``results``), per dataset, strategy and component model."""
+    same = results[results["strategy"].isin(["R&B", "E&F"]) & results["question_id"].isin(transfer["question_id"])]
+    return f1_table(pd.concat([same, transfer]), by=("dataset", "strategy", "component"))
+
+
 def f1_table(results: pd.DataFrame, by: Sequence[str] = ("dataset", "strategy")) -> pd.DataFrame:
     """Mean F1 and EM (x 100, as the paper prints them) and the number of questions, per group."""
     g = results.groupby(list(by), sort=False)

@@ -67,3 +67,19 @@ def corpus_counts(corpora: dict[str, pd.DataFrame], chunks: dict[str, pd.DataFra
                      "passages": int(records[name]["n_passages"].sum()), "paragraphs": len(corpus),
                      "mean_words": round(float(np.mean(corpus["words"])), 1), "chunks": len(chunks[name])})
     return pd.DataFrame(rows)
+
+
+#: The paper's Table 2 statistics, as named in our columns beside the corpus counts.
+TABLE2_COLUMNS = {"Num of Samples": "paper_records", "Num of p": "paper_paragraphs",
+                  "Avg. Length of p": "paper_mean_words", "Avg. Length of P": "paper_context_words"}
+
+
+def corpus_vs_paper(index: dict) -> pd.DataFrame:
+    """:func:`corpus_counts` of every dataset's index (records, corpus, retriever) with the paper's Table 2
+    beside it (``paper_*`` columns)."""
+    from lcrag.papers.longrag.published import paper_table2
+
+    counts = corpus_counts({ds: v[1] for ds, v in index.items()}, {ds: v[2].chunks for ds, v in index.items()},
+                           {ds: v[0] for ds, v in index.items()})
+    t2 = paper_table2().pivot(index="dataset", columns="statistic", values="paper_value").rename(columns=TABLE2_COLUMNS)
+    return counts.join(t2, on="dataset")
