@@ -164,3 +164,18 @@ def oracle_citation_ceiling(haystacks: Mapping, tokenizer, budget: int) -> pd.Da
 def pick_subtopics(haystacks: Mapping, names: Sequence[str], per_haystack: int) -> list[tuple[str, str]]:
     """``(haystack, subtopic_id)`` pairs: the first ``per_haystack`` subtopics of each named haystack."""
     return [(n, s) for n in names for s in list(haystacks[n].subtopics["subtopic_id"])[:per_haystack]]
+
+
+def synthetic_run(model, haystack, n_subtopics: int, budget: int, max_tokens: int, thresholds,
+                  seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Our synthetic haystack (:mod:`lcrag.papers.summhay.synthetic`) through the live pipeline: the random and
+    oracle retrievers on its first ``n_subtopics`` subtopics, summaries, scores; returns summaries, scores and the
+    :func:`live_table`."""
+    from lcrag.papers.summhay.live_contexts import live_contexts
+
+    hs = {"synthetic": haystack}
+    contexts = live_contexts(hs, pick_subtopics(hs, ["synthetic"], n_subtopics), model.tokenizer, budget,
+                             retrievers=["random", "oracle"], orders=[], seed=seed)
+    summaries = summarize(model, contexts, max_tokens)
+    scores = score_live(summaries, hs, thresholds=thresholds)
+    return summaries, scores, live_table(scores, summaries)

@@ -262,3 +262,17 @@ def position_table(systems: pd.DataFrame) -> pd.DataFrame:
         PAPER_TABLE3, index=["paper_top", "paper_bottom", "paper_random", "paper_sensitivity"]
     ).T
     return out.merge(paper, left_on="summarizer", right_index=True)
+
+
+def rescoring_note(scores: pd.DataFrame, table2: pd.DataFrame, n_expected: int) -> str:
+    """What the rescoring covered: summary keys, summaries, insight judgments, the judged share of each Table 2
+    cell and the mean the missing insights would need (three lines)."""
+    n_summaries = len(scores.drop_duplicates(["haystack", "subtopic_id", "summary_key"]))
+    return "\n".join([
+        f"{scores['summary_key'].nunique()} summary keys, {n_summaries} summaries, {len(scores)} insight judgments "
+        f"({scores.attrs['summaries_without_judgments']} summaries without judgments skipped); "
+        f"each complete cell holds {n_expected} insights",
+        f"judged share per cell: {table2['judged_share'].min()} to {table2['judged_share'].max()}",
+        f"implied mean of the missing insights: {round(table2['implied_rest'].min(), 1)} to "
+        f"{round(table2['implied_rest'].max(), 1)}",
+    ])
