@@ -8,6 +8,7 @@ window and generation cap (:func:`scaled_edges`), each response binned (:func:`l
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -50,3 +51,24 @@ def kpr_by_length(per_response: pd.DataFrame, column: str, edges: Sequence[int])
     per = with_length_bins(per_response, column, edges)
     out = K.group_kpr(per, ["judge", "bin"], mean_length=(column, "mean"))
     return out.assign(bin=out["bin"].astype(str))
+
+
+class LengthStudy(NamedTuple):
+    per_response: pd.DataFrame  # lcrag.metrics.kpr.response_kpr: one row per judge and response, with its lengths
+    in_edges: list[int]
+    out_edges: list[int]
+    by_input: pd.DataFrame
+    by_output: pd.DataFrame
+
+
+def length_study(judgments: pd.DataFrame, responses: pd.DataFrame, window: int, max_new_tokens: int,
+                 input_edges: Sequence[int], output_edges: Sequence[int], paper_input_top: int = 32_000,
+                 paper_output_top: int = 5_000) -> LengthStudy:
+    """KPR by input and by generation length (§6.2-6.3), with the paper's bin edges scaled from its longest
+    input (``paper_input_top``) to our model's ``window`` and from its longest answer to ``max_new_tokens``.
+    Returns the per-response table, the two edge lists and the two tables."""
+    in_edges = scaled_edges(input_edges, paper_input_top, window)
+    out_edges = sorted(set(scaled_edges(output_edges, paper_output_top, max_new_tokens)))
+    per_response = K.response_kpr(judgments, responses)
+    return LengthStudy(per_response, in_edges, out_edges, kpr_by_length(per_response, "input_tokens", in_edges),
+                       kpr_by_length(per_response, "completion_tokens", out_edges))
