@@ -244,6 +244,16 @@ def save_ledgers(ledgers: list[ClaimsLedger], path: Path | None = None) -> Path:
     return path
 
 
+#: The columns a chapter shows of its claims (``claims.csv`` keeps them all).
+SHOWN_COLUMNS = ("claim_id", "model", "text", "paper_value", "our_value", "verdict")
+
+
+def save_and_show(ledgers: list[ClaimsLedger], columns=SHOWN_COLUMNS) -> pd.DataFrame:
+    """:func:`save_ledgers`, then the chapter's view of the claims: every ledger's rows in order, ``columns``."""
+    save_ledgers(ledgers)
+    return pd.concat([ledger.table() for ledger in ledgers], ignore_index=True)[list(columns)]
+
+
 def read_claims(path: Path) -> pd.DataFrame:
     """Read a ``claims.csv``; raise ValueError naming the file if columns or verdicts are wrong."""
     df = pd.read_csv(path, dtype=str, keep_default_na=False)
