@@ -175,9 +175,11 @@ def time_ci() -> None:
         t0 = time.perf_counter()
         proc = subprocess.Popen(["bash", ".ci/run"], cwd=clone, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)
-        marks, tail = [], []
+        marks, tail, report = [], [], []
         for line in proc.stdout:
             tail = (tail + [line.rstrip()])[-40:]
+            if line.startswith("page length:"):  # the browser test's report (tests/test_book_browser.py)
+                report.append(line.rstrip())
             if re.search(r"(pytest|ruff|pip install)\b", line) and not line.startswith((" ", ".")):
                 marks.append((time.perf_counter() - t0, line.strip()[:100]))
             elif re.search(r"\b(passed|failed)\b.* in [\d.]+s", line):  # a pytest lane's summary
@@ -188,6 +190,8 @@ def time_ci() -> None:
     for at, what in marks:
         print(f"{at:8.1f}  {what}")
     print(f"\n.ci/run: exit {rc} in {total:.0f} s ({total / 60:.1f} min; goal 15 min)")
+    if report:
+        print("\n" + "\n".join(report))
     if rc:
         print("\n".join(tail))
         sys.exit(rc)
