@@ -27,6 +27,7 @@ from lcrag.book import manifest as mf
 from lcrag.book.claims import CLAIMS_FILE, read_claims
 from lcrag.book.claims_page import summary_markdown
 from lcrag.book.downloads import files_dir, page_with_downloads
+from lcrag.book.reading import folded_page
 from lcrag.book.profiles import UsageError, available_chapters, chapter_source
 from lcrag.book.runner import RunResult, default_out_dir, run_chapter
 from lcrag.book.teaching import (
@@ -93,7 +94,7 @@ def _place(executed: Path, chapter: str, notebook: Path | None) -> str:
     ipynb, md = executed / f"{chapter}.ipynb", executed / f"{chapter}.md"
     if notebook is not None and notebook.exists():
         if notebook.resolve() != ipynb.resolve():
-            page = page_with_downloads(executed, chapter, notebook)
+            page = folded_page(page_with_downloads(executed, chapter, notebook))
             if not (ipynb.exists() and ipynb.read_bytes() == page):
                 ipynb.write_bytes(page)  # an unchanged page keeps its time stamp: Sphinx skips it
         md.unlink(missing_ok=True)  # one source per document name, else Sphinx warns

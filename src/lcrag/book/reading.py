@@ -1,0 +1,55 @@
+"""A chapter's page as readers get it: code and long outputs folded, the narrative, figures and short tables open.
+
+The executed notebook keeps every cell; the page the book shows from it folds (behind a "show" toggle, nothing
+removed) what is not the lesson:
+
+- every code cell's source, unless the chapter tags the cell ``show-input`` (an exercise's code, a prompt the
+  reader should read) or already decides (``remove-input``, ``hide-input``, ``hide-cell``);
+- an output longer than :data:`LONG_OUTPUT_LINES` lines of text or :data:`LONG_TABLE_ROWS` table rows (a long
+  table, a prompt printed in full), unless tagged ``show-output``; figures stay open.
+
+Measured on the book of this version with the browser test's page lengths (``tests/test_book_browser.py``).
+"""
+
+from __future__ import annotations
+
+import json
+
+LONG_OUTPUT_LINES = 30
+LONG_TABLE_ROWS = 25
+_DECIDED_INPUT = {"remove-input", "hide-input", "hide-cell", "remove-cell", "show-input"}
+_DECIDED_OUTPUT = {"remove-output", "hide-output", "hide-cell", "remove-cell", "show-output"}
+
+
+def _long(output: dict) -> bool:
+    data = output.get("data", {})
+    if any(kind.startswith("image/") for kind in data):
+        return False
+    if "text/html" in data:
+        return "".join(data["text/html"]).count("<tr") > LONG_TABLE_ROWS + 1  # + the header row
+    text = "".join(output.get("text", "")) or "".join(data.get("text/plain", ""))
+    return text.count("\n") > LONG_OUTPUT_LINES
+
+
+def fold_cell(cell: dict) -> dict:
+    """The cell with ``hide-input`` / ``hide-output`` added where the rules above fold it."""
+    if cell.get("cell_type") != "code":
+        return cell
+    tags = list(cell.get("metadata", {}).get("tags", []))
+    if not _DECIDED_INPUT & set(tags):
+        tags.append("hide-input")
+    if not _DECIDED_OUTPUT & set(tags) and any(_long(o) for o in cell.get("outputs", [])):
+        tags.append("hide-output")
+    if tags == cell.get("metadata", {}).get("tags", []):
+        return cell
+    return {**cell, "metadata": {**cell.get("metadata", {}), "tags": tags}}
+
+
+def folded_page(page: bytes) -> bytes:
+    """An executed notebook's bytes with its cells folded (:func:`fold_cell`); the bytes as given when nothing is."""
+    nb = json.loads(page)
+    cells = [fold_cell(c) for c in nb["cells"]]
+    if all(a is b for a, b in zip(cells, nb["cells"], strict=True)):
+        return page
+    nb["cells"] = cells
+    return (json.dumps(nb, indent=1, ensure_ascii=False) + "\n").encode("utf-8")

@@ -1,0 +1,50 @@
+"""The page readers get from an executed notebook (:mod:`lcrag.book.reading`): code and long outputs folded,
+lessons, figures and short tables open, nothing removed."""
+
+from __future__ import annotations
+
+import json
+
+from lcrag.book.reading import LONG_TABLE_ROWS, fold_cell, folded_page
+
+
+def code(tags=(), outputs=()):
+    return {"cell_type": "code", "source": "x = 1", "metadata": {"tags": list(tags)}, "outputs": list(outputs)}
+
+
+def table(rows: int) -> dict:
+    html = "<table><tr><th>a</th></tr>" + "<tr><td>1</td></tr>" * rows + "</table>"
+    return {"output_type": "execute_result", "data": {"text/html": [html], "text/plain": ["a\n1"]}}
+
+
+def tags(cell) -> list[str]:
+    return cell["metadata"]["tags"]
+
+
+def test_code_is_folded_and_a_lesson_or_a_decided_cell_is_left_as_it_is():
+    assert tags(fold_cell(code())) == ["hide-input"]
+    for decided in ("show-input", "remove-input", "hide-input"):
+        assert tags(fold_cell(code([decided]))) == [decided]
+    markdown = {"cell_type": "markdown", "source": "# t", "metadata": {}}
+    assert fold_cell(markdown) is markdown
+
+
+def test_a_long_table_or_text_is_folded_a_short_one_or_a_figure_is_not():
+    assert "hide-output" in tags(fold_cell(code(outputs=[table(LONG_TABLE_ROWS + 5)])))
+    assert "hide-output" not in tags(fold_cell(code(outputs=[table(LONG_TABLE_ROWS)])))
+    long_print = {"output_type": "stream", "name": "stdout", "text": ["line\n"] * 40}
+    assert "hide-output" in tags(fold_cell(code(outputs=[long_print])))
+    figure = {"output_type": "display_data", "data": {"image/png": "iVBOR", "text/plain": ["<Figure>\n" * 50]}}
+    assert "hide-output" not in tags(fold_cell(code(outputs=[figure])))
+    assert tags(fold_cell(code(["show-output"], outputs=[table(100)]))) == ["show-output", "hide-input"]
+
+
+def test_a_page_keeps_every_cell_and_output_and_is_unchanged_when_nothing_folds():
+    nb = {"cells": [code(outputs=[table(40)]), {"cell_type": "markdown", "source": "t", "metadata": {}}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    page = folded_page(json.dumps(nb).encode())
+    back = json.loads(page)
+    assert [c["cell_type"] for c in back["cells"]] == ["code", "markdown"]
+    assert back["cells"][0]["outputs"] == nb["cells"][0]["outputs"] and back["cells"][0]["source"] == "x = 1"
+    assert tags(back["cells"][0]) == ["hide-input", "hide-output"]
+    assert folded_page(page) == page  # folded once: nothing more to fold, the bytes as given
