@@ -186,7 +186,7 @@ def test_dashboard_lists_every_claim_with_filters_and_no_network():
     assert f'<input id="{DASHBOARD_ID}-text" type="search"' in md
     script = md[md.index("<script>"):]
     assert "src=" not in script and "http" not in script  # inline, nothing fetched
-    assert "COLS = {paper: 0, model: 5, source: 6, verdict: 7}" in script
+    assert "COLS = {paper: 0, model: 6, source: 7, verdict: 2}" in script
 
 
 def _dashboard_html(md: str, df: pd.DataFrame) -> str:
@@ -199,8 +199,8 @@ def _dashboard_html(md: str, df: pd.DataFrame) -> str:
     script = md[md.index("<script>"):]
     body = "".join(
         "<tr>" + "".join(f"<td><p>{escape(str(v))}</p></td>" for v in (
-            paper_name(r.paper, short=True), r.claim_id, r.text, r.paper_value, r.our_value, r.model, r.source, r.verdict,
-            r.evidence, r.chapter)) + "</tr>"
+            paper_name(r.paper, short=True), r.claim_id, r.verdict, r.text, r.paper_value, r.our_value, r.model,
+            r.source, r.evidence, r.chapter)) + "</tr>"
         for r in df.itertuples())
     head = "".join(f"<th>{c}</th>" for c in DASHBOARD_COLUMNS)
     table = f'<table class="table" id="{DASHBOARD_ID}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'

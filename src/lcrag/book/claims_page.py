@@ -40,15 +40,15 @@ def _md(value: Any) -> str:
 
 DASHBOARD_ID = "claims-dashboard"  # the HTML id of the table of every claim, for the filter script
 #: Columns of the dashboard table, in order (the filter script finds paper, model and verdict by position).
-DASHBOARD_COLUMNS = (
+DASHBOARD_COLUMNS = (  # the verdict third: visible without scrolling sideways
     "paper",
     "claim",
+    "verdict",
     "claim text",
     "paper's number",
     "our number",
     "model",
     "source",
-    "verdict",
     "evidence",
     "checked in",
 )
@@ -81,9 +81,10 @@ def _filter_controls(df: pd.DataFrame) -> list[str]:
 
 
 #: A denser table than the theme's default: nine columns share the page's width.
-_DASHBOARD_STYLE = (
-    f"<style>#{DASHBOARD_ID} {{font-size: 0.8em;}} #{DASHBOARD_ID} td, #{DASHBOARD_ID} th "
-    "{padding: 0.25em 0.4em; vertical-align: top;}</style>"
+_DASHBOARD_STYLE = (  # the table scrolls inside about one screen, its header row kept in view
+    f"<style>#{DASHBOARD_ID} {{font-size: 0.8em; display: block; max-height: 80vh; overflow: auto;}} "
+    f"#{DASHBOARD_ID} td, #{DASHBOARD_ID} th {{padding: 0.25em 0.4em; vertical-align: top;}} "
+    f"#{DASHBOARD_ID} thead th {{position: sticky; top: 0; background: var(--pst-color-background, #fff);}}</style>"
 )
 
 #: Filters the dashboard's rows in the browser: plain JavaScript, no library, nothing fetched.
@@ -182,12 +183,12 @@ def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: s
         cells = [
             _md(paper_name(r.paper, short=True)),
             claim,
+            f"**{r.verdict}**",
             _md(r.text),
             _md(r.paper_value),
             _md(r.our_value),
             _md(r.model),
             _md(r.source),
-            f"**{r.verdict}**",
             _md(r.evidence),
             f"{{doc}}`{r.chapter}`",
         ]
