@@ -210,6 +210,12 @@ def notebook_figures(html: Path, page: str) -> int | None:
     )
 
 
+# The tallest output table as shown (book/_static/lcrag.css boxes them; the claims dashboard has its own box).
+_TALLEST_TABLE_JS = """() => Math.max(0, ...[...document.querySelectorAll('div.cell_output div.output.text_html')]
+    .filter(e => !e.querySelector('#claims-dashboard')).map(e => e.getBoundingClientRect().height))"""
+TABLE_BOX_PX = 26 * 16  # lcrag.css: max-height 26rem
+
+
 def visit(browser, base: str, page_name: str) -> dict:
     """Open one page; what it logged, which requests failed, its images and links, and a screenshot."""
     origin = base.rstrip("/")
@@ -250,6 +256,7 @@ def visit(browser, base: str, page_name: str) -> dict:
         found["images"] = page.evaluate(_IMAGES_JS)
         found["links"] = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
         found["height"] = page.evaluate("document.documentElement.scrollHeight")  # folded parts folded
+        found["tallest_table"] = page.evaluate(_TALLEST_TABLE_JS)
         shot = ARTIFACTS / f"{page_name.replace('/', '__')}.png"
         page.screenshot(path=str(shot), full_page=True)
         found["screenshot"] = shot
@@ -282,6 +289,8 @@ def test_page_renders_with_figures_and_working_links(
     assert found["exceptions"] == [], "uncaught JavaScript exceptions"
     assert found["console"] == [], "console errors"
     assert found["failed"] == [], "failed requests to the book's server"
+
+    assert found["tallest_table"] <= TABLE_BOX_PX + 1, "an output table taller than its box (lcrag.css not applied?)"
 
     broken = [i["src"] for i in found["images"] if i["width"] == 0]
     assert broken == [], "images that did not load"

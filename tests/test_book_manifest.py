@@ -113,6 +113,9 @@ def test_manifest_markdown_escapes_and_reports():
     }
     md = mf.manifest_markdown(m)
     assert md.startswith("## Run manifest")
+    # one line in view, the table folded in a <details> block (folded in the book and in Jupyter)
+    assert md.split("\n")[2] == "ok: model `m`, profile `quick`, store `read`, code `0123456789ab (uncommitted changes)`, 12 s, 3 model calls"
+    assert md.index("<details>") < md.index("| code |") < md.index("</details>")
     assert "| code | 0123456789ab (uncommitted changes) |" in md
     assert "a\\|b" in md
     assert "| model calls | 3 (disk: 1, network: 1, store: 1) |" in md

@@ -81,6 +81,20 @@ def test_a_grid_of_venn_diagrams_has_no_label_over_another(values):
         assert box.y0 >= canvas.y0 - 1 and box.y1 <= canvas.y1 + 1, text
 
 
+def test_a_grid_of_pattern_bars_shares_one_scale_and_stays_short():
+    """The thesis's bar grid: one y scale for all 15 runs (runs of the same cases compare by height), panels
+    0.55 of their width high (the grid was 13.5 inches high, 1.3 screens at the book's width)."""
+    runs = [(p, q) for p in ("CQT", "CQS", "BQT", "CET", "BET") for q in ("BAMBOO", "CTX1", "CTX2")]
+    counts = pd.concat([_counts(VENN_COUNTS[i % 2]).assign(pipeline=p, prompt=q) for i, (p, q) in enumerate(runs)],
+                       ignore_index=True)
+    fig = plots.pattern_grid(counts, plots.pattern_bars, aspect=0.55, sharey=True)
+    assert tuple(fig.get_size_inches()) == pytest.approx((9, 0.55 * 3 * 5))
+    assert len({a.get_ylim() for a in fig.axes}) == 1
+    assert fig.axes[0].get_ylim()[1] >= max(max(v) for v in VENN_COUNTS[:2])
+    unshared = plots.pattern_grid(counts, plots.pattern_bars)
+    assert len({a.get_ylim() for a in unshared.axes}) == 2
+
+
 def test_the_none_right_count_sits_under_the_evidence_label():
     ax = plots.pattern_venn(_counts(VENN_COUNTS[0]), title="t")
     ax.figure.canvas.draw()

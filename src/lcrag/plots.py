@@ -228,13 +228,16 @@ def pattern_venn(counts: pd.DataFrame, ax=None, title: str = ""):
     return ax
 
 
-def pattern_grid(counts: pd.DataFrame, draw, rows: str = "pipeline", cols: str = "prompt", width: float = 3.0):
+def pattern_grid(counts: pd.DataFrame, draw, rows: str = "pipeline", cols: str = "prompt", width: float = 3.0,
+                 aspect: float = 0.9, sharey: bool = False):
     """One panel per (``rows``, ``cols``) run of the pattern counts, drawn by ``draw`` (:func:`pattern_bars` or
     :func:`pattern_venn`), titled with the run and its number of cases. Pipelines go down and the three prompts
     across, so the grid stays about ``3 * width`` inches wide: readable at the book's page width (a
-    prompts x pipelines grid was 16 inches wide)."""
+    prompts x pipelines grid was 16 inches wide). Panels are ``aspect * width`` high; ``sharey`` puts bars of
+    every panel on one scale (runs of the same cases compare by height)."""
     rv, cv = list(dict.fromkeys(counts[rows])), list(dict.fromkeys(counts[cols]))
-    fig, axes = plt.subplots(len(rv), len(cv), figsize=(width * len(cv), 0.9 * width * len(rv)), squeeze=False)
+    fig, axes = plt.subplots(len(rv), len(cv), figsize=(width * len(cv), aspect * width * len(rv)), squeeze=False,
+                             sharey=sharey)
     for i, r in enumerate(rv):
         for j, c in enumerate(cv):
             sub = counts[(counts[rows] == r) & (counts[cols] == c)]

@@ -224,7 +224,12 @@ def manifest_markdown(m: dict[str, Any]) -> str:
     )
     if m.get("error"):
         rows.append(("error", m["error"].get("message")))
-    lines = ["## Run manifest", "", "| | |", "|---|---|"]
+    # One line in view; the table folded (a <details> block renders folded in the book and in Jupyter alike).
+    summary = (f"{m.get('status')}: model `{m.get('model')}`, profile `{m.get('profile')}`, store "
+               f"`{m.get('store_mode')}`, code `{commit}`, {m.get('wall_time_s', 0):.0f} s, "
+               f"{usage.get('calls', 0)} model calls")
+    lines = ["## Run manifest", "", summary, "", "<details><summary>Every field</summary>", "",
+             "| | |", "|---|---|"]
     lines += [f"| {_cell(k)} | {_cell(v)} |" for k, v in rows]
-    lines += ["", f"Full record: `{MANIFEST_FILE}` in the run directory."]
+    lines += ["", "</details>", "", f"Full record: `{MANIFEST_FILE}` in the run directory."]
     return "\n".join(lines)
