@@ -237,6 +237,18 @@ def test_pooled_bounds():
     assert artefact_claims.pooled_bounds(80.0, 621) == pytest.approx((80.0, 80.0))
 
 
+
+def test_the_claims_scope_is_counted_from_the_haystacks():
+    assert paper_numbers.PAPER_INSIGHTS == 621  # 92 subtopics x 6.75 (§3.4)
+    shape = pd.DataFrame({"haystack": ["news1", "news2", "conv1"], "subtopics": [9, 8, 10], "insights": [60, 50, 70]})
+    complete, scope = artefact_claims.claims_scope(shape, ["news1", "news2"], ["news1", "news2"], None)
+    assert complete and scope == "news half: 2 haystacks, 17 of 27 subtopics, 110 of 180 insights"
+    complete, scope = artefact_claims.claims_scope(shape, ["news1"], ["news1", "news2"], None)
+    assert not complete and scope == "subset run (news1, all subtopics each): not decided"
+    assert not artefact_claims.claims_scope(shape, ["news1", "news2"], ["news1", "news2"], 3)[0]
+
+
+
 # ------------------------------------------------------------------------------------ released files
 
 

@@ -2,20 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
 from lcrag.papers.summhay.dataset_shape import shape_summary
 from lcrag.papers.summhay.names import SUMMARIZERS, TABLE2_SETTINGS
-from lcrag.papers.summhay.paper_numbers import PAPER_HUMAN, PAPER_TABLE1
+from lcrag.papers.summhay.paper_numbers import PAPER_HUMAN, PAPER_INSIGHTS, PAPER_TABLE1
 from lcrag.papers.summhay.rescoring import position_table
 
 
-def pooled_bounds(part: float, n_part: int, n_total: int = 621) -> tuple[float, float]:
+def pooled_bounds(part: float, n_part: int, n_total: int = PAPER_INSIGHTS) -> tuple[float, float]:
     """The range a mean over ``n_total`` insights (0-100) can take when the mean over ``n_part`` of them is
     ``part`` and the others are unknown: what the news half says about a cell of the whole Table 2."""
     w = n_part / n_total
     return w * part, w * part + (1 - w) * 100
+
+
+def claims_scope(shape: pd.DataFrame, haystacks: Sequence[str], news: Sequence[str], max_subtopics: int | None):
+    """``(complete, scope)``: whether the rescored ``haystacks`` are the whole news half (every news haystack, every
+    subtopic), which decides the Table 2 claims, and the scope written beside each verdict, counted from ``shape``
+    (:func:`~lcrag.papers.summhay.dataset_shape.shape_table` of every haystack)."""
+    complete = set(haystacks) == set(news) and not max_subtopics
+    if not complete:
+        return False, (f"subset run ({', '.join(haystacks)}, {max_subtopics or 'all'} subtopics each): "
+                       "not decided")
+    part = shape[shape["haystack"].isin(haystacks)]
+    return True, (f"news half: {len(part)} haystacks, {part['subtopics'].sum()} of {shape['subtopics'].sum()} "
+                  f"subtopics, {part['insights'].sum()} of {shape['insights'].sum()} insights")
 
 
 def check_artefact_claims(

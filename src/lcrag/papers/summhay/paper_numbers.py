@@ -8,7 +8,7 @@ None = "–" (not run). They are shown only in columns named ``paper*``, never u
   ``table2_words_per_bullet.csv``); :func:`paper_table2` in long form;
 - :data:`PAPER_TABLE1`, :data:`PAPER_TABLE3`, :data:`PAPER_TABLE4` (with :data:`PAPER_TABLE4_TWO_DECIMALS`),
   :data:`PAPER_TABLE5`: Tables 1, 3, 4, 5;
-- :data:`PAPER_SHAPE` (§1, §3.2, §3.4), :data:`PAPER_ORACLE_CEILING` (§6);
+- :data:`PAPER_SHAPE` (§1, §3.2, §3.4) and :data:`PAPER_INSIGHTS` (Table 2's pool), :data:`PAPER_ORACLE_CEILING` (§6);
 - :data:`WORKED_EXAMPLE_SCORES`, :data:`WORKED_EXAMPLE_DOCUMENTS`: Fig. 2 and Fig. 4;
 - :data:`RELEASED_COST_PER_SUMMARY`: not the paper's, the released ``Eval_Benchmarking.ipynb``'s cost per summary.
 """
@@ -84,6 +84,9 @@ PAPER_SHAPE = {
     r["quantity"]: int(r["value"]) if r["value"].isdigit() else float(r["value"])
     for r in _table("shape").to_dict("records")
 }
+
+#: The insights Table 2 pools: 92 subtopics x 6.75 insights per subtopic (§3.4) = 621.
+PAPER_INSIGHTS = round(PAPER_SHAPE["subtopics"] * PAPER_SHAPE["insights per subtopic"])
 
 #: §6: best citation F1 within a 15k-token Oracle context (cl100k_base tokens).
 PAPER_ORACLE_CEILING = float(_table("oracle_ceiling")["value"].iloc[0])

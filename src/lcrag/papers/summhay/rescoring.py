@@ -23,6 +23,7 @@ from lcrag.papers.summhay.names import (
     parse_summary_key,
 )
 from lcrag.papers.summhay.paper_numbers import (
+    PAPER_INSIGHTS,
     PAPER_TABLE2,
     PAPER_TABLE3,
     PAPER_TABLE5,
@@ -106,7 +107,7 @@ def system_scores(scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def compare_table2(
-    systems: pd.DataFrame, n_expected: int, *, swap: bool = True, n_paper: int = 621
+    systems: pd.DataFrame, n_expected: int, *, swap: bool = True, n_paper: int = PAPER_INSIGHTS
 ) -> pd.DataFrame:
     """Our cells next to Table 2's (coverage, citation, joint), one row per cell.
 
