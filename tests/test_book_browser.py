@@ -213,7 +213,7 @@ def notebook_figures(html: Path, page: str) -> int | None:
 # The tallest output table as shown (book/_static/lcrag.css boxes them; the claims dashboard has its own box).
 _TALLEST_TABLE_JS = """() => Math.max(0, ...[...document.querySelectorAll('div.cell_output div.output.text_html')]
     .filter(e => !e.querySelector('#claims-dashboard')).map(e => e.getBoundingClientRect().height))"""
-TABLE_BOX_PX = 26 * 16  # lcrag.css: max-height 26rem
+TABLE_BOX_PX = 22 * 16  # lcrag.css: max-height 22rem
 
 
 def visit(browser, base: str, page_name: str) -> dict:
