@@ -22,6 +22,45 @@ def test_local_specs():
     assert (gemma.kind, gemma.context_window) == ("base", 32768)
 
 
+def test_model_sizes_for_the_size_axis():
+    assert registry.parameters("135M") == 1.35e8 and registry.parameters("1.5B") == 1.5e9
+    assert registry.parameters(None) is None
+    with pytest.raises(ValueError, match="135M or 1.5B"):
+        registry.parameters("1.5 billion")
+    assert [parse_spec(f"local/{k}").size for k in registry.LOCAL_MODELS] == ["135M", "270M", "0.5B", "1.5B"]
+    assert registry.size_of("local/qwen2.5-coder-0.5b-instruct") == "0.5B"
+    assert registry.size_of("openai/gpt-4o") is None and registry.size_of("no-provider") is None
+
+
+def _present_gguf(key: str):
+    """The model's GGUF file when it is on this machine (SmolLM2 and Gemma-3 always are: CI installs them)."""
+    from lcrag.models import wheels
+    from lcrag.models.model_files import gguf_path
+
+    info = registry.LOCAL_MODELS[key]
+    if info.gguf in wheels.WHEEL_MODELS:
+        path = wheels.target_path(wheels.WHEEL_MODELS[info.gguf])
+        return path if path.is_file() else None
+    return gguf_path(info)
+
+
+@pytest.mark.parametrize("key", list(registry.LOCAL_MODELS))
+def test_a_model_size_is_the_one_its_file_states(key):
+    """The registry's size label is the GGUF's own ``general.size_label``, and the file holds at least that many
+    weights (a file may store the tied output matrix twice: Qwen2.5's 0.5B holds 630M)."""
+    import numpy as np
+
+    from lcrag.models.gguf import GGUFFile
+
+    path = _present_gguf(key)
+    if path is None:
+        pytest.skip(f"{key}'s GGUF is not assembled on this machine")
+    g = GGUFFile.open(path)
+    info = registry.LOCAL_MODELS[key]
+    assert g.metadata["general.size_label"] == info.size
+    assert sum(int(np.prod(shape)) for _, shape, _ in g.tensors.values()) >= 0.98 * info.parameters
+
+
 def test_openai_compatible_spec_with_url():
     info = parse_spec("openai-compatible/llama3.1@http://localhost:11434/v1/")
     assert info.name == "llama3.1"

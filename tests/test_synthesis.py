@@ -365,6 +365,42 @@ def test_plot_model_has_a_panel_per_family(book_runs):
     assert not any("not run yet" in t for ax in fig.axes for t in (x.get_text() for x in ax.texts))
 
 
+def test_the_size_axis_puts_each_headline_against_model_size(book_runs):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    qwen = "local/qwen2.5-coder-1.5b-instruct"
+    write_run(book_runs, "longrag", qwen, {"answers": longrag_answers(qwen)})
+    write_run(book_runs, "longrag", "openai/gpt-4o-mini", {"answers": longrag_answers("openai/gpt-4o-mini")})
+    syn = S.synthesize(book_runs, n_boot=300)
+    t = S.size_table(syn)
+    # one row per family x model of known size, families in their order, models smallest first
+    assert list(zip(t["family"], t["model"], strict=True)) == [
+        ("needle", SMOL), ("needle", GEMMA), ("thesis", SMOL), ("long2rag", SMOL), ("longrag", SMOL),
+        ("longrag", qwen), ("summhay", SMOL),
+    ]
+    assert t.loc[t["model"] == qwen, "parameters"].tolist() == [1.5e9]
+    assert S.unsized_models(syn) == ["openai/gpt-4o-mini"]
+    # each row is the family's headline comparison
+    h = S.headline(syn).set_index(["family", "model"])
+    for r in t.itertuples():
+        assert (r.diff, r.reading) == (h.loc[(r.family, r.model), "diff"], h.loc[(r.family, r.model), "reading"])
+
+    fig = S.plot_size_axis(syn)
+    titled = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title().split(":")[0] for ax in titled] == [
+        "needle", "thesis", "long2rag", "longrag", "summhay", "every experiment"]
+    longrag_ax = titled[3]
+    assert [tick.get_text() for tick in longrag_ax.get_xticklabels()] == ["135M", "270M", "1.5B"]
+    assert longrag_ax.get_xscale() == "log"
+
+
+def test_no_model_of_known_size_no_size_axis(tmp_path):
+    write_run(tmp_path, "longrag", "openai/gpt-4o-mini", {"answers": longrag_answers("openai/gpt-4o-mini")})
+    syn = S.synthesize(tmp_path, n_boot=100)
+    assert S.size_table(syn).empty and S.plot_size_axis(syn) is None
+
+
 def test_rerun_cost_prices_the_recorded_tokens(tmp_path):
     write_run(
         tmp_path,

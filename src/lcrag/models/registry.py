@@ -12,7 +12,8 @@ A model is named by a spec string:
 - ``openai-compatible/<name>@<base_url>``  vLLM, Ollama, llama.cpp, ... (key from ``LCRAG_API_KEY`` or
   ``OPENAI_API_KEY``, else none); without ``@<base_url>`` the URL comes from ``LCRAG_BASE_URL``.
 
-The registry records per model: chat or base, context window, tokenizer, price per 1M tokens (USD).
+The registry records per model: chat or base, context window, tokenizer, price per 1M tokens (USD), and for the
+embedded models their size as the model card states it (the synthesis's size axis).
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ class ModelInfo:
     price_out: float | None = 0.0  # USD per 1M completion tokens
     base_url: str | None = None
     gguf: str | None = None  # "smollm2" | "gemma3" | a key of wheels.WHEEL_MODELS | a path, for local models
+    size: str | None = None  # parameters as the model card states them ("135M", "1.5B"); the synthesis's size axis
+
+    @property
+    def parameters(self) -> float | None:
+        """:attr:`size` as a number (``"1.5B"`` -> 1.5e9), or None for a model of unknown size."""
+        return parameters(self.size)
 
     @property
     def is_local(self) -> bool:
@@ -54,19 +61,19 @@ class ModelInfo:
 LOCAL_MODELS: dict[str, ModelInfo] = {
     "smollm2-135m-instruct": ModelInfo(
         spec="local/smollm2-135m-instruct", provider="local", name="smollm2-135m-instruct",
-        kind="chat", context_window=8192, tokenizer="gguf", gguf="smollm2",
+        kind="chat", context_window=8192, tokenizer="gguf", gguf="smollm2", size="135M",
     ),
     "gemma3-270m": ModelInfo(
         spec="local/gemma3-270m", provider="local", name="gemma3-270m",
-        kind="base", context_window=32768, tokenizer="gguf", gguf="gemma3",
+        kind="base", context_window=32768, tokenizer="gguf", gguf="gemma3", size="270M",
     ),
     "qwen2.5-coder-0.5b-instruct": ModelInfo(
         spec="local/qwen2.5-coder-0.5b-instruct", provider="local", name="qwen2.5-coder-0.5b-instruct",
-        kind="chat", context_window=32768, tokenizer="gguf", gguf="qwen2.5-coder-0.5b",
+        kind="chat", context_window=32768, tokenizer="gguf", gguf="qwen2.5-coder-0.5b", size="0.5B",
     ),
     "qwen2.5-coder-1.5b-instruct": ModelInfo(
         spec="local/qwen2.5-coder-1.5b-instruct", provider="local", name="qwen2.5-coder-1.5b-instruct",
-        kind="chat", context_window=32768, tokenizer="gguf", gguf="qwen2.5-coder-1.5b",
+        kind="chat", context_window=32768, tokenizer="gguf", gguf="qwen2.5-coder-1.5b", size="1.5B",
     ),
 }
 
@@ -83,6 +90,25 @@ OPENAI_MODELS: dict[str, tuple[int, str, float, float]] = {
 }
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+
+def parameters(size: str | None) -> float | None:
+    """A size label as a number of parameters: ``"135M"`` -> 1.35e8, ``"1.5B"`` -> 1.5e9; None stays None."""
+    if size is None:
+        return None
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([MB])", size)
+    if not m:
+        raise ValueError(f"a model size is written like 135M or 1.5B, not {size!r}")
+    return float(m[1]) * (1e6 if m[2] == "M" else 1e9)
+
+
+def size_of(spec: str) -> str | None:
+    """The size label of the model ``spec`` names (None for a model whose size the registry does not know, e.g.
+    an API model or a GGUF file given by path)."""
+    try:
+        return parse_spec(spec).size
+    except (UnknownModelError, ValueError):
+        return None
 
 
 def slug(spec: str) -> str:

@@ -26,9 +26,12 @@ needle chapter runs Gemma-3 inside the SmolLM2 run). A chapter without a success
     overview(syn)              # family x model: the reading of each headline comparison
     plot_model(syn, model)     # one figure per model
     plot_models(syn, models)   # the models' figures stacked in one
+    size_table(syn)            # each family's headline difference against model size
+    plot_size_axis(syn)        # ... as a figure
 
 Modules: :mod:`.family` (what a family is, the comparison rows, readings), :mod:`.runs` (the runs and their
-tables, re-run cost), :mod:`.views` (:func:`synthesize` and the views), :mod:`.figure` (the model figure).
+tables, re-run cost), :mod:`.views` (:func:`synthesize` and the views), :mod:`.figure` (the model figure),
+:mod:`.size_axis` (the answer against model size).
 """
 
 from lcrag.synthesis.family import (
@@ -53,6 +56,7 @@ from lcrag.synthesis.runs import (
     profiles_to_read,
     rerun_cost,
 )
+from lcrag.synthesis.size_axis import plot_size_axis, size_table, unsized_models
 from lcrag.synthesis.views import (
     NO_COMPARISON,
     Synthesis,
@@ -70,5 +74,6 @@ __all__ = [
     "COMPARISON_COLUMNS", "NOT_RUN", "NOT_TESTABLE", "NO_COMPARISON", "RUN_COLUMNS", "Family", "Synthesis", "bar_panel", "bars",
     "compare_runs", "comparison", "conclusions", "coverage", "detail_table", "empty_panel", "families", "find_runs",
     "format_diff", "group_means", "headline", "load_table", "mean_ci", "model_chapters", "model_view",
-    "overview", "plot_model", "plot_models", "profiles_to_read", "reading", "rerun_cost", "score_floor", "synthesize",
+    "overview", "plot_model", "plot_models", "plot_size_axis", "profiles_to_read", "reading", "rerun_cost", "score_floor",
+    "size_table", "synthesize", "unsized_models",
 ]  # fmt: skip

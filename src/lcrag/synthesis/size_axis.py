@@ -1,0 +1,109 @@
+"""How each experiment's answer moves with model size: every family's headline comparison (long-context arm minus
+plain retrieval, with its 95 % interval) against the size of the model, for the models whose size the registry
+knows (the embedded SmolLM2-135M, Gemma-3-270M, Qwen2.5-Coder 0.5B and 1.5B).
+
+    size_table(syn)        # one row per family x sized model, smallest model first
+    plot_size_axis(syn)    # one panel per family, then all families together
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from lcrag.models.registry import parameters, size_of
+from lcrag.synthesis.family import NOT_TESTABLE
+from lcrag.synthesis.views import Synthesis, headline
+
+SIZE_COLUMNS = ("family", "model", "size", "parameters", "comparison", "long_arm", "other_arm", "diff", "ci_low",
+                "ci_high", "n", "units", "reading", "source")
+
+
+def size_table(syn: Synthesis) -> pd.DataFrame:
+    """The headline comparison of each family for each model of known size (:func:`lcrag.models.registry.
+    size_of`), families in their order and models by size; models of unknown size (an API model, a GGUF given by
+    path) are left out: :func:`unsized_models` names them."""
+    h = headline(syn)
+    h = h.assign(size=h["model"].map(size_of)) if len(h) else h.assign(size=pd.Series(dtype=object))
+    h = h[h["size"].notna()].copy()
+    h["parameters"] = h["size"].map(parameters)
+    order = {f.name: i for i, f in enumerate(syn.families)}
+    h = h.assign(_order=h["family"].map(order)).sort_values(["_order", "parameters"], kind="stable")
+    return h[list(SIZE_COLUMNS)].reset_index(drop=True)
+
+
+def unsized_models(syn: Synthesis) -> list[str]:
+    """The models of ``syn`` that the size axis leaves out (the registry does not know their size)."""
+    return [m for m in syn.models if size_of(m) is None]
+
+
+def _testable(t: pd.DataFrame) -> pd.Series:
+    return t["reading"] != NOT_TESTABLE
+
+
+def _draw(ax, t: pd.DataFrame, colour, label: str | None = None, offset: float = 1.0) -> None:
+    """One family's points: the difference in percentage points with its interval; filled where the interval
+    excludes 0, hollow where it does not, grey crosses where an arm is at the floor (not testable)."""
+    x = t["parameters"].to_numpy(float) * offset
+    y = 100 * t["diff"].to_numpy(float)
+    lo, hi = 100 * t["ci_low"].to_numpy(float), 100 * t["ci_high"].to_numpy(float)
+    err = np.vstack([y - lo, hi - y])
+    err = np.where(np.isnan(err), 0, err).clip(min=0)
+    ok = _testable(t).to_numpy()
+    if ok.any():
+        ax.plot(x[ok], y[ok], color=colour, lw=1, alpha=0.6, label=label)
+        ax.errorbar(x[ok], y[ok], yerr=err[:, ok], fmt="none", ecolor=colour, capsize=3)
+        clear = ok & ((lo > 0) | (hi < 0))
+        ax.scatter(x[clear], y[clear], color=colour, zorder=3, s=30)
+        ax.scatter(x[ok & ~clear], y[ok & ~clear], facecolors="white", edgecolors=colour, zorder=3, s=30)
+    if (~ok).any():
+        ax.scatter(x[~ok], y[~ok], marker="x", color="grey", zorder=3, s=30,
+                   label=None if label else "arm at the floor (not testable)")
+
+
+def _axis(ax, sizes: pd.DataFrame, title: str) -> None:
+    """Every panel on the same sizes (log scale, a margin either side) and at least +-10 pp around 0."""
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_xscale("log")
+    ticks = sizes.drop_duplicates("size").sort_values("parameters")
+    ax.set_xticks(ticks["parameters"], ticks["size"])
+    ax.minorticks_off()
+    ax.set_xlim(ticks["parameters"].min() / 1.5, ticks["parameters"].max() * 1.5)
+    lo, hi = ax.get_ylim()
+    ax.set_ylim(min(lo, -10), max(hi, 10))
+    ax.set_xlabel("model size (parameters)")
+    ax.set_ylabel("long context − other arm (pp)")
+    ax.set_title(title, fontsize=10)
+
+
+def plot_size_axis(syn: Synthesis, columns: int = 3):
+    """One panel per family with a sized model (its headline difference against model size, 95 % intervals as
+    whiskers), then one panel with every family; None when no family has a model of known size."""
+    import matplotlib.pyplot as plt
+
+    t = size_table(syn)
+    fams = [f for f in syn.families if (t["family"] == f.name).any()]
+    if not fams:
+        return None
+    n = len(fams) + 1
+    rows = -(-n // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(13, 3.6 * rows), squeeze=False)
+    axes = list(axes.ravel())
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, f in enumerate(fams):
+        part = t[t["family"] == f.name]
+        _draw(axes[i], part, colours[i % len(colours)])
+        head = part.iloc[0]
+        _axis(axes[i], t, f"{f.name}: {head['long_arm']} − {head['other_arm']}")
+    together = axes[len(fams)]
+    for i, f in enumerate(fams):  # spread the families a little along x so their whiskers do not overlap
+        spread = 1.0 + 0.06 * (i - (len(fams) - 1) / 2)
+        _draw(together, t[t["family"] == f.name], colours[i % len(colours)], label=f.name, offset=spread)
+    _axis(together, t, "every experiment")
+    if (~_testable(t)).any():
+        together.scatter([], [], marker="x", color="grey", label="an arm at the floor")
+    together.legend(fontsize=8)
+    for ax in axes[n:]:
+        ax.set_axis_off()
+    fig.tight_layout()
+    return fig
