@@ -395,6 +395,34 @@ def test_the_size_axis_puts_each_headline_against_model_size(book_runs):
     assert longrag_ax.get_xscale() == "log"
 
 
+def _claims(model: str, verdicts: dict[str, str], source: str = "our run") -> pd.DataFrame:
+    return pd.DataFrame([
+        {"chapter": "thesis", "claim_id": cid, "paper": "thesis", "text": f"claim {cid}", "paper_value": "",
+         "our_value": "", "model": model, "source": source, "verdict": v, "evidence": "", "anchor": ""}
+        for cid, v in verdicts.items()
+    ])  # fmt: skip
+
+
+def test_claims_by_size_reads_each_models_verdicts(tmp_path):
+    qwen = "local/qwen2.5-coder-1.5b-instruct"
+    base = thesis_tables()
+    write_run(tmp_path, "thesis", SMOL, {**base, "claims": pd.concat([
+        _claims(SMOL, {"A": "reproduced", "B": "not testable with this model", "C": "reproduced"}),
+        _claims("the paper's published tables", {"P": "reproduced"}, source="paper tables"),
+    ])})
+    write_run(tmp_path, "thesis", GEMMA, {**base, "claims": _claims(f"{GEMMA} (our runs)", {
+        "A": "reproduced", "B": "inconclusive", "C": "not reproduced"})}, profile="quick")
+    write_run(tmp_path, "thesis", qwen, {**base, "claims": _claims(qwen, {
+        "A": "reproduced", "B": "reproduced", "C": "reproduced"})})
+    syn = S.synthesize(tmp_path, n_boot=100, profiles=["default", "quick"])
+    t = S.claims_by_size(syn).set_index("claim_id")
+    assert list(t.columns) == ["chapter", "text", "135M", "270M", "1.5B", "reproduced from"]
+    assert "P" not in t.index  # the paper's tables need no model: not a size question
+    assert t.loc["A", "reproduced from"] == "135M"
+    assert t.loc["B", "reproduced from"] == "1.5B" and t.loc["B", "270M"] == "inconclusive"
+    assert t.loc["C", "reproduced from"] == "1.5B"  # lost at 270M, back at 1.5B: only the largest counts
+
+
 def test_no_model_of_known_size_no_size_axis(tmp_path):
     write_run(tmp_path, "longrag", "openai/gpt-4o-mini", {"answers": longrag_answers("openai/gpt-4o-mini")})
     syn = S.synthesize(tmp_path, n_boot=100)

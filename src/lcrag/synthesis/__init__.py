@@ -28,6 +28,7 @@ needle chapter runs Gemma-3 inside the SmolLM2 run). A chapter without a success
     plot_models(syn, models)   # the models' figures stacked in one
     size_table(syn)            # each family's headline difference against model size
     plot_size_axis(syn)        # ... as a figure
+    claims_by_size(syn)        # each claim checked on our runs: its verdict per model size
 
 Modules: :mod:`.family` (what a family is, the comparison rows, readings), :mod:`.runs` (the runs and their
 tables, re-run cost), :mod:`.views` (:func:`synthesize` and the views), :mod:`.figure` (the model figure),
@@ -56,7 +57,7 @@ from lcrag.synthesis.runs import (
     profiles_to_read,
     rerun_cost,
 )
-from lcrag.synthesis.size_axis import plot_size_axis, size_table, unsized_models
+from lcrag.synthesis.size_axis import claims_by_size, plot_size_axis, size_table, unsized_models
 from lcrag.synthesis.views import (
     NO_COMPARISON,
     Synthesis,
@@ -72,6 +73,7 @@ from lcrag.synthesis.views import (
 
 __all__ = [
     "COMPARISON_COLUMNS", "NOT_RUN", "NOT_TESTABLE", "NO_COMPARISON", "RUN_COLUMNS", "Family", "Synthesis", "bar_panel", "bars",
+    "claims_by_size",
     "compare_runs", "comparison", "conclusions", "coverage", "detail_table", "empty_panel", "families", "find_runs",
     "format_diff", "group_means", "headline", "load_table", "mean_ci", "model_chapters", "model_view",
     "overview", "plot_model", "plot_models", "plot_size_axis", "profiles_to_read", "reading", "rerun_cost", "score_floor",

@@ -4,13 +4,18 @@ knows (the embedded SmolLM2-135M, Gemma-3-270M, Qwen2.5-Coder 0.5B and 1.5B).
 
     size_table(syn)        # one row per family x sized model, smallest model first
     plot_size_axis(syn)    # one panel per family, then all families together
+    claims_by_size(syn)    # each claim checked on our runs: its verdict per model size
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
+from lcrag.book.claims import CLAIMS_FILE, REPRODUCED, read_claims
+from lcrag.book.verdicts import OUR_RUN
 from lcrag.models.registry import parameters, size_of
 from lcrag.synthesis.family import NOT_TESTABLE
 from lcrag.synthesis.views import Synthesis, headline
@@ -30,6 +35,49 @@ def size_table(syn: Synthesis) -> pd.DataFrame:
     order = {f.name: i for i, f in enumerate(syn.families)}
     h = h.assign(_order=h["family"].map(order)).sort_values(["_order", "parameters"], kind="stable")
     return h[list(SIZE_COLUMNS)].reset_index(drop=True)
+
+
+def _run_model(claim_model: str, run_model: str) -> str:
+    """The model a claim was checked on: its ledger's (``local/x (our runs)`` names ``local/x``; the needle run
+    checks Gemma-3 inside SmolLM2's run), else the run's."""
+    name = claim_model.split(" (")[0]
+    return name if size_of(name) else run_model
+
+
+def claims_by_size(syn: Synthesis) -> pd.DataFrame:
+    """One row per claim the chapters checked on our runs (source "our run"), one column per model size (smallest
+    first) holding that model's verdict ("" where it has no run), and ``reproduced from``: the smallest size from
+    which every larger model with a verdict reproduces the claim ("" when the largest does not)."""
+    frames = []
+    for r in syn.runs.itertuples():
+        path = Path(r.run_dir) / CLAIMS_FILE
+        if path.is_file():
+            c = read_claims(path)
+            frames.append(c.assign(model=[_run_model(m, r.model) for m in c["model"]]))
+    claims = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["model", "source"])
+    claims = claims[(claims["source"] == OUR_RUN) & claims["model"].map(size_of).notna()]
+    if claims.empty:
+        return pd.DataFrame(columns=["chapter", "claim_id", "text", "reproduced from"])
+    claims = claims.assign(size=claims["model"].map(size_of))
+    sizes = sorted(claims["size"].unique(), key=parameters)
+    table = claims.pivot_table(index=["chapter", "claim_id"], columns="size", values="verdict", aggfunc="first",
+                               fill_value="", sort=False)[sizes]
+    text = claims.drop_duplicates(["chapter", "claim_id"]).set_index(["chapter", "claim_id"])["text"]
+    table.insert(0, "text", text.reindex(table.index))
+    table["reproduced from"] = [_reproduced_from(row[sizes]) for _, row in table.iterrows()]
+    table.columns.name = None
+    return table.reset_index()
+
+
+def _reproduced_from(verdicts: pd.Series) -> str:
+    """The smallest size from which every size with a verdict (in increasing order) reads "reproduced"."""
+    ran = verdicts[verdicts != ""]
+    if ran.empty or ran.iloc[-1] != REPRODUCED:
+        return ""
+    first = len(ran) - 1
+    while first > 0 and ran.iloc[first - 1] == REPRODUCED:
+        first -= 1
+    return str(ran.index[first])
 
 
 def unsized_models(syn: Synthesis) -> list[str]:
