@@ -445,6 +445,26 @@ def test_claims_fail_when_rag_wins():
     assert t.loc["H2", "verdict"] == NOT_REPRODUCED
 
 
+def test_h15_similar_accuracy_is_an_equivalence_test():
+    """H15: RAG sends a quarter of Full's tokens or less at similar accuracy, "similar" meaning the 95 % interval of
+    Full - RAG lies below +2 pp (the inventory's "within about 2 pp"); a point difference under 2 pp is not
+    enough."""
+    def h15(counts, ratio):
+        tokens = pd.DataFrame({"setting": ["rag"], "pipeline": ["CQT"], "prompt": ["BAMBOO"],
+                               "full_over_rag_tokens": [ratio]})
+        t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(counts),
+                                       tokens=tokens, n_boot=2000)
+        return t.set_index("claim_id").loc["H15"]
+
+    assert h15(numbers.THESIS_FIG_6_3, 5.0)["verdict"] == INCONCLUSIVE  # Full - RAG = +6.3 pp [+1.3, +11.4]
+    flipped = dict(numbers.THESIS_FIG_6_3)
+    flipped["F-E"], flipped["-RE"], flipped["FRE"] = 2, 50, 82  # RAG ahead
+    assert h15(flipped, 5.0)["verdict"] == REPRODUCED  # the interval of Full - RAG lies below +2 pp
+    assert h15(flipped, 3.0)["verdict"] == NOT_REPRODUCED  # a third of the tokens: not the claimed saving
+    assert accuracy.within_margin((0.01, 0.11), 0.02) is None
+    assert accuracy.within_margin((0.03, 0.11), 0.02) is False
+
+
 def test_claims_on_arms_at_chance_are_not_testable():
     """Every arm at 40/158 (chance is 1/4): the comparisons say nothing about the claims, whatever they give."""
     at_chance = {"FRE": 5, "F--": 35, "-R-": 35, "--E": 35, "---": 48}

@@ -135,6 +135,18 @@ def paired_difference(scored: pd.DataFrame, a: tuple, b: tuple, n_boot: int, see
     }
 
 
+def within_margin(ci: tuple[float, float], margin: float) -> bool | None:
+    """Is a difference no larger than ``margin`` (an equivalence test, one-sided)? True when the whole interval
+    lies below the margin, False when it lies above it, None otherwise (or if missing)."""
+    if any(math.isnan(x) for x in ci):
+        return None
+    if ci[1] < margin:
+        return True
+    if ci[0] > margin:
+        return False
+    return None
+
+
 def at_least(diff: float, ci: tuple[float, float], margin: float) -> bool | None:
     """Is a difference at least ``margin``, and real? True when the point value reaches the margin and the
     interval excludes 0; False when the whole interval lies below the margin; None otherwise (or if missing)."""
