@@ -40,8 +40,19 @@ def test_intervals_contain_the_point_and_are_reproducible():
 
 
 def test_degenerate_and_empty_data():
-    assert stats.bootstrap_ci([1, 1, 1, 1]) == (1.0, 1.0)  # nothing varies: the point itself
-    assert stats.bootstrap_ci([0.25]) == (0.25, 0.25)
+    # nothing varies: the exact interval of a score (Clopper-Pearson, none of n differing), not a zero width
+    lo, hi = stats.bootstrap_ci([1] * 8)
+    assert (lo, hi) == pytest.approx((0.025 ** (1 / 8), 1.0))  # 8 of 8 right: (0.631, 1.0)
+    from scipy.stats import binomtest
+
+    cp = binomtest(8, 8).proportion_ci(0.95, method="exact")
+    assert lo == pytest.approx(cp.low)
+    assert stats.bootstrap_ci([0.0] * 158)[1] == pytest.approx(1 - 0.025 ** (1 / 158))  # 0.023
+    assert stats.paired_bootstrap_ci([1, 0, 1, 1], [1, 0, 1, 1]) == pytest.approx((-0.602, 0.602), abs=1e-3)
+    assert stats.bootstrap_diff([0] * 8, [0] * 8) == pytest.approx((0.0, -0.369, 0.369), abs=1e-3)
+    lo, hi = stats.unpaired_bootstrap_ci([1, 1, 1], [0, 0, 0, 0])  # both constant: widest difference allowed
+    assert lo == pytest.approx(0.025 ** (1 / 3) - (1 - 0.025 ** (1 / 4))) and hi == 1.0
+    assert stats.bootstrap_ci([250, 250]) == (250.0, 250.0)  # not a score (a count): the point itself
     assert all(math.isnan(v) for v in stats.bootstrap_ci([]))
     assert all(math.isnan(v) for v in stats.bootstrap_diff([], []))
     assert all(math.isnan(v) for v in stats.mean_ci([float("nan")]))

@@ -282,9 +282,10 @@ def test_bootstrap_intervals():
     lo, hi = bootstrap_ci(x, n_boot=2000, seed=0)
     assert lo < 0.75 < hi and 0.55 < lo and hi < 0.9
     assert bootstrap_ci(x, seed=0) == bootstrap_ci(x, seed=0)
-    assert bootstrap_ci(np.ones(5)) == (1.0, 1.0)
+    assert bootstrap_ci(np.ones(5)) == pytest.approx((0.025 ** (1 / 5), 1.0))  # 5 of 5: Clopper-Pearson's
     assert all(np.isnan(bootstrap_ci([])))
-    assert paired_bootstrap_ci([1, 1, 1, 0], [1, 1, 1, 0]) == (0.0, 0.0)
+    w = 1 - 0.025 ** (1 / 4)  # two runs that agree on all 4 cases: up to 60 % of cases could still differ
+    assert paired_bootstrap_ci([1, 1, 1, 0], [1, 1, 1, 0]) == pytest.approx((-w, w))
     with pytest.raises(ValueError, match="same length"):
         paired_bootstrap_ci([1, 0], [1])
 

@@ -4,8 +4,14 @@ Every interval in the book is a bootstrap of a mean (or of a difference of means
 by :func:`scipy.stats.bootstrap` with the **BCa** method (bias-corrected and accelerated): at the small numbers of
 items the book runs on (often 8 to 20 per setting) the percentile method's intervals are too narrow (they cover
 the truth less often than they claim; ``tests/test_stats.py`` measures it at n = 12), and BCa corrects most of
-that. A fixed ``seed`` gives the same interval for the same data. Degenerate data (every value equal, e.g. a
-model that always fails) give the point itself as the interval; no data give NaN bounds.
+that. A fixed ``seed`` gives the same interval for the same data; no data give NaN bounds.
+
+Degenerate data (every value equal: a model that fails all 8 cases, two arms that agree on every case) have no
+spread to resample, but their mean is not known exactly: for scores on [0, 1] (and their differences, on [-1, 1])
+the interval is the exact one for the share of items that could take another value when none of n did
+(Clopper-Pearson: at most ``1 - 0.025 ** (1 / n)`` at 95 %, 0.37 for n = 8, 0.023 for n = 158), moved toward the
+rest of the range (:func:`constant_interval`). A zero-width interval on eight cases would decide claims it cannot.
+Other constant data (token counts) give the point itself.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ def _interval(samples: tuple[np.ndarray, ...], statistic, point: float, n_boot: 
     if any(s.size == 0 for s in samples):
         return (float("nan"), float("nan"))
     if all(s.size < 2 or np.ptp(s) == 0 for s in samples):  # nothing varies: no spread to resample
-        return (point, point)
+        return (point, point)  # (the callers give scores their exact interval first: constant_interval)
     res = bootstrap(samples, statistic, n_resamples=n_boot, confidence_level=level, method=method,
                     rng=np.random.default_rng(seed), vectorized=True, paired=False)
     lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
@@ -44,12 +50,41 @@ def _mean_difference(a, b, axis=-1):
     return np.mean(a, axis=axis) - np.mean(b, axis=axis)
 
 
+def value_range(x: np.ndarray) -> tuple[float, float] | None:
+    """The range a score's values live on: [0, 1] when they lie in it, else [-1, 1] (differences of scores), else
+    None (not a score: a count, a length)."""
+    if x.size and x.min() >= 0 and x.max() <= 1:
+        return (0.0, 1.0)
+    if x.size and x.min() >= -1 and x.max() <= 1:
+        return (-1.0, 1.0)
+    return None
+
+
+def constant_interval(value: float, n: int, bounds: tuple[float, float], level: float = 0.95) -> tuple[float, float]:
+    """The interval of a mean when all ``n`` items have ``value`` and any could lie in ``bounds``: at most a share
+    ``1 - ((1 - level) / 2) ** (1 / n)`` of the population differs (Clopper-Pearson with none of n observed), each
+    as far as the bounds allow. For 8 of 8 right: (0.63, 1.0), Clopper-Pearson's own interval."""
+    share = 1 - ((1 - level) / 2) ** (1 / n)
+    lo, hi = bounds
+    return (value - (value - lo) * share, value + (hi - value) * share)
+
+
+def _constant(x: np.ndarray, bounds: tuple[float, float] | None, level: float) -> tuple[float, float] | None:
+    """:func:`constant_interval` for a constant sample of scores, None for anything else."""
+    if x.size == 0 or np.ptp(x) != 0:
+        return None
+    bounds = bounds or value_range(x)
+    return None if bounds is None else constant_interval(float(x[0]), x.size, bounds, level)
+
+
 def bootstrap_ci(values, n_boot: int = 2000, level: float = 0.95, seed: int = 0,
-                 method: str = METHOD) -> tuple[float, float]:
-    """Bootstrap interval of the mean of ``values`` (e.g. 0/1 correctness, one per case)."""
+                 method: str = METHOD, bounds: tuple[float, float] | None = None) -> tuple[float, float]:
+    """Bootstrap interval of the mean of ``values`` (e.g. 0/1 correctness, one per case); ``bounds``: the range
+    the values live on (default: :func:`value_range`), used only when every value is the same."""
     x = np.asarray(values, dtype=np.float64)
     point = float(x.mean()) if x.size else float("nan")
-    return _interval((x,), _mean, point, n_boot, level, seed, method)
+    exact = _constant(x, bounds, level)
+    return exact if exact is not None else _interval((x,), _mean, point, n_boot, level, seed, method)
 
 
 def paired_bootstrap_ci(a, b, n_boot: int = 2000, level: float = 0.95, seed: int = 0,
@@ -62,7 +97,9 @@ def paired_bootstrap_ci(a, b, n_boot: int = 2000, level: float = 0.95, seed: int
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape != b.shape:
         raise ValueError(f"paired values must have the same length, got {a.size} and {b.size}")
-    return bootstrap_ci(a - b, n_boot=n_boot, level=level, seed=seed, method=method)
+    scores = value_range(np.concatenate([a, b])) == (0.0, 1.0)
+    return bootstrap_ci(a - b, n_boot=n_boot, level=level, seed=seed, method=method,
+                        bounds=(-1.0, 1.0) if scores else None)
 
 
 def unpaired_bootstrap_ci(a, b, n_boot: int = 2000, level: float = 0.95, seed: int = 0,
@@ -71,6 +108,9 @@ def unpaired_bootstrap_ci(a, b, n_boot: int = 2000, level: float = 0.95, seed: i
     bins): each group is resampled on its own."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     point = float(a.mean() - b.mean()) if a.size and b.size else float("nan")
+    ea, eb = _constant(a, None, level), _constant(b, None, level)
+    if ea is not None and eb is not None:  # both constant scores: the widest difference their intervals allow
+        return (ea[0] - eb[1], ea[1] - eb[0])
     return _interval((a, b), _mean_difference, point, n_boot, level, seed, method)
 
 
