@@ -276,3 +276,16 @@ def test_smoke_profile_runs_end_to_end(essays, tmp_path):
     assert len(rescue) == 4 and (rescue["cells"] == 2).all()
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "ok" and manifest["profile"] == "smoke"
+
+
+def test_a_run_without_a_judge_is_judged_by_its_own_chat_model():
+    from types import SimpleNamespace
+
+    from lcrag.models.registry import parse_spec
+
+    def run(spec):
+        return SimpleNamespace(spec=spec, info=parse_spec(spec))
+
+    assert judging.default_judge(run("local/qwen2.5-coder-1.5b-instruct"), SMOL) == "local/qwen2.5-coder-1.5b-instruct"
+    assert judging.default_judge(run(SMOL), SMOL) == SMOL
+    assert judging.default_judge(run("local/gemma3-270m"), SMOL) == SMOL  # a base model does not judge

@@ -8,6 +8,13 @@ from lcrag.metrics import needle as metrics
 from lcrag.progress import progress as bar
 
 
+def default_judge(run_model, fallback: str) -> str:
+    """The judge of a run that names none: the run's model when it is a chat model (as strong a judge as the model
+    under test: the 1.5B's needle run is judged by the 1.5B), else ``fallback`` (a base model such as Gemma-3 does
+    not follow the judge's instructions)."""
+    return run_model.spec if run_model.info.kind == "chat" else fallback
+
+
 def judge_prompt(judge, messages: list[dict]) -> str | None:
     """The judge's chat template applied to ``messages``, as text, when the judge is a local GGUF chat model
     (None otherwise): the book then starts the judge's answer itself with "Rating: [[" (see :func:`judge_cells`)."""
