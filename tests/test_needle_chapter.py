@@ -289,3 +289,8 @@ def test_a_run_without_a_judge_is_judged_by_its_own_chat_model():
     assert judging.default_judge(run("local/qwen2.5-coder-1.5b-instruct"), SMOL) == "local/qwen2.5-coder-1.5b-instruct"
     assert judging.default_judge(run(SMOL), SMOL) == SMOL
     assert judging.default_judge(run("local/gemma3-270m"), SMOL) == SMOL  # a base model does not judge
+
+
+def test_a_bad_rag_mode_fails_before_any_model_is_loaded():
+    with pytest.raises(ValueError, match="rag must be 'longest', 'all' or 'none', not 'bm25'"):
+        plan.setup("local/no-such-model", [], "", [1000], {}, ["simple"], "bm25", 48)

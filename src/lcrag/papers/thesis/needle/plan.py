@@ -5,6 +5,8 @@ that llama.cpp reuses the longest prompt prefix; what an order costs in prefill 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from lcrag.papers.thesis.needle.haystack import BUFFER_TOKENS, haystack_tokens, make_haystack
 from lcrag.papers.thesis.needle.needles import Needle
@@ -74,3 +76,54 @@ def prefill_cost(cells: Sequence[dict]) -> int:
 def time_estimate(cells: Sequence[dict], tokens_per_s: float, answer_s: float) -> float:
     """Seconds to answer ``cells`` in their order at a prompt speed and a per-answer cost (for planning)."""
     return prefill_cost(cells) / tokens_per_s + answer_s * len(cells)
+
+
+#: The embedded models the default run tests, the first also the judge of a run whose model cannot judge.
+EMBEDDED = ("local/smollm2-135m-instruct", "local/gemma3-270m")
+RAG_MODES = ("longest", "all", "none")
+
+
+@dataclass
+class Setup:
+    """What a needle run tests: the run's model, the models asked (``specs``), the judge, the essays the haystacks
+    are cut from, each model's lengths and the needles."""
+
+    run_model: Any
+    specs: list[str]
+    judge: Any
+    essays: list[str]
+    lengths: dict[str, list[int]]
+    needles: list[Needle]
+
+    def describe(self, depths: Sequence[float]) -> str:
+        """One line per model (kind, window, tokenizer, lengths), then the depths, needles and judge."""
+        from lcrag.models import get_model
+
+        lines = []
+        for s in self.specs:
+            m = get_model(s)
+            lines.append(f"{s}: {m.info.kind} model, {m.info.context_window}-token window, tokenizer "
+                         f"{m.tokenizer.name}; lengths {self.lengths[s]}")
+        lines.append(f"depths {list(depths)} | needles {[n.name for n in self.needles]} | judge {self.judge.spec}")
+        return "\n".join(lines)
+
+
+def setup(model: str | None, models: Sequence[str], judge: str, lengths: Sequence[int],
+          lengths_by_model: dict, needles: Sequence[str], rag: str, answer_tokens: int) -> Setup:
+    """The chapter's parameters resolved: ``models`` (empty: both embedded models when the run's model is SmolLM2,
+    else the run's model), the judge (:func:`~lcrag.papers.thesis.needle.judging.default_judge` when none is
+    named), each model's lengths (``lengths_by_model`` over ``lengths``, capped at its window); a ``rag`` mode
+    other than :data:`RAG_MODES` raises ValueError before any model is asked."""
+    from lcrag import data
+    from lcrag.models import get_model
+    from lcrag.papers.thesis.needle.judging import default_judge
+    from lcrag.papers.thesis.needle.needles import needles_for
+
+    if rag not in RAG_MODES:
+        raise ValueError(f"rag must be 'longest', 'all' or 'none', not {rag!r}")
+    run_model = get_model(model)
+    specs = list(models) or (list(EMBEDDED) if run_model.spec == EMBEDDED[0] else [run_model.spec])
+    grid = {s: lengths_for(get_model(s), lengths_by_model.get(s, lengths), answer_tokens=answer_tokens)
+            for s in specs}  # fmt: skip
+    return Setup(run_model, specs, get_model(judge or default_judge(run_model, EMBEDDED[0])),
+                 list(data.load_essays()["text"]), grid, needles_for(needles))
