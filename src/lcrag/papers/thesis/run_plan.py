@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from lcrag.papers.thesis.numbers import NO_PIPELINE, THESIS_PIPELINES
-from lcrag.papers.thesis.pipelines import parse_pipeline
+from lcrag.papers.thesis.pipelines import parse_pipeline, retrieve
 from lcrag.papers.thesis.prompts import PromptBuilder, build_prompt
 
 
@@ -59,6 +59,14 @@ def plan_runs(
         add(extra_full, [("full", NO_PIPELINE)], [main_prompt])
     plan = pd.DataFrame(rows, columns=["task", "case", "setting", "pipeline", "prompt"])
     return plan.drop_duplicates().reset_index(drop=True)
+
+
+def retrieve_for(plan: pd.DataFrame, kept: pd.DataFrame, embedder=None, **retrieval: object) -> pd.DataFrame:
+    """The retrieval every RAG row of ``plan`` needs: each of its cases (found in ``kept``) through each pipeline
+    the plan uses (:func:`~lcrag.papers.thesis.pipelines.retrieve`, ``retrieval`` its keyword arguments)."""
+    rag = plan[plan["setting"] == "rag"]
+    cases = rag[["task", "case"]].drop_duplicates().merge(kept, on=["task", "case"])
+    return retrieve(cases, sorted(set(rag["pipeline"])), embedder, **retrieval)
 
 
 def build_prompts(
