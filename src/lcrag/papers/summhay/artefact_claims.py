@@ -33,6 +33,21 @@ def claims_scope(shape: pd.DataFrame, haystacks: Sequence[str], news: Sequence[s
                   f"subtopics, {part['insights'].sum()} of {shape['insights'].sum()} insights")
 
 
+def artefact_ledger(*, shape: pd.DataFrame, systems: pd.DataFrame, words: pd.DataFrame, t1: pd.DataFrame,
+                    t4: pd.DataFrame, haystacks: Sequence[str], max_subtopics: int | None):
+    """A claims ledger of the released artefacts (model: the paper's summarizers judged by GPT-4o) with every claim
+    they decide (:func:`check_artefact_claims`), scoped by :func:`claims_scope`."""
+    from lcrag.book import ClaimsLedger
+    from lcrag.data.summhay import NEWS
+    from lcrag.papers.summhay.names import ARTEFACT_MODEL
+
+    complete, scope = claims_scope(shape, haystacks, NEWS, max_subtopics)
+    ledger = ClaimsLedger(None, paper="summhay", model=ARTEFACT_MODEL)
+    check_artefact_claims(ledger, shape=shape, systems=systems, words=words, t1=t1, t4=t4, complete=complete,
+                          scope=scope)
+    return ledger
+
+
 def check_artefact_claims(
     ledger,
     *,

@@ -8,6 +8,19 @@ import pandas as pd
 from lcrag.papers.summhay.paper_numbers import PAPER_ORACLE_CEILING
 
 
+def live_ledger(model: str, *, live: pd.DataFrame, position: pd.DataFrame, ceilings: pd.DataFrame,
+                judges: pd.DataFrame | None, n_subtopics: int, haystacks, budget: int):
+    """A claims ledger of our own runs (model: ``model`` "(our runs)") with the claims they speak to
+    (:func:`check_live_claims`; ``ceilings`` at every budget, the claims read the 15k-token one)."""
+    from lcrag.book import ClaimsLedger
+
+    ledger = ClaimsLedger(None, paper="summhay", model=f"{model} (our runs)")
+    scope = f"{n_subtopics} subtopics of {', '.join(haystacks)}, {budget}-token contexts"
+    check_live_claims(ledger, live=live, position=position, ceiling=ceilings[ceilings["budget_tokens"] == 15000],
+                      judges=judges, scope=scope)
+    return ledger
+
+
 def check_live_claims(
     ledger,
     *,

@@ -220,12 +220,15 @@ def synthesize_haystack(
     return raw, pd.DataFrame(log)
 
 
-def load_synthetic(raw: dict, path: Path | str, name: str = "synthetic"):
-    """Write ``raw`` to ``path`` and read it back with the SummHay loader (:func:`lcrag.data.load_haystack`), which
-    checks the schema; returned as a news haystack named ``name``."""
+def load_synthetic(raw: dict, path: Path | str | None = None, name: str = "synthetic"):
+    """Write ``raw`` to ``path`` (default: a new temporary directory's ``topic_synthetic.json``) and read it back
+    with the SummHay loader (:func:`lcrag.data.load_haystack`), which checks the schema; returned as a news
+    haystack named ``name``."""
+    import tempfile
+
     from lcrag.data.summhay import load_haystack
 
-    path = Path(path)
+    path = Path(path) if path is not None else Path(tempfile.mkdtemp()) / "topic_synthetic.json"
     path.write_text(json.dumps(raw, indent=1))
     h = load_haystack("news1", path)  # the loader validates names; the file is ours
     h.name = name
