@@ -227,3 +227,14 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
         ledger.check("C15", "Two judges rank the same systems alike (Spearman >= 0.95)", paper_value=0.983,
                      our_value=None, passed=None, evidence=f"fewer than two systems scored by both judges; {ev}")
     return ledger
+
+
+def chapter_ledgers(model: str, per_response: pd.DataFrame, judge: str, edges: Mapping[str, list[int]] | None,
+                    agreement: Mapping | None, scope: str) -> list:
+    """The chapter's two ledgers: the paper's own tables (:func:`paper_claims`) and ``model``'s runs judged by
+    ``judge`` (:func:`run_claims`, with its ``edges``, ``agreement`` and ``scope``)."""
+    from lcrag.book import ClaimsLedger
+
+    ours = ClaimsLedger(None, paper="long2rag", model=model)
+    run_claims(ours, per_response, judge, edges, agreement, scope=scope)
+    return [paper_claims(ClaimsLedger(None, paper="long2rag", model=PAPER_TABLES_MODEL)), ours]
