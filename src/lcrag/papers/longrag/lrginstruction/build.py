@@ -192,6 +192,13 @@ def build_dataset(
     }
 
 
+def build_datasets(records: dict[str, pd.DataFrame], model, n_records: int,
+                   settings: Settings | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """:func:`build_dataset` on each dataset's records (``{dataset: records}``), :func:`stack`-ed: (records looked
+    at, model calls, candidate instructions)."""
+    return stack({ds: build_dataset(r, ds, model, n_records, settings) for ds, r in records.items()})
+
+
 def stack(built: dict) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The tables of :func:`build_dataset` for several datasets (``{dataset: tables}``), stacked:
     (records looked at, model calls, candidate instructions); empty tables when nothing was built."""
