@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -380,6 +381,9 @@ def test_the_size_axis_puts_each_headline_against_model_size(book_runs):
         ("longrag", qwen), ("summhay", SMOL),
     ]
     assert t.loc[t["model"] == qwen, "parameters"].tolist() == [1.5e9]
+    decidable = (t["reading"] != S.NOT_TESTABLE) & (t["diff"] != 0) & t["ci_low"].notna()
+    assert decidable.any() and t.loc[decidable, "n_to_decide"].notna().all()
+    assert t.loc[~decidable, "n_to_decide"].isna().all()
     assert S.unsized_models(syn) == ["openai/gpt-4o-mini"]
     # each row is the family's headline comparison
     h = S.headline(syn).set_index(["family", "model"])
@@ -421,6 +425,14 @@ def test_claims_by_size_reads_each_models_verdicts(tmp_path):
     assert t.loc["A", "reproduced from"] == "135M"
     assert t.loc["B", "reproduced from"] == "1.5B" and t.loc["B", "270M"] == "inconclusive"
     assert t.loc["C", "reproduced from"] == "1.5B"  # lost at 270M, back at 1.5B: only the largest counts
+
+
+def test_items_to_decide_scales_the_interval_by_one_over_root_n():
+    from lcrag.synthesis.size_axis import items_to_decide
+
+    assert items_to_decide(0.05, -0.05, 0.15, 40) == 160  # half-width 0.10 to 0.05: four times the items
+    assert items_to_decide(0.10, 0.02, 0.18, 40) == 26  # already clear of 0: fewer would do
+    assert math.isnan(items_to_decide(0.0, -0.1, 0.1, 40)) and math.isnan(items_to_decide(0.1, float("nan"), 0.2, 9))
 
 
 def test_no_model_of_known_size_no_size_axis(tmp_path):

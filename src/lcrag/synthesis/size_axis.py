@@ -9,6 +9,7 @@ knows (the embedded SmolLM2-135M, Gemma-3-270M, Qwen2.5-Coder 0.5B and 1.5B).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,16 @@ from lcrag.synthesis.family import NOT_TESTABLE
 from lcrag.synthesis.views import Synthesis, headline
 
 SIZE_COLUMNS = ("family", "model", "size", "parameters", "comparison", "long_arm", "other_arm", "diff", "ci_low",
-                "ci_high", "n", "units", "reading", "source")
+                "ci_high", "n", "n_to_decide", "units", "reading", "source")
+
+
+def items_to_decide(diff: float, lo: float, hi: float, n: int) -> float:
+    """How many items a 95 % interval would need to exclude 0 if the difference and its spread stayed as observed:
+    the half-width shrinks as 1/sqrt(n), so ``n * (half-width / |diff|) ** 2`` (rounded up). NaN without an
+    interval or with a difference of 0 (no n decides it); at most ``n`` when the interval already excludes 0."""
+    if any(x is None or (isinstance(x, float) and math.isnan(x)) for x in (diff, lo, hi)) or diff == 0 or n <= 0:
+        return float("nan")
+    return float(math.ceil(n * ((hi - lo) / 2 / abs(diff)) ** 2))
 
 
 def size_table(syn: Synthesis) -> pd.DataFrame:
@@ -32,6 +42,10 @@ def size_table(syn: Synthesis) -> pd.DataFrame:
     h = h.assign(size=h["model"].map(size_of)) if len(h) else h.assign(size=pd.Series(dtype=object))
     h = h[h["size"].notna()].copy()
     h["parameters"] = h["size"].map(parameters)
+    h["n_to_decide"] = [  # more items do not lift a model off the floor: no number for a claim it cannot test
+        float("nan") if r == NOT_TESTABLE else items_to_decide(d, lo, hi, n)
+        for d, lo, hi, n, r in zip(h["diff"], h["ci_low"], h["ci_high"], h["n"], h["reading"], strict=True)
+    ]
     order = {f.name: i for i, f in enumerate(syn.families)}
     h = h.assign(_order=h["family"].map(order)).sort_values(["_order", "parameters"], kind="stable")
     return h[list(SIZE_COLUMNS)].reset_index(drop=True)
