@@ -53,6 +53,7 @@ def test_degenerate_and_empty_data():
     lo, hi = stats.unpaired_bootstrap_ci([1, 1, 1], [0, 0, 0, 0])  # both constant: widest difference allowed
     assert lo == pytest.approx(0.025 ** (1 / 3) - (1 - 0.025 ** (1 / 4))) and hi == 1.0
     assert stats.bootstrap_ci([250, 250]) == (250.0, 250.0)  # not a score (a count): the point itself
+    assert stats.paired_bootstrap_ci([40, 60], [40, 60]) == (0.0, 0.0)  # percentages: no range assumed
     assert all(math.isnan(v) for v in stats.bootstrap_ci([]))
     assert all(math.isnan(v) for v in stats.bootstrap_diff([], []))
     assert all(math.isnan(v) for v in stats.mean_ci([float("nan")]))

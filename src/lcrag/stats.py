@@ -97,9 +97,10 @@ def paired_bootstrap_ci(a, b, n_boot: int = 2000, level: float = 0.95, seed: int
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape != b.shape:
         raise ValueError(f"paired values must have the same length, got {a.size} and {b.size}")
-    scores = value_range(np.concatenate([a, b])) == (0.0, 1.0)
-    return bootstrap_ci(a - b, n_boot=n_boot, level=level, seed=seed, method=method,
-                        bounds=(-1.0, 1.0) if scores else None)
+    if value_range(np.concatenate([a, b])) == (0.0, 1.0):  # scores: their differences live on [-1, 1]
+        return bootstrap_ci(a - b, n_boot=n_boot, level=level, seed=seed, method=method, bounds=(-1.0, 1.0))
+    d = a - b  # not scores (counts, percentages): no range to bound a constant difference by
+    return _interval((d,), _mean, float(d.mean()) if d.size else float("nan"), n_boot, level, seed, method)
 
 
 def unpaired_bootstrap_ci(a, b, n_boot: int = 2000, level: float = 0.95, seed: int = 0,
