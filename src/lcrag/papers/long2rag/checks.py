@@ -5,6 +5,7 @@
   evaluator gap (:func:`table3_correlations`), and Table 4's KPF against the harmonic mean of the printed KPP and
   KPR (:func:`table4_kpf`).
 - :func:`inconsistencies`: the inventory's 13 internal inconsistencies, each with where it is.
+- :func:`category_table`: our items per question category beside Fig. 11's counts.
 """
 
 from __future__ import annotations
@@ -148,3 +149,12 @@ INCONSISTENCIES: tuple[tuple[str, str, str], ...] = (
 def inconsistencies() -> pd.DataFrame:
     """The inventory's 13 internal inconsistencies: what, one statement, the other."""
     return pd.DataFrame(INCONSISTENCIES, columns=["what", "one place says", "another says"]).rename_axis("n")
+
+
+def category_table(items: pd.DataFrame) -> pd.DataFrame:
+    """Our items per question category with an example question, beside the paper's definition of the category
+    and its count of questions (Fig. 11)."""
+    cats = items.groupby("category").agg(items=("question_id", "size"), example=("question", "first")).reset_index()
+    cats["paper_definition"] = cats["category"].map(CATEGORIES)
+    cats["paper_n"] = cats["category"].map(PAPER_CATEGORY_COUNTS)
+    return cats
