@@ -371,3 +371,13 @@ def kpr_radar(table: pd.DataFrame, axis: str, value: str = "kpr", series: str = 
     ax.legend(fontsize=7, loc="upper right", bbox_to_anchor=(1.35, 1.1))
     ax.set_title(title, fontsize=10)
     return ax
+
+
+def kpr_radars(by_domain: pd.DataFrame, by_category: pd.DataFrame, variant: str):
+    """Long²RAG's Figs 4 and 5 side by side for one document ``variant``: KPR by domain, then by category."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.5), subplot_kw={"polar": True})
+    kpr_radar(by_domain[by_domain["variant"] == variant], "domain", ax=axes[0], title=f"KPR by domain ({variant})")
+    kpr_radar(by_category[by_category["variant"] == variant], "category", ax=axes[1],
+              title=f"KPR by category ({variant})")
+    plt.tight_layout()
+    return fig
