@@ -15,7 +15,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "notebooks"
 
 
 def copy_book(dest: Path) -> Path:
-    """The real _config.yml, _toc.yml, book pages and bibliography, without any executed output."""
+    """The real _config.yml, _toc.yml, book pages, styles and bibliography, without any executed output."""
     root = config.project_root()
     dest.mkdir(parents=True)
     for name in ("_config.yml", "_toc.yml"):
@@ -23,6 +23,7 @@ def copy_book(dest: Path) -> Path:
     (dest / "book").mkdir()
     for page in [*(root / "book").glob("*.md"), *(root / "book").glob("*.bib")]:
         shutil.copy(page, dest / "book" / page.name)
+    shutil.copytree(root / "book" / "_static", dest / "book" / "_static")
     (dest / "notebooks").mkdir()
     (dest / "notebooks" / "profiles.yml").write_text("quickstart:\n  default: {}\n", encoding="utf-8")
     return dest
