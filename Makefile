@@ -26,7 +26,7 @@ book: install data
 # longer reads, so the book was built once per worker.)
 test: install
 	LCRAG_DATA_MIRROR="$(MIRROR)" $(BIN)/pytest -q -m "not slow" -n auto
-	LCRAG_DATA_MIRROR="$(MIRROR)" $(BIN)/pytest -q -m slow
+	LCRAG_DATA_MIRROR="$(MIRROR)" $(BIN)/pytest -q -m slow --durations=15
 
 # The tests that start no model server and execute no notebook (a few minutes): .github/workflows/tests.yml.
 test-quick: install
