@@ -180,6 +180,8 @@ def time_ci() -> None:
             tail = (tail + [line.rstrip()])[-40:]
             if line.startswith("page length:"):  # the browser test's report (tests/test_book_browser.py)
                 report.append(line.rstrip())
+            elif re.match(r"\d+\.\d+s (call|setup|teardown) ", line):  # the slow lane's --durations
+                report.append("slowest: " + line.rstrip())
             if re.search(r"(pytest|ruff|pip install)\b", line) and not line.startswith((" ", ".")):
                 marks.append((time.perf_counter() - t0, line.strip()[:100]))
             elif re.search(r"\b(passed|failed)\b.* in [\d.]+s", line):  # a pytest lane's summary
