@@ -244,3 +244,13 @@ def write_jsonl(rows: Iterable[dict], name: str = "lrginstruction") -> Path:
                 json.dumps({k: r[k] for k in ("instruction", "input", "output")}, ensure_ascii=False) + "\n"
             )
     return path
+
+
+def write_kept(instructions: pd.DataFrame, rule: str) -> str:
+    """Write the instructions the chosen filter ``rule`` kept (:func:`write_jsonl`) and say how many each rule
+    keeps, in one line for the chapter."""
+    kept = instructions[instructions["kept"]]
+    path = write_jsonl(kept.to_dict("records"))
+    return (f"{len(kept)} of {len(instructions)} candidate instructions kept ({rule} rule) -> {path.name}; "
+            f"the code's rule would keep {int(instructions['kept_code'].sum())}, the strict one "
+            f"{int(instructions['kept_strict'].sum())}")
