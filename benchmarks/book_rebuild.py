@@ -178,7 +178,7 @@ def time_ci() -> None:
         marks, tail, report = [], [], []
         for line in proc.stdout:
             tail = (tail + [line.rstrip()])[-40:]
-            if line.startswith("page length:"):  # the browser test's report (tests/test_book_browser.py)
+            if line.startswith("page length:"):  # the browser test's report (tests/built_book/test_browser.py)
                 report.append(line.rstrip())
             elif re.match(r"\d+\.\d+s (call|setup|teardown) ", line):  # the slow lane's --durations
                 report.append("slowest: " + line.rstrip())

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(Path(__file__).parent))  # tests/faultserver.py
+sys.path.insert(0, str(Path(__file__).parent))  # tests/helpers.py, bookbuild.py, faultserver.py
+from helpers import FIXTURES, ROOT, SHARED  # noqa: E402
 
 _STATE = tempfile.mkdtemp(prefix="lcrag-test-state-")  # this process's servers; model files stay shared
 os.environ["LCRAG_STATE_DIR"] = _STATE
 atexit.register(shutil.rmtree, _STATE, True)  # each xdist worker has one: left behind, they filled CI's disk
-_MIRROR = ROOT.parent / "shared" / "data"
+_MIRROR = SHARED / "data"
 if "LCRAG_DATA_MIRROR" not in os.environ and _MIRROR.exists():
     os.environ["LCRAG_DATA_MIRROR"] = str(_MIRROR)
 for var in ("LCRAG_MODEL", "LCRAG_RUN_DIR", "LCRAG_CHAPTER", "LCRAG_OFFLINE", "LCRAG_SERVING"):
@@ -96,7 +96,7 @@ def toy_registered(monkeypatch):
     kernels the runner starts (a chapter added without editing a shared module)."""
     from lcrag import chapters
 
-    path = str(Path(__file__).parent / "fixtures" / "chapters")
+    path = str(FIXTURES / "chapters")
     monkeypatch.syspath_prepend(path)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (path, os.environ.get("PYTHONPATH")) if p))
     monkeypatch.setenv(chapters.CHAPTERS_ENV, "toy_paper.chapter")
@@ -110,25 +110,3 @@ def fault_server():
     srv = FaultServer(slow_s=1.5).start()
     yield srv
     srv.stop()
-
-
-def fetched_data_dir(mirror: Path, tmp_path_factory, datasets: list[str]):
-    """Generator for a module fixture: LCRAG_DATA_DIR -> a fresh tmp dir holding ``datasets`` copied from the
-    mirror (a clean clone has no ``data/files``)."""
-    from lcrag.data.fetch import fetch
-
-    dest = tmp_path_factory.mktemp("data")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("LCRAG_DATA_DIR", str(dest))
-        report = fetch(datasets=datasets, mirror=mirror, download=False)
-        assert report.ok, report.summary()
-        yield dest
-
-
-def notebook_errors(notebook: Path) -> list[dict]:
-    """The error outputs of an executed notebook's code cells."""
-    import json
-
-    nb = json.loads(Path(notebook).read_text())
-    return [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])
-            if o.get("output_type") == "error"]

@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import FIXTURES
 
 from lcrag import chapters
 from lcrag import synthesis as S
 from lcrag.chapters import Chapter, Paper, Registry
 
-FIXTURES = Path(__file__).parent / "fixtures"
 BOOK_ORDER = ["quickstart", "needle", "thesis", "long2rag", "longrag", "summhay", "synthesis"]
 SMOL = "local/smollm2-135m-instruct"
 

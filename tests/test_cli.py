@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
+import helpers
 import pytest
 
 from lcrag.cli import main
 
-FIXTURES = Path(__file__).parent / "fixtures" / "notebooks"
+FIXTURES = helpers.FIXTURES / "notebooks"
 
 
 @pytest.fixture()

@@ -27,8 +27,8 @@ from lcrag.book import manifest as mf
 from lcrag.book.claims import CLAIMS_FILE, read_claims
 from lcrag.book.claims_page import summary_markdown
 from lcrag.book.downloads import files_dir, page_with_downloads
-from lcrag.book.reading import folded_page
 from lcrag.book.profiles import UsageError, available_chapters, chapter_source
+from lcrag.book.reading import folded_page
 from lcrag.book.runner import RunResult, default_out_dir, run_chapter
 from lcrag.book.teaching import (
     QUICK_TIMES_FILE,

@@ -8,7 +8,7 @@ removed) what is not the lesson:
 - an output longer than :data:`LONG_OUTPUT_LINES` lines of text or :data:`LONG_TABLE_ROWS` table rows (a long
   table, a prompt printed in full), unless tagged ``show-output``; figures stay open.
 
-Measured on the book of this version with the browser test's page lengths (``tests/test_book_browser.py``).
+Measured on the book of this version with the browser test's page lengths (``tests/built_book/test_browser.py``).
 """
 
 from __future__ import annotations

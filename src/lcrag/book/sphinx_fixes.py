@@ -4,7 +4,7 @@ Jupyter Book 1.x requires Sphinx 7, whose HTML builder writes an inline script t
 after the builder started: ``Sphinx.add_js_file(None, body=...)`` hands the builder ``None``, and
 ``prepare_writing`` re-adds the registry's copy as ``''``, which the duplicate check sees as another file.
 sphinx-thebe's ``const THEBE_JS_URL = ...`` then appears twice in every page, and the second declaration is a
-SyntaxError in the browser's console (caught by ``tests/test_book_browser.py``); sphinx-togglebutton's
+SyntaxError in the browser's console (caught by ``tests/built_book/test_browser.py``); sphinx-togglebutton's
 selector is also set twice. Sphinx fixed this in sphinx-doc/sphinx#13402 (Sphinx 8); here an inline script's
 missing file name becomes ``''`` before it reaches the builder, as that fix does.
 """

@@ -23,7 +23,7 @@ LOGPROBS_SCORES_BYTES = 2 << 30  # memory allowed for the n_ctx x vocabulary log
 PREFILL_WEIGHTS = {"smollm2": "f32", "gemma3": "f32", "qwen2.5-coder-0.5b": "bf16", "qwen2.5-coder-1.5b": "bf16"}
 # The prefill runtime per built-in model (benchmarks/serving_variants.py, issue 3); others: "llama.cpp".
 # Torch vs llama.cpp f32 prefill, interleaved: SmolLM2 1.7x (2k) / 2.8x (7k), Gemma-3 1.3x (2k) / 1.6x (7k);
-# first answer tokens identical, top-5 logprobs within 0.3 (tests/test_serving.py).
+# first answer tokens identical, top-5 logprobs within 0.3 (tests/models/test_prefill.py).
 PREFILL_RUNTIME = {k: "torch" for k in PREFILL_WEIGHTS}
 WEIGHT_KEYS = ("weights", "weights_sha256", "prefill_weights", "prefill_sha256", "source")  # lcrag's, not the server's
 PREFILL_KEYS = ("prefill_runtime", "prefill_compile", "use_extra_bufts")  # lcrag.models.prefill's own options

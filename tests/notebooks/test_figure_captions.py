@@ -4,7 +4,7 @@ The chapters are MyST notebooks; MyST-NB wraps a code cell's outputs in a number
 ``mystnb: figure: {caption, name}``. A cell that draws a figure must carry both, and show nothing but its
 figure(s): MyST-NB wraps *every* display output of the cell (a table, a repr) in a figure of the same name,
 which the book's ``-W`` build rejects as a duplicate target. The built pages are checked in
-``tests/test_book_pages.py``.
+``tests/built_book/test_pages.py``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 
 import jupytext
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.md"))
 

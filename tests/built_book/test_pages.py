@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 from lcrag.book.build import EXECUTED_DIR, read_toc, toc_files
 from lcrag.book.downloads import TITLE

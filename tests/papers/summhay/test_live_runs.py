@@ -395,7 +395,7 @@ def _raw_haystack() -> dict:
 
 @pytest.fixture(scope="module")
 def data_dir(mirror, tmp_path_factory):
-    from conftest import fetched_data_dir
+    from helpers import fetched_data_dir
 
     yield from fetched_data_dir(mirror, tmp_path_factory, ["summhay"])
 

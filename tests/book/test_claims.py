@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import ROOT
 
 from lcrag.book.claims import (
     COLUMNS,
@@ -258,11 +259,9 @@ def test_a_declared_claim_typed_again_or_an_undeclared_one_without_text_is_refus
 @pytest.mark.parametrize("paper", ["thesis", "longrag", "summhay", "long2rag"])
 def test_each_declared_paper_number_is_typed_once(paper):
     """A number the claims file declares appears in no module or notebook of the paper: the code reads it."""
-    from pathlib import Path
-
     from lcrag.papers.tables import declared_claims
 
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     sources = [*(root / "src" / "lcrag" / "papers" / paper).rglob("*.py"), *(root / "notebooks").glob("*.md")]
     texts = {p: p.read_text(encoding="utf-8") for p in sources}
     declared = declared_claims(paper)

@@ -4,29 +4,15 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
+import helpers
 import pytest
+from helpers import copy_book
 
 from lcrag import config
 from lcrag.book.build import EXECUTED_DIR, BookError, build_book, toc_chapters, toc_files
 
-FIXTURES = Path(__file__).parent / "fixtures" / "notebooks"
-
-
-def copy_book(dest: Path) -> Path:
-    """The real _config.yml, _toc.yml, book pages, styles and bibliography, without any executed output."""
-    root = config.project_root()
-    dest.mkdir(parents=True)
-    for name in ("_config.yml", "_toc.yml"):
-        shutil.copy(root / name, dest / name)
-    (dest / "book").mkdir()
-    for page in [*(root / "book").glob("*.md"), *(root / "book").glob("*.bib")]:
-        shutil.copy(page, dest / "book" / page.name)
-    shutil.copytree(root / "book" / "_static", dest / "book" / "_static")
-    (dest / "notebooks").mkdir()
-    (dest / "notebooks" / "profiles.yml").write_text("quickstart:\n  default: {}\n", encoding="utf-8")
-    return dest
+FIXTURES = helpers.FIXTURES / "notebooks"
 
 
 @pytest.fixture()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from importlib import resources
 
 import pytest
+from helpers import ROOT
 
 from lcrag.papers.tables import paper_table, table_path
 
@@ -39,9 +40,8 @@ def test_a_missing_table_is_named():
 
 
 def test_the_tables_ship_in_the_wheel():
-    from pathlib import Path
 
     import tomllib
 
-    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "papers/*/tables/*.csv" in pyproject["tool"]["setuptools"]["package-data"]["lcrag"]

@@ -12,7 +12,7 @@ import os
 
 import pandas as pd
 import pytest
-from conftest import notebook_errors
+from helpers import notebook_errors
 
 from lcrag.book.runner import run_chapter
 from lcrag.data.fetch import fetch

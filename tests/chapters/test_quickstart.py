@@ -12,7 +12,7 @@ import time
 
 import pandas as pd
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 from lcrag.book.runner import run_chapter
 from lcrag.data.fetch import fetch
@@ -105,7 +105,7 @@ def _kill_processes_in(cwd, timeout=15.0):
 
 def test_api_key_never_lands_anywhere(tmp_path, fault_server, monkeypatch):
     """A run against an endpoint with a (fake) key, then a book built from it: the key is in no file."""
-    from test_book_build import copy_book
+    from helpers import copy_book
 
     from lcrag.book.build import build_book
 

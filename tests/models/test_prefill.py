@@ -9,7 +9,7 @@ import threading
 
 import numpy as np
 import pytest
-from conftest import fetched_data_dir
+from helpers import ROOT, fetched_data_dir
 
 from lcrag.models import llama_load, model_files, server, server_settings, weights
 from lcrag.models.client import Model
@@ -293,7 +293,7 @@ def test_torch_keys_and_values_are_what_llama_cpp_stores(spec, compiled):
 
 def book_prompt_tokens(llm, spec: str, n: int) -> list[tuple[str, list[int], int]]:
     """Real book prompts: BAMBOO MeetingQA 4k and needle 2k / 7k (the benchmark's agreement set)."""
-    sys_path = os.path.join(os.path.dirname(__file__), "..", "benchmarks")
+    sys_path = str(ROOT / "benchmarks")
     import sys
 
     sys.path.insert(0, sys_path)

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import helpers
 import nbformat
 import pandas as pd
 import pytest
@@ -20,7 +21,7 @@ from lcrag.book.build import toc_chapters
 from lcrag.book.profiles import ProfileError, UsageError
 from lcrag.book.runner import ChapterFailed, default_out_dir, model_slug, run_chapter
 
-FIXTURES = Path(__file__).parent / "fixtures" / "notebooks"
+FIXTURES = helpers.FIXTURES / "notebooks"
 MODEL = "openai-compatible/llama3.1@http://localhost:11434/v1"
 
 

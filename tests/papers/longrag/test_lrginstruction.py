@@ -9,16 +9,15 @@ from __future__ import annotations
 import json
 import random
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import fetched_data_dir
+from helpers import SHARED, fetched_data_dir
 
 from lcrag.data.longbench import load_longbench, split_passages
 from lcrag.papers.longrag.lrginstruction import build, judgement, prompts, records, wording
 
-INVENTORY = Path(__file__).resolve().parents[2] / "shared" / "papers" / "longrag.md"
+INVENTORY = SHARED / "papers" / "longrag.md"
 
 
 # ----------------------------------------------------------------------------- prompts against the inventory

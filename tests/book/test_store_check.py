@@ -11,7 +11,7 @@ import os
 
 import pytest
 from bookbuild import BOOK_MODEL
-from conftest import ROOT
+from helpers import ROOT
 
 from lcrag.book.runner import run_chapter
 from lcrag.data.fetch import fetch

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import fetched_data_dir
+from helpers import fetched_data_dir
 
 from lcrag.book import sweep
 from lcrag.book.profiles import UsageError

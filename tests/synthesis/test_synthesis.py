@@ -489,7 +489,7 @@ def test_the_synthesis_notebook_runs_on_the_fixture_runs(book_runs):
 @pytest.mark.slow
 def test_the_book_runs_the_synthesis_after_the_chapters_and_with_any_chapter(tmp_path, monkeypatch):
     """`lcrag book --chapter quickstart` re-runs the synthesis too, after the chapter, into the book."""
-    from test_book_build import FIXTURES, copy_book
+    from helpers import FIXTURES, copy_book
 
     from lcrag import config
     from lcrag.book.build import build_book
@@ -497,7 +497,7 @@ def test_the_book_runs_the_synthesis_after_the_chapters_and_with_any_chapter(tmp
     for var in ("LCRAG_STORE", "LCRAG_STORE_DIR", "LCRAG_RUN_DIR", "LCRAG_HOME"):
         monkeypatch.delenv(var, raising=False)
     book = copy_book(tmp_path / "book")
-    shutil.copy(FIXTURES / "fixture_ok.md", book / "notebooks" / "quickstart.md")
+    shutil.copy(FIXTURES / "notebooks" / "fixture_ok.md", book / "notebooks" / "quickstart.md")
     shutil.copy(config.project_root() / "notebooks" / "synthesis.md", book / "notebooks" / "synthesis.md")
     res = build_book(["quickstart"], root=book, build=False, progress=False, log=lambda s: None)
     assert [r.chapter for r in res.runs] == ["quickstart", "synthesis"]

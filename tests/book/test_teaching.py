@@ -85,7 +85,7 @@ def test_timed_chapters_follow_the_toc_then_the_placeholders():
 
 
 def test_build_book_writes_the_table_the_teaching_page_includes(tmp_path, monkeypatch):
-    from test_book_build import copy_book
+    from helpers import copy_book
 
     from lcrag.book.build import build_book
 

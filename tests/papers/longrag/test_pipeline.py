@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import fetched_data_dir
+from helpers import fetched_data_dir
 
 from lcrag.data import load_longbench
 from lcrag.metrics.qa import dataset_f1, exact_match, normalize_answer, qa_f1

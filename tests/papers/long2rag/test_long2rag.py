@@ -11,8 +11,8 @@ import json
 import math
 import os
 import warnings
-from pathlib import Path
 
+import helpers
 import numpy as np
 import pandas as pd
 import pytest
@@ -27,7 +27,7 @@ from lcrag.papers.long2rag import checks as paper_checks
 from lcrag.papers.long2rag import claims as long2rag_claims
 from lcrag.papers.long2rag import generation, judges, key_points, lengths, numbers, prompts
 
-FIXTURES = Path(__file__).parent / "fixtures" / "long2rag"
+FIXTURES = helpers.FIXTURES / "long2rag"
 
 
 # ============================================================================================ loader

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import jupytext
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.md"))
 MAX_LOGIC_LINES = 8

@@ -2,8 +2,8 @@
 distance and claims, on real data where it exists; then the chapter itself, executed (smoke profile).
 
 Expected values come from the thesis inventory (``../shared/papers/thesis.md``) or are computed by hand here,
-never from the chapter's code. Exact chunk and BM25 tests (Table 6.3) are in test_chunking.py and
-test_retrieval.py; the loader's parsing tests in test_data_loaders.py.
+never from the chapter's code. Exact chunk and BM25 tests (Table 6.3) are in tests/text/test_chunking.py and
+tests/retrieval/test_retrievers.py; the loader's parsing tests in tests/data/test_loaders.py.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import fetched_data_dir, notebook_errors
+from helpers import fetched_data_dir, notebook_errors
 from scipy.stats import binomtest
 
 from lcrag.book.claims import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, ClaimsLedger

@@ -34,7 +34,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 from lcrag.book.build import CLAIMS_PAGE, EXECUTED_DIR, read_toc, toc_files
 

@@ -7,11 +7,10 @@ every row of every table against a line of the paper text.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import SHARED
 
 from lcrag.book.claims import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, ClaimsLedger
 from lcrag.papers.longrag import (
@@ -26,7 +25,7 @@ from lcrag.papers.longrag import (
 from lcrag.papers.tables import paper_table
 from lcrag.stats import bootstrap_diff
 
-PAPER = Path(__file__).resolve().parents[2] / "shared" / "papers" / "longrag-paper.txt"
+PAPER = SHARED / "papers" / "longrag-paper.txt"
 
 
 # ----------------------------------------------------------------------------- transcription
