@@ -7,7 +7,7 @@
     lcrag serve start|stop|status [SPEC]
     lcrag models [fetch [SPEC ...]]
     lcrag cache stats
-    lcrag store check [--chapter C]
+    lcrag store check|prune [--chapter C]
 
 Exit status: 0 success, 1 failure, 2 usage error. Errors are one line; ``--debug`` adds the traceback.
 """
@@ -223,6 +223,17 @@ def cmd_store_check(args: argparse.Namespace) -> int:
     return EXIT_OK if report(check_store(args.chapter), args.chapter) else EXIT_FAIL
 
 
+def cmd_store_prune(args: argparse.Namespace) -> int:
+    from lcrag.book.store_check import check_store, prune_store
+
+    pruned = prune_store(check_store(args.chapter))  # ValueError (a run missing keys): one line, exit 1
+    for path, n in pruned.items():
+        print(f"{path}: {n} orphan entries removed")
+    if not pruned:
+        print("no orphan entries" + (f" for {args.chapter}" if args.chapter else ""))
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------------------------------
 # parser
 
@@ -345,6 +356,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sc.add_argument("--chapter", default=None)
     sc.set_defaults(func=cmd_store_check)
+    sp = ssub.add_parser(
+        "prune", parents=[common], help="remove the entries no latest book run used (after `lcrag book`)"
+    )
+    sp.add_argument("--chapter", default=None)
+    sp.set_defaults(func=cmd_store_prune)
     return p
 
 

@@ -10,7 +10,7 @@ import pytest
 from lcrag.book import manifest as mf
 from lcrag.book.build import read_companions
 from lcrag.book.profiles import UsageError
-from lcrag.book.store_check import check_store, read_store_keys
+from lcrag.book.store_check import check_store, prune_store, read_store_keys
 
 USAGE = [
     {
@@ -181,6 +181,33 @@ def test_store_check_reads_a_chapter_with_two_book_runs_as_one(tmp_path, monkeyp
     assert set(checks) == {("longrag", "m1"), ("longrag", "m2")}
     assert checks[("longrag", "m1")].missing == [] and checks[("longrag", "m2")].missing == ["d"]
     assert checks[("longrag", "m1")].orphans == checks[("longrag", "m2")].orphans == ["stale"]
+
+
+def test_prune_removes_the_chapters_orphans_from_every_file_and_keeps_the_rest_byte_for_byte(tmp_path, monkeypatch):
+    monkeypatch.delenv("LCRAG_STORE_DIR", raising=False)
+    m1 = _store(tmp_path, "needle", "m1", ["a", "judged-by-m1", "b"])
+    m2 = _store(tmp_path, "needle", "m2", ["t", "c"])
+    _store(tmp_path, "other", "m1", ["x", "stale"])  # another chapter: pruned only when asked for all
+    _book_run(tmp_path, "needle", "m1", ["a", "b", "t"], "2025-01-02")  # now judged by m2 (t)
+    _book_run(tmp_path, "needle", "m2", ["c"], "2025-01-02")
+    _book_run(tmp_path, "other", "m1", ["x"], "2025-01-02")
+    before = m1.read_bytes().splitlines(keepends=True)
+    pruned = prune_store(check_store("needle", root=tmp_path))
+    assert pruned == {m1: 1}
+    assert m1.read_bytes() == before[0] + before[2] and read_store_keys(m2) == ["t", "c"]
+    assert read_store_keys(tmp_path / "responses" / "other" / "m1.jsonl") == ["x", "stale"]
+    assert all(c.ok for c in check_store("needle", root=tmp_path))
+    assert prune_store(check_store("needle", root=tmp_path)) == {}
+
+
+def test_prune_refuses_when_a_run_of_the_chapter_misses_keys(tmp_path, monkeypatch):
+    """A run the store does not cover (interrupted, or never recorded) would prune what it never asked."""
+    monkeypatch.delenv("LCRAG_STORE_DIR", raising=False)
+    m1 = _store(tmp_path, "needle", "m1", ["a", "old"])
+    _book_run(tmp_path, "needle", "m1", ["a", "new"], "2025-01-02")
+    with pytest.raises(ValueError, match=r"not pruning \['needle'\]: needle/m1: 1 keys missing"):
+        prune_store(check_store(root=tmp_path))
+    assert read_store_keys(m1) == ["a", "old"]
 
 
 def test_companions_file_is_read_and_checked(tmp_path):

@@ -153,3 +153,44 @@ def report(checks: list[StoreCheck], chapter: str | None = None) -> bool:
         _show_keys("orphans (in the store, never used by the book run)", c.orphans)
         _show_keys("missing (used by the book run, not in the store)", c.missing)
     return all(c.ok for c in checks)
+
+
+def prune_store(checks: list[StoreCheck]) -> dict[Path, int]:
+    """Remove the orphan entries that ``checks`` found from their chapters' store files (every file of the
+    chapter outside a recording in progress); return how many lines each rewritten file lost.
+
+    Refuses (ValueError, nothing written) when a check of a pruned chapter has a problem or missing keys: a run
+    that did not finish, or did not reach the store, would prune what it never asked. Each file is rewritten
+    under the store's lock, its kept lines byte for byte and in order, and replaced atomically."""
+    import os
+
+    from lcrag.models.cache import file_lock
+    from lcrag.models.store import STORE_LOCK_TIMEOUT_S, read_entries
+
+    chapters = {c.chapter for c in checks if c.orphans}
+    bad = [c for c in checks if c.chapter in chapters and (c.problem or c.missing)]
+    if bad:
+        raise ValueError(f"not pruning {sorted({c.chapter for c in bad})}: " + "; ".join(
+            f"{c.chapter}/{c.slug}: {c.problem or f'{len(c.missing)} keys missing'}" for c in bad))
+    orphans = {c.chapter: set(c.orphans) for c in checks if c.orphans}
+    pruned: dict[Path, int] = {}
+    for chapter, keys in orphans.items():
+        sdir = next(c.store_file.parent for c in checks if c.chapter == chapter)
+        in_progress = recordings_in_progress(sdir.parent)
+        for path in sorted(sdir.glob("*.jsonl")):
+            if (chapter, path.stem) in in_progress:
+                continue
+            with file_lock(path.with_name(path.name + ".lock"), STORE_LOCK_TIMEOUT_S):
+                lines = path.read_bytes().splitlines(keepends=True)
+                entries = read_entries(path, [])
+                if len(entries) != len([ln for ln in lines if ln.strip()]):
+                    raise ValueError(f"{path}: unreadable lines; run `lcrag store check` first")
+                kept = [ln for ln, e in zip([ln for ln in lines if ln.strip()], entries, strict=True)
+                        if e["key"] not in keys]
+                if len(kept) == len(entries):
+                    continue
+                tmp = path.with_name(path.name + ".prune")
+                tmp.write_bytes(b"".join(kept))
+                os.replace(tmp, path)
+                pruned[path] = len(entries) - len(kept)
+    return pruned
