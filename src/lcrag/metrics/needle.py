@@ -3,6 +3,7 @@ the answer contains."""
 
 from __future__ import annotations
 
+import math
 import re
 
 # A small English stop-word list: function words carry no evidence that the needle was found.
@@ -105,3 +106,40 @@ def parse_rating(text: str) -> tuple[int | None, str]:
     if m:
         return int(m.group(1)), "loose"
     return None, "none"
+
+
+_RATING_TOKEN = re.compile(r"\s*(10|[1-9])(\]\]?.*)?", re.DOTALL)  # "7", " 7", "7]]", "10" (a tokenizer's own)
+
+
+def rating_distribution(first: dict[str, float], after_one: dict[str, float] | None = None) -> dict[int, float]:
+    """The judge's probability of each rating 1..10, from its top logprobs at the rating's first token (``first``,
+    the token after "Rating: [[") and, for a "1", at the token after it (``after_one``): tokenizers that write
+    numbers digit by digit (Qwen, SmolLM2) start both 1 and 10 with "1", and "1" then "0" is a 10, "1" then
+    anything else a 1 (``after_one`` is normalised over its own top tokens; without it a bare "1" counts as 1).
+    A token that holds a whole rating ("10", "7]]") counts for it. Ratings outside the top logprobs get 0, so
+    the values sum to the share of the judge's first token that is a rating at all."""
+    p = dict.fromkeys(range(1, 11), 0.0)
+    ten_share = 0.0
+    if after_one:
+        total = sum(math.exp(lp) for lp in after_one.values())
+        ten_share = sum(math.exp(lp) for t, lp in after_one.items() if t.startswith("0")) / total if total else 0.0
+    for token, logprob in first.items():
+        m = _RATING_TOKEN.fullmatch(token)
+        if not m:
+            continue
+        value, prob = int(m.group(1)), math.exp(logprob)
+        if value == 1 and m.group(2) is None and token.strip() == "1":
+            p[10] += prob * ten_share
+            p[1] += prob * (1 - ten_share)
+        else:
+            p[value] += prob
+    return p
+
+
+def expected_rating(distribution: dict[int, float]) -> tuple[float, float]:
+    """The judge's expected rating (the mean of ``distribution`` renormalised over the ratings) and the mass it
+    rests on (the share of the first token that was a rating); NaN when no rating was among the top tokens."""
+    mass = sum(distribution.values())
+    if mass <= 0:
+        return float("nan"), 0.0
+    return sum(r * q for r, q in distribution.items()) / mass, mass

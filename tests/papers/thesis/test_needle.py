@@ -4,6 +4,7 @@ handmade answers, Kamradt's judge on the embedded SmolLM2, and the smoke profile
 from __future__ import annotations
 
 import json
+import math
 import os
 
 import pandas as pd
@@ -235,6 +236,7 @@ def test_smollm2_judge_scores_handmade_answers(essays):
     assert out["judge_parse"].eq("forced").all()
     assert out["judge_score"].between(1, 10).all()
     assert out["judge_text"].str.startswith("Rating: [[").all()
+    assert out["judge_expected"].between(1, 10).all() and out["judge_mass"].between(0.01, 1.0001).all()
 
 
 # ----------------------------------------------------------------------------- the chapter, smoke profile
@@ -278,7 +280,7 @@ def test_smoke_profile_runs_end_to_end(essays, tmp_path):
     assert manifest["status"] == "ok" and manifest["profile"] == "smoke"
 
 
-def test_a_run_without_a_judge_is_judged_by_its_own_chat_model():
+def test_an_embedded_run_is_judged_by_the_15b_and_a_brought_chat_model_by_itself():
     from types import SimpleNamespace
 
     from lcrag.models.registry import parse_spec
@@ -286,9 +288,43 @@ def test_a_run_without_a_judge_is_judged_by_its_own_chat_model():
     def run(spec):
         return SimpleNamespace(spec=spec, info=parse_spec(spec))
 
-    assert judging.default_judge(run("local/qwen2.5-coder-1.5b-instruct"), SMOL) == "local/qwen2.5-coder-1.5b-instruct"
-    assert judging.default_judge(run(SMOL), SMOL) == SMOL
-    assert judging.default_judge(run("local/gemma3-270m"), SMOL) == SMOL  # a base model does not judge
+    qwen = "local/qwen2.5-coder-1.5b-instruct"
+    assert judging.CAPABLE_JUDGE == qwen
+    for embedded in (SMOL, GEMMA, qwen, "local/qwen2.5-coder-0.5b-instruct"):
+        assert judging.default_judge(run(embedded)) == qwen
+    assert judging.default_judge(run("openai/gpt-4o-mini")) == "openai/gpt-4o-mini"
+    assert judging.default_judge(run(SMOL), capable=SMOL) == SMOL
+
+
+def _lp(probs: dict) -> dict:
+    return {t: math.log(p) for t, p in probs.items()}
+
+
+def test_the_rating_distribution_splits_a_one_into_1_and_10():
+    """Digit-by-digit tokenizers start 1 and 10 alike: the token after "1" decides (values from a real 1.5B
+    judge's top logprobs, rounded)."""
+    first = _lp({"5": 0.48, "7": 0.21, "1": 0.14, "3": 0.08, "R": 0.05})
+    dist = metrics.rating_distribution(first, _lp({"0": 0.88, "]]": 0.08, "]]\n\n": 0.04}))
+    assert dist[10] == pytest.approx(0.14 * 0.88) and dist[1] == pytest.approx(0.14 * 0.12)
+    assert dist[5] == pytest.approx(0.48) and dist[2] == 0.0 and "R" not in dist
+    expected, mass = metrics.expected_rating(dist)
+    assert mass == pytest.approx(0.91)
+    assert expected == pytest.approx((5 * 0.48 + 7 * 0.21 + 10 * 0.1232 + 0.0168 + 3 * 0.08) / 0.91)
+    assert metrics.rating_distribution(first)[1] == pytest.approx(0.14)  # no token after it: a bare "1" is a 1
+    whole = metrics.rating_distribution(_lp({"10": 0.5, "7]]": 0.25, " 3": 0.25}))
+    assert (whole[10], whole[7], whole[3]) == pytest.approx((0.5, 0.25, 0.25))
+    assert math.isnan(metrics.expected_rating(metrics.rating_distribution(_lp({"Yes": 1.0})))[0])
+
+
+def test_the_expected_rating_is_compared_with_recall_by_rank():
+    rows = [{"model": "m", "needle": "simple", "recall": r, "judge_score": 5, "judge_expected": e}
+            for r, e in ((1.0, 6.1), (1.0, 5.2), (0.8, 5.9), (0.0, 3.9), (0.0, 5.5), (0.2, 4.0))]
+    table = analysis.scorer_agreement(analysis.add_found(pd.DataFrame(rows)), by=("model",))
+    row = table.iloc[0]
+    assert row["auc_expected"] == pytest.approx(8 / 9)  # found: 6.1, 5.2, 5.9; missed: 3.9, 5.5, 4.0
+    assert row["spearman_expected"] == pytest.approx(9.5 / (16.5 * 17.5) ** 0.5)  # by hand, on ranks with ties
+    assert math.isnan(row["spearman"])  # the written score is constant
+    assert row["kappa"] == 0
 
 
 def test_a_bad_rag_mode_fails_before_any_model_is_loaded():

@@ -29,24 +29,44 @@ def add_found(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def scorer_agreement(df: pd.DataFrame, by: Sequence[str] = ("model", "needle")) -> pd.DataFrame:
-    """How the judge and the deterministic recall agree, per group: found rates, agreement, kappa, Spearman r,
-    and how the judge's answers were parsed."""
-    from scipy.stats import spearmanr
-
+    """How the judge and the deterministic recall agree, per group: found rates, agreement, kappa, Spearman r of
+    the judge's written score, and of its expected rating (``judge_expected``, when the judge gave logprobs) the
+    Spearman r and the AUC: how often a found answer (recall) gets a higher expected rating than a missed one."""
     rows = []
     for key, g in df.groupby(list(by), sort=False):
         g = g[g["judge_score"].notna()]
         if g.empty:
             continue
-        r = spearmanr(g["recall"], g["judge_score"]).statistic if g["recall"].nunique() > 1 and \
-            g["judge_score"].nunique() > 1 else float("nan")
+        expected = g["judge_expected"] if "judge_expected" in g else pd.Series(np.nan, index=g.index)
         rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)), "n": len(g),
                      "found_recall": g["found"].mean(), "found_judge": g["judge_found"].mean(),
                      "agreement": (g["found"] == g["judge_found"]).mean(),
-                     "kappa": cohen_kappa(g["found"], g["judge_found"]), "spearman": r,
+                     "kappa": cohen_kappa(g["found"], g["judge_found"]), "spearman": _spearman(g["recall"],
+                                                                                               g["judge_score"]),
                      "judge_mean": g["judge_score"].mean(), "recall_mean": g["recall"].mean(),
-                     "wordy_correct_low": int(((g["recall"] == 1) & (g["judge_score"] < FOUND_JUDGE)).sum())})
+                     "wordy_correct_low": int(((g["recall"] == 1) & (g["judge_score"] < FOUND_JUDGE)).sum()),
+                     "expected_mean": expected.mean(), "spearman_expected": _spearman(g["recall"], expected),
+                     "auc_expected": _auc(g["found"], expected)})
     return pd.DataFrame(rows)
+
+
+def _spearman(a: pd.Series, b: pd.Series) -> float:
+    from scipy.stats import spearmanr
+
+    ok = a.notna() & b.notna()
+    if a[ok].nunique() < 2 or b[ok].nunique() < 2:
+        return float("nan")
+    return float(spearmanr(a[ok], b[ok]).statistic)
+
+
+def _auc(found: pd.Series, score: pd.Series) -> float:
+    """The probability that a found answer scores higher than a missed one (ties count half); NaN without both."""
+    from sklearn.metrics import roc_auc_score
+
+    ok = score.notna()
+    if found[ok].nunique() < 2:
+        return float("nan")
+    return float(roc_auc_score(found[ok].astype(bool), score[ok]))
 
 
 def depth_profile(df: pd.DataFrame, value: str = "recall") -> pd.DataFrame:

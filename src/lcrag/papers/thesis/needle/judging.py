@@ -7,12 +7,20 @@ import pandas as pd
 from lcrag.metrics import needle as metrics
 from lcrag.progress import progress as bar
 
+#: The judge of a run on the embedded models: the most capable embedded chat model (issue 17: the 1.5B judges
+#: wherever the book needs an LLM judge). Its forced rating copies the prompt's "[[5]]"; its rating
+#: distribution does not (see the chapter).
+CAPABLE_JUDGE = "local/qwen2.5-coder-1.5b-instruct"
+TOP_LOGPROBS = 20  # the most an OpenAI-compatible endpoint returns; the ten ratings need at most ten
 
-def default_judge(run_model, fallback: str) -> str:
-    """The judge of a run that names none: the run's model when it is a chat model (as strong a judge as the model
-    under test: the 1.5B's needle run is judged by the 1.5B), else ``fallback`` (a base model such as Gemma-3 does
-    not follow the judge's instructions)."""
-    return run_model.spec if run_model.info.kind == "chat" else fallback
+
+def default_judge(run_model, capable: str = CAPABLE_JUDGE) -> str:
+    """The judge of a run that names none: ``capable`` when the run's model is an embedded one (SmolLM2 and
+    Gemma-3 cannot judge; the 1.5B judges itself), else the run's model when it is a chat model (a model brought
+    by the user judges its own answers, as GPT-3.5 did in the thesis), else ``capable``."""
+    if run_model.info.is_local or run_model.info.kind != "chat":
+        return capable
+    return run_model.spec
 
 
 def judge_prompt(judge, messages: list[dict]) -> str | None:
@@ -29,9 +37,11 @@ def judge_cells(judge, answers: pd.DataFrame, max_tokens: int = 256, progress: b
 
     A local chat judge gets Kamradt's prompt through its own chat template and its answer is started with
     ``"Rating: [["`` (a 4-token completion that stops at ``"]]"``): the score without LangChain's explanation,
-    which a 135M model cannot give in a parseable form and which would cost ~10x more. Other judges get the
-    prompt as chat messages and answer freely (LangChain's parser, then a loose one). Identical requests are
-    answered once (the cache), so repeated answers cost nothing.
+    which a 135M model cannot give in a parseable form and which would cost ~10x more. Its top logprobs at the
+    rating give ``judge_expected``, the mean of its rating distribution (:func:`rating_read`), and
+    ``judge_mass``, the probability that it wrote a rating at all. Other judges get the prompt as chat messages
+    and answer freely (LangChain's parser, then a loose one; no distribution). Identical requests are answered
+    once (the cache), so repeated answers cost nothing.
     """
     rows = answers.to_dict("records")
     order = sorted(range(len(rows)), key=lambda i: (rows[i]["needle"], str(rows[i]["response"])))
@@ -41,19 +51,37 @@ def judge_cells(judge, answers: pd.DataFrame, max_tokens: int = 256, progress: b
         needle = row["_needle"]
         msgs = metrics.judge_messages(needle.question, needle.text, str(row["response"]))
         prompt = judge_prompt(judge, msgs)
+        expected, mass = float("nan"), float("nan")
         if prompt is not None:
-            r = judge.complete(prompt + metrics.RATING_PREFIX, max_tokens=4, temperature=0.0, stop=["]]"])
+            r = judge.complete(prompt + metrics.RATING_PREFIX, max_tokens=4, temperature=0.0, stop=["]]"],
+                               logprobs=True, top_logprobs=TOP_LOGPROBS)
             text = metrics.RATING_PREFIX + r.text
             score, how = metrics.parse_rating(text)
             how = "forced" if score is not None else how
+            expected, mass = rating_read(judge, prompt, r)
         else:
             r = judge.chat(msgs, max_tokens=max_tokens, temperature=0.0)
             text = r.text
             score, how = metrics.parse_rating(text)
-        scores[i] = (score, how, text)
+        scores[i] = (score, how, text, expected, mass)
     out = answers.copy()
     out["judge"] = judge.spec
-    out["judge_score"] = [scores[i][0] for i in range(len(rows))]
-    out["judge_parse"] = [scores[i][1] for i in range(len(rows))]
-    out["judge_text"] = [scores[i][2] for i in range(len(rows))]
+    for k, col in enumerate(("judge_score", "judge_parse", "judge_text", "judge_expected", "judge_mass")):
+        out[col] = [scores[i][k] for i in range(len(rows))]
     return out
+
+
+def rating_read(judge, prompt: str, forced) -> tuple[float, float]:
+    """The judge's expected rating and the mass it rests on (:func:`~lcrag.metrics.needle.expected_rating`), from
+    the forced answer's top logprobs at the rating; when a bare "1" is among them (a 1, or the first digit of a
+    10), the token after it decides between the two: read from the forced answer when it wrote "1", else asked
+    for (one more token, the prompt continued with "1")."""
+    first = forced.top_logprobs(0)
+    after_one = None
+    if "1" in first:
+        if forced.logprobs and forced.logprobs[0]["token"] == "1" and len(forced.logprobs) > 1:
+            after_one = forced.top_logprobs(1)
+        else:
+            after_one = judge.complete(prompt + metrics.RATING_PREFIX + "1", max_tokens=1, temperature=0.0,
+                                       logprobs=True, top_logprobs=TOP_LOGPROBS).top_logprobs(0)
+    return metrics.expected_rating(metrics.rating_distribution(first, after_one))

@@ -78,7 +78,7 @@ def time_estimate(cells: Sequence[dict], tokens_per_s: float, answer_s: float) -
     return prefill_cost(cells) / tokens_per_s + answer_s * len(cells)
 
 
-#: The embedded models the default run tests, the first also the judge of a run whose model cannot judge.
+#: The embedded models the default run tests.
 EMBEDDED = ("local/smollm2-135m-instruct", "local/gemma3-270m")
 RAG_MODES = ("longest", "all", "none")
 
@@ -125,5 +125,5 @@ def setup(model: str | None, models: Sequence[str], judge: str, lengths: Sequenc
     specs = list(models) or (list(EMBEDDED) if run_model.spec == EMBEDDED[0] else [run_model.spec])
     grid = {s: lengths_for(get_model(s), lengths_by_model.get(s, lengths), answer_tokens=answer_tokens)
             for s in specs}  # fmt: skip
-    return Setup(run_model, specs, get_model(judge or default_judge(run_model, EMBEDDED[0])),
+    return Setup(run_model, specs, get_model(judge or default_judge(run_model)),
                  list(data.load_essays()["text"]), grid, needles_for(needles))
