@@ -181,12 +181,11 @@ def prune_store(checks: list[StoreCheck]) -> dict[Path, int]:
             if (chapter, path.stem) in in_progress:
                 continue
             with file_lock(path.with_name(path.name + ".lock"), STORE_LOCK_TIMEOUT_S):
-                lines = path.read_bytes().splitlines(keepends=True)
-                entries = read_entries(path, [])
-                if len(entries) != len([ln for ln in lines if ln.strip()]):
-                    raise ValueError(f"{path}: unreadable lines; run `lcrag store check` first")
-                kept = [ln for ln, e in zip([ln for ln in lines if ln.strip()], entries, strict=True)
-                        if e["key"] not in keys]
+                lines = [ln for ln in path.read_bytes().splitlines(keepends=True) if ln.strip()]
+                bad: list = []
+                if len(entries := read_entries(path, bad)) != len(lines) or bad:
+                    raise ValueError(f"{path}: unreadable lines {bad[:3]}; run `lcrag store check` first")
+                kept = [ln for ln, e in zip(lines, entries, strict=True) if e["key"] not in keys]
                 if len(kept) == len(entries):
                     continue
                 tmp = path.with_name(path.name + ".prune")
