@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-BOOK_MODEL = "local/smollm2-135m-instruct"
+BOOK_MODEL = "local/smollm2-135m-instruct"  # the default model: pages not listed in notebooks/pages.yml
 
 # Not needed to build the book, or produced by building it: top-level entries, and names anywhere.
 _SKIP_TOP = {
@@ -45,7 +45,7 @@ class BuiltBook:
     root: Path  # the temporary project copy
     cache: Path  # its local cache (LCRAG_CACHE_DIR), empty before the build
     html: Path | None  # its _build/html, None when jupyter-book failed
-    runs: dict = field(default_factory=dict)  # chapter -> lcrag.book.runner.RunResult (the book model's)
+    runs: dict = field(default_factory=dict)  # chapter -> lcrag.book.runner.RunResult (its page's run)
     companion_runs: list = field(default_factory=list)  # RunResults of notebooks/companions.yml
     error: str | None = None  # the BookError message (failed chapters, failed build)
     log: list[str] = field(default_factory=list)
@@ -69,8 +69,9 @@ def copy_project(src: Path, dest: Path) -> Path:
     return dest
 
 
-def build_from_store(checkout: Path, tmp: Path, mirror: Path, model: str = BOOK_MODEL) -> BuiltBook:
-    """Execute every chapter of the book from ``checkout``'s response store and build the HTML in ``tmp``."""
+def build_from_store(checkout: Path, tmp: Path, mirror: Path, model: str | None = None) -> BuiltBook:
+    """Execute every chapter of the book from ``checkout``'s response store and build the HTML in ``tmp``, each page
+    on its model (``notebooks/pages.yml``) unless ``model`` puts every page on one."""
     from lcrag.book.build import BookError, build_book
     from lcrag.data.fetch import fetch
 
@@ -84,6 +85,7 @@ def build_from_store(checkout: Path, tmp: Path, mirror: Path, model: str = BOOK_
         mp.setenv("LCRAG_STORE_DIR", str(checkout / "responses"))
         mp.setenv("LCRAG_STORE", "read")
         mp.setenv("LCRAG_OFFLINE", "1")
+        mp.delenv("LCRAG_MODEL", raising=False)
         mp.setenv("LCRAG_CACHE_DIR", str(book.cache))  # empty: every response comes from the store
         try:
             result = build_book(

@@ -101,6 +101,21 @@ def test_companion_runs_come_first_without_pages_and_their_failure_is_reported(b
         build_book(root=book, build=False, progress=False, log=lambda s: None)
 
 
+def test_a_page_runs_on_its_listed_model_and_is_not_run_again_as_a_companion(book, monkeypatch):
+    monkeypatch.delenv("LCRAG_MODEL", raising=False)
+    shutil.copy(FIXTURES / "fixture_ok.md", book / "notebooks" / "quickstart.md")
+    (book / "notebooks" / "pages.yml").write_text("quickstart: local/gemma3-270m\n")
+    (book / "notebooks" / "companions.yml").write_text(
+        "- model: local/gemma3-270m\n  chapters: [quickstart]\n"
+        "- model: local/smollm2-135m-instruct\n  chapters: [quickstart]\n"
+    )
+    res = build_book(root=book, build=False, progress=False, log=lambda s: None, jobs=1)
+    (page,) = res.runs
+    assert page.model == "local/gemma3-270m" and page.manifest["model"] == "local/gemma3-270m"
+    assert page.out_dir == book / "runs" / "local--gemma3-270m" / "default" / "quickstart"
+    assert [(r.model, r.profile) for r in res.companion_runs] == [("local/smollm2-135m-instruct", "default")]
+
+
 def test_a_chapter_whose_inputs_did_not_change_is_not_executed_again(book):
     shutil.copy(FIXTURES / "fixture_stored.md", book / "notebooks" / "quickstart.md")
     page = book / "book" / "executed" / "quickstart.ipynb"

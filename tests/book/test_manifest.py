@@ -8,8 +8,6 @@ from pathlib import Path
 import pytest
 
 from lcrag.book import manifest as mf
-from lcrag.book.build import read_companions
-from lcrag.book.profiles import UsageError
 from lcrag.book.store_check import check_store, prune_store, read_store_keys
 
 USAGE = [
@@ -208,32 +206,6 @@ def test_prune_refuses_when_a_run_of_the_chapter_misses_keys(tmp_path, monkeypat
     with pytest.raises(ValueError, match=r"not pruning \['needle'\]: needle/m1: 1 keys missing"):
         prune_store(check_store(root=tmp_path))
     assert read_store_keys(m1) == ["a", "old"]
-
-
-def test_companions_file_is_read_and_checked(tmp_path):
-    assert read_companions(tmp_path) == []
-    (tmp_path / "notebooks").mkdir()
-    (tmp_path / "notebooks" / "thesis.md").write_text("# t\n")
-    comp = tmp_path / "notebooks" / "companions.yml"
-    comp.write_text("- model: local/gemma3-270m\n  profile: quick\n  chapters: [thesis]\n")
-    (c,) = read_companions(tmp_path)
-    assert (c.model, c.profile, c.chapters) == ("local/gemma3-270m", "quick", ("thesis",))
-    # without a chapter list: every registered chapter with an experiment family, in the registry's order
-    for name in ("needle", "longrag", "summhay", "long2rag"):
-        (tmp_path / "notebooks" / f"{name}.md").write_text("# t\n")
-    comp.write_text("- model: local/qwen2.5-coder-0.5b-instruct\n  profile: quick\n")
-    (c,) = read_companions(tmp_path)
-    assert c.chapters == ("needle", "thesis", "long2rag", "longrag", "summhay")
-    for text, match in [
-        ("- model: local/gemma3-270m\n  profile: fast\n  chapters: [thesis]\n", "unknown profile 'fast'"),
-        ("- model: local/gemma3-270m\n  chapters: [nochapter]\n", "no notebooks/<chapter>.md for nochapter"),
-        ("- model: nope\n  chapters: [thesis]\n", "entry 1: .*provider/name"),
-        ("- model: local/gemma3-270m\n  chapter: [thesis]\n", "entry 1: expected keys"),
-        ("model: x\n", "expected a list"),
-    ]:
-        comp.write_text(text)
-        with pytest.raises(UsageError, match=match):
-            read_companions(tmp_path)
 
 
 def test_store_without_a_book_run_is_a_problem(tmp_path, monkeypatch):
