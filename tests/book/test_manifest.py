@@ -198,6 +198,23 @@ def test_prune_removes_the_chapters_orphans_from_every_file_and_keeps_the_rest_b
     assert prune_store(check_store("needle", root=tmp_path)) == {}
 
 
+def test_a_recording_in_progress_serves_requests_but_its_new_keys_are_not_orphans(tmp_path, monkeypatch):
+    """A page's store file that a longer recording is extending (declared in recordings.yml): the page run finds
+    its keys there, the keys recorded for the longer run are not orphans, and prune leaves the file alone."""
+    monkeypatch.delenv("LCRAG_STORE_DIR", raising=False)
+    judge = _store(tmp_path, "summhay", "judge", ["j1", "j2", "j-next"])  # the judge's own run is being recorded
+    _store(tmp_path, "summhay", "small", ["s1", "stale"])
+    _book_run(tmp_path, "summhay", "small", ["s1", "j1", "j2"], "2025-01-02")  # the page calls the judge model
+    (tmp_path / "responses" / "recordings.yml").write_text(
+        "- chapter: summhay\n  model: judge\n  profile: default\n  started: 2025-01-01\n")
+    (c,) = check_store(root=tmp_path)
+    assert (c.slug, c.missing, c.orphans) == ("small", [], ["stale"])  # j-next: recorded ahead, not an orphan
+    assert prune_store([c]) == {tmp_path / "responses" / "summhay" / "small.jsonl": 1}
+    assert read_store_keys(judge) == ["j1", "j2", "j-next"]
+    (tmp_path / "responses" / "recordings.yml").write_text("[]\n")  # recording done, but no run of its own yet
+    assert check_store(root=tmp_path)[0].orphans == ["j-next"]
+
+
 def test_prune_refuses_when_a_run_of_the_chapter_misses_keys(tmp_path, monkeypatch):
     """A run the store does not cover (interrupted, or never recorded) would prune what it never asked."""
     monkeypatch.delenv("LCRAG_STORE_DIR", raising=False)

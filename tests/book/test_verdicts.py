@@ -71,3 +71,7 @@ def test_a_judge_needs_enough_labelled_pairs_to_decide():
     assert V.choose_judge(agree, ["lexical", "P6 on Gemma-3"]) == "lexical"
     assert V.choose_judge(agree, ["P6 on Gemma-3"]) is None
     assert V.choose_judge(agree.assign(n=[706, 40]), ["lexical", "P6 on Gemma-3"]) == "P6 on Gemma-3"
+    # another agreement measure, on another half (SummHay: Pearson r on the fit half)
+    r = agree.assign(n=[706, 713], half=["fit", "fit"], cov_corr=[0.65, 0.71])
+    assert V.choose_judge(r, ["lexical", "P6 on Gemma-3"], half="fit", metric="cov_corr") == "P6 on Gemma-3"
+    assert V.choose_judge(r, ["lexical", "P6 on Gemma-3"], half="held-out", metric="cov_corr") is None

@@ -70,7 +70,8 @@ def check_store(chapter: str | None = None, *, root: Path | None = None) -> list
     A chapter's store files are read as one: a run may call a second model, whose responses go to that
     model's file, and a chapter may have several book runs (the book model's and a companion's). So a
     run's ``missing`` keys are those no file of its chapter holds, and ``orphans`` those that no book run
-    of the chapter used."""
+    of the chapter used. A file of a recording in progress (``recordings.yml``) serves the runs' requests like any
+    other, but the keys no run uses yet are not orphans: the recording is still adding them."""
     root = Path(root).resolve() if root else config.project_root()
     with _environ({"LCRAG_HOME": str(root)}):
         sdir = config.store_dir()
@@ -89,7 +90,9 @@ def check_store(chapter: str | None = None, *, root: Path | None = None) -> list
     out = []
     for ch, slug in sorted(pairs):
         sf = sdir / ch / f"{slug}.jsonl"
-        stored = {k for f in sdir.glob(f"{ch}/*.jsonl") if (ch, f.stem) not in in_progress for k in read_store_keys(f)}
+        files = {f: read_store_keys(f) for f in sdir.glob(f"{ch}/*.jsonl")}
+        stored = {k for keys in files.values() for k in keys}
+        settled = {k for f, keys in files.items() if (ch, f.stem) not in in_progress for k in keys}
         run = runs.get((ch, slug))
         if run is None:
             out.append(
@@ -115,7 +118,7 @@ def check_store(chapter: str | None = None, *, root: Path | None = None) -> list
                 run,
                 len(stored),
                 len(used or ()),
-                sorted(stored - used_in_chapter[ch]),
+                sorted(settled - used_in_chapter[ch]),
                 sorted((used or set()) - stored),
                 problem=None if used is not None else f"{run / mf.KEYS_FILE} is missing",
             )

@@ -81,15 +81,15 @@ def floor_reason(arms: dict[str, dict]) -> str | None:
 
 
 def choose_judge(agreement: pd.DataFrame, judges: Sequence[str], min_pairs: int = MIN_JUDGE_PAIRS,
-                 half: str = "held-out") -> str | None:
-    """The judge among ``judges`` with the highest Cohen's kappa against the humans on ``half``, among those
-    measured on at least ``min_pairs`` labelled pairs (columns ``judge``, ``half``, ``n``, ``kappa``).
-    None when no judge is eligible."""
-    a = agreement[(agreement["half"] == half) & agreement["judge"].isin(list(judges))].dropna(subset=["kappa"])
+                 half: str = "held-out", metric: str = "kappa") -> str | None:
+    """The judge among ``judges`` with the highest agreement ``metric`` (Cohen's kappa; SummHay: Pearson r with the
+    human coverage scores) on ``half``, among those measured on at least ``min_pairs`` labelled pairs (columns
+    ``judge``, ``half``, ``n`` and ``metric``). None when no judge is eligible."""
+    a = agreement[(agreement["half"] == half) & agreement["judge"].isin(list(judges))].dropna(subset=[metric])
     a = a[a["n"] >= min_pairs]
     if a.empty:
         return None
-    return str(a.sort_values(["kappa", "n"], ascending=False, kind="stable")["judge"].iloc[0])
+    return str(a.sort_values([metric, "n"], ascending=False, kind="stable")["judge"].iloc[0])
 
 
 def source_of(model: str) -> str:

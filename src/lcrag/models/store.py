@@ -9,8 +9,9 @@ the executed notebooks say what produced the entries. Never edit an entry by han
 ``FRESH=1``) and the models are called again.
 
 A recording in progress (a long recording committed as it goes, chapter by chapter, before any book run reads
-it) is declared in ``<store_dir>/recordings.yml``; the store checks leave those files out until the entry is
-removed (:func:`recordings_in_progress`), and check only that they are readable and hold their model's answers.
+all of it) is declared in ``<store_dir>/recordings.yml`` (:func:`recordings_in_progress`): its file serves requests
+like any other, but the store checks do not call its unused entries orphans until the entry is removed; they check
+that it is readable and holds its model's answers.
 
 Modes (``LCRAG_STORE``): ``read`` (default) serves hits from the store; ``record`` also appends every response
 the chapter obtains that the store does not hold yet (``make book`` runs in this mode); ``off`` ignores it.

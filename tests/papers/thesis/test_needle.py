@@ -280,22 +280,6 @@ def test_smoke_profile_runs_end_to_end(essays, tmp_path):
     assert manifest["status"] == "ok" and manifest["profile"] == "smoke"
 
 
-def test_an_embedded_run_is_judged_by_the_15b_and_a_brought_chat_model_by_itself():
-    from types import SimpleNamespace
-
-    from lcrag.models.registry import parse_spec
-
-    def run(spec):
-        return SimpleNamespace(spec=spec, info=parse_spec(spec))
-
-    qwen = "local/qwen2.5-coder-1.5b-instruct"
-    assert judging.CAPABLE_JUDGE == qwen
-    for embedded in (SMOL, GEMMA, qwen, "local/qwen2.5-coder-0.5b-instruct"):
-        assert judging.default_judge(run(embedded)) == qwen
-    assert judging.default_judge(run("openai/gpt-4o-mini")) == "openai/gpt-4o-mini"
-    assert judging.default_judge(run(SMOL), capable=SMOL) == SMOL
-
-
 def _lp(probs: dict) -> dict:
     return {t: math.log(p) for t, p in probs.items()}
 

@@ -7,20 +7,7 @@ import pandas as pd
 from lcrag.metrics import needle as metrics
 from lcrag.progress import progress as bar
 
-#: The judge of a run on the embedded models: the most capable embedded chat model (issue 17: the 1.5B judges
-#: wherever the book needs an LLM judge). Its forced rating copies the prompt's "[[5]]"; its rating
-#: distribution does not (see the chapter).
-CAPABLE_JUDGE = "local/qwen2.5-coder-1.5b-instruct"
 TOP_LOGPROBS = 20  # the most an OpenAI-compatible endpoint returns; the ten ratings need at most ten
-
-
-def default_judge(run_model, capable: str = CAPABLE_JUDGE) -> str:
-    """The judge of a run that names none: ``capable`` when the run's model is an embedded one (SmolLM2 and
-    Gemma-3 cannot judge; the 1.5B judges itself), else the run's model when it is a chat model (a model brought
-    by the user judges its own answers, as GPT-3.5 did in the thesis), else ``capable``."""
-    if run_model.info.is_local or run_model.info.kind != "chat":
-        return capable
-    return run_model.spec
 
 
 def judge_prompt(judge, messages: list[dict]) -> str | None:

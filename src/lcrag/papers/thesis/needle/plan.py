@@ -111,12 +111,12 @@ class Setup:
 def setup(model: str | None, models: Sequence[str], judge: str, lengths: Sequence[int],
           lengths_by_model: dict, needles: Sequence[str], rag: str, answer_tokens: int) -> Setup:
     """The chapter's parameters resolved: ``models`` (empty: both embedded models when the run's model is SmolLM2,
-    else the run's model), the judge (:func:`~lcrag.papers.thesis.needle.judging.default_judge` when none is
+    else the run's model), the judge (:func:`~lcrag.metrics.judges.default_judge` when none is
     named), each model's lengths (``lengths_by_model`` over ``lengths``, capped at its window); a ``rag`` mode
     other than :data:`RAG_MODES` raises ValueError before any model is asked."""
     from lcrag import data
+    from lcrag.metrics.judges import default_judge
     from lcrag.models import get_model
-    from lcrag.papers.thesis.needle.judging import default_judge
     from lcrag.papers.thesis.needle.needles import needles_for
 
     if rag not in RAG_MODES:
