@@ -111,7 +111,7 @@ def needle_heatmap_grid(table: pd.DataFrame, value: str = "recall", rows: str = 
     """One Kamradt heatmap per (row, column) value pair (default: models x needles), depth on y, context length
     on x, colour = ``value``; Kamradt's colour map. Each panel has its own x axis (models have different grids)."""
     rv, cv = list(dict.fromkeys(table[rows])), list(dict.fromkeys(table[cols]))
-    fig, axes = plt.subplots(len(rv), len(cv), figsize=(4.6 * len(cv), 3.2 * len(rv)), squeeze=False)
+    fig, axes = plt.subplots(len(rv), len(cv), figsize=(4.6 * len(cv), 2.6 * len(rv)), squeeze=False)
     for i, r in enumerate(rv):
         for j, c in enumerate(cv):
             ax = axes[i][j]

@@ -314,3 +314,11 @@ def test_the_expected_rating_is_compared_with_recall_by_rank():
 def test_a_bad_rag_mode_fails_before_any_model_is_loaded():
     with pytest.raises(ValueError, match="rag must be 'longest', 'all' or 'none', not 'bm25'"):
         plan.setup("local/no-such-model", [], "", [1000], {}, ["simple"], "bm25", 48)
+
+
+def test_a_run_on_an_embedded_model_tests_all_three_its_own_first():
+    qwen = "local/qwen2.5-coder-1.5b-instruct"
+    assert plan.tested_models(qwen) == [qwen, SMOL, GEMMA]
+    assert plan.tested_models(SMOL) == [SMOL, qwen, GEMMA]
+    assert plan.tested_models("openai/gpt-4o-mini") == ["openai/gpt-4o-mini"]
+    assert plan.tested_models(qwen, [SMOL, GEMMA]) == [SMOL, GEMMA]  # the smoke and quick profiles' choice

@@ -78,9 +78,19 @@ def time_estimate(cells: Sequence[dict], tokens_per_s: float, answer_s: float) -
     return prefill_cost(cells) / tokens_per_s + answer_s * len(cells)
 
 
-#: The embedded models the default run tests.
-EMBEDDED = ("local/smollm2-135m-instruct", "local/gemma3-270m")
+#: The embedded models a run on one of them tests, the run's model first: the model-size axis inside the chapter.
+EMBEDDED = ("local/qwen2.5-coder-1.5b-instruct", "local/smollm2-135m-instruct", "local/gemma3-270m")
 RAG_MODES = ("longest", "all", "none")
+
+
+def tested_models(run_spec: str, models: Sequence[str] = ()) -> list[str]:
+    """The models a run tests: ``models`` when given; else the :data:`EMBEDDED` models, the run's first, when the
+    run's model is one of them; else the run's model alone."""
+    if models:
+        return list(models)
+    if run_spec in EMBEDDED:
+        return [run_spec, *(m for m in EMBEDDED if m != run_spec)]
+    return [run_spec]
 
 
 @dataclass
@@ -110,8 +120,8 @@ class Setup:
 
 def setup(model: str | None, models: Sequence[str], judge: str, lengths: Sequence[int],
           lengths_by_model: dict, needles: Sequence[str], rag: str, answer_tokens: int) -> Setup:
-    """The chapter's parameters resolved: ``models`` (empty: both embedded models when the run's model is SmolLM2,
-    else the run's model), the judge (:func:`~lcrag.metrics.judges.default_judge` when none is
+    """The chapter's parameters resolved: ``models`` (empty: the :data:`EMBEDDED` models, the run's model first,
+    when it is one of them; else the run's model alone), the judge (:func:`~lcrag.metrics.judges.default_judge` when none is
     named), each model's lengths (``lengths_by_model`` over ``lengths``, capped at its window); a ``rag`` mode
     other than :data:`RAG_MODES` raises ValueError before any model is asked."""
     from lcrag import data
@@ -122,7 +132,7 @@ def setup(model: str | None, models: Sequence[str], judge: str, lengths: Sequenc
     if rag not in RAG_MODES:
         raise ValueError(f"rag must be 'longest', 'all' or 'none', not {rag!r}")
     run_model = get_model(model)
-    specs = list(models) or (list(EMBEDDED) if run_model.spec == EMBEDDED[0] else [run_model.spec])
+    specs = tested_models(run_model.spec, models)
     grid = {s: lengths_for(get_model(s), lengths_by_model.get(s, lengths), answer_tokens=answer_tokens)
             for s in specs}  # fmt: skip
     return Setup(run_model, specs, get_model(judge or default_judge(run_model)),
