@@ -485,6 +485,66 @@ def test_claims_on_arms_at_chance_are_not_testable():
     assert t.loc["H8", "verdict"] == NOT_REPRODUCED and "at the floor" not in t.loc["H8", "evidence"]
 
 
+def _with_grid(base: pd.DataFrame, runs: dict[tuple[str, str, str], list[bool]]) -> pd.DataFrame:
+    """``base`` plus grid runs ``(setting, pipeline, prompt) -> correctness`` on its first cases, in case order."""
+    cases = base.drop_duplicates("case")[["task", "case"]].reset_index(drop=True)
+    template = base.iloc[0].to_dict()
+    rows = [{**template, "task": cases.loc[i, "task"], "case": cases.loc[i, "case"], "setting": st, "pipeline": pl,
+             "prompt": pr, "correct": ok, "correct_raw": ok} for (st, pl, pr), oks in runs.items()
+            for i, ok in enumerate(oks)]
+    return pd.concat([base, pd.DataFrame(rows)], ignore_index=True)
+
+
+def test_grid_claims_are_decided_by_intervals_not_point_values():
+    """H3 and H12 on a 40-case grid: a clear ordering is decided, a point difference inside the noise is not."""
+    base = thesis_shaped()
+    grid_cases = base.drop_duplicates("case")[["task", "case"]].head(40)
+    bam = [c for c, _ in zip(base.drop_duplicates("case")["case"], range(40), strict=False)]
+    full_bam = base[(base["setting"] == "full") & base["case"].isin(bam)].sort_values("case")["correct"].tolist()
+    half = [True] * 20 + [False] * 20  # no arm at the floor (chance is 1/4)
+    clear = _with_grid(base, {("full", "-", "CTX1"): full_bam, ("full", "-", "CTX2"): [True] * 24 + [False] * 16,
+                              ("rag", "CQS", "CTX1"): half, ("rag", "CQT", "CTX1"): half,
+                              ("rag", "CQS", "CTX2"): [True] * 32 + [False] * 8, ("rag", "CQT", "CTX2"): half})
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), clear, grid_cases=grid_cases,
+                                   n_boot=500).set_index("claim_id")
+    assert t.loc["H3", "verdict"] == "reproduced" and "BAMBOO − CTX2" in t.loc["H3", "our_value"]
+    assert all(full_bam) and t.loc["H12", "verdict"] == "reproduced"
+    assert "difference +30.00 pp" in t.loc["H12", "our_value"]
+    # the same kind of point ordering by a few cases: inside the interval, so inconclusive
+    noisy = _with_grid(base, {("full", "-", "CTX1"): full_bam, ("full", "-", "CTX2"): full_bam[:-2] + [False] * 2,
+                              ("rag", "CQS", "CTX1"): half, ("rag", "CQT", "CTX1"): half,
+                              ("rag", "CQS", "CTX2"): [True] * 22 + [False] * 18, ("rag", "CQT", "CTX2"): half})
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), noisy, grid_cases=grid_cases,
+                                   n_boot=500).set_index("claim_id")
+    assert t.loc["H3", "verdict"] in ("inconclusive", "not reproduced")  # spread < 5 pp refutes it, or no decision
+    assert t.loc["H12", "verdict"] == "inconclusive" and "difference +5.00 pp" in t.loc["H12", "our_value"]
+
+
+def test_an_interaction_is_the_mean_per_case_difference_of_differences():
+    base = thesis_shaped()
+    g = _with_grid(base, {("rag", "A", "P"): [True, True, False, False], ("rag", "B", "P"): [False, True, False, True],
+                          ("rag", "A", "Q"): [True, False, False, False], ("rag", "B", "Q"): [True, False, False, False]})
+    d = accuracy.interaction_difference(g, ("rag", "A", "P"), ("rag", "B", "P"), ("rag", "A", "Q"), ("rag", "B", "Q"),
+                                        n_boot=200, seed=0)
+    assert d["n"] == 4 and d["diff"] == pytest.approx(0.0) and d["ci"][0] < 0 < d["ci"][1]
+    assert accuracy.all_of(True, None) is None and accuracy.all_of(True, False, None) is False
+    assert accuracy.all_of(True, True) is True
+    assert accuracy.all_of(np.float64(0.05) <= 3 / 158, True) is False  # a numpy bool counts
+    # "F-E nearly gone (at most 3 of 158)": 2 of 40 cannot show it, 40 of 158 refutes it, 0 of 500 shows it
+    share = thesis_claims._share_at_most
+    assert share(pd.DataFrame({"count": [2, 1], "n": [40, 40]}), 3 / 158) is None
+    assert share(pd.DataFrame({"count": [40], "n": [158]}), 3 / 158) is False
+    assert share(pd.DataFrame({"count": [0], "n": [500]}), 3 / 158) is True
+    # "F-E is RAG's largest failure region": decided by an exact test against the next largest pattern
+    largest = thesis_claims._largest
+    fig = numbers.THESIS_FIG_6_3
+    # the thesis's own counts, F-E 16 against --- 10, do not show it either (p = 0.16)
+    assert largest(pd.Series({p: fig[p] for p in ("F-E", "F--", "--E", "---")}), "F-E") is None
+    assert largest(pd.Series({"F-E": 21, "F--": 3, "--E": 10, "---": 32}), "F-E") is None  # 32 vs 21: p = 0.08
+    assert largest(pd.Series({"F-E": 30, "F--": 3, "--E": 10, "---": 5}), "F-E") is True
+    assert largest(pd.Series({"F-E": 5, "F--": 3, "--E": 10, "---": 32}), "F-E") is False
+
+
 def test_paired_tests_from_the_thesis_counts():
     t = patterns.paired_from_patterns(numbers.THESIS_FIG_6_3).set_index("comparison")
     # Full right / RAG wrong: F-E + F-- = 20; RAG right / Full wrong: -RE + -R- = 10

@@ -135,6 +135,31 @@ def paired_difference(scored: pd.DataFrame, a: tuple, b: tuple, n_boot: int, see
     }
 
 
+def interaction_difference(scored: pd.DataFrame, a: tuple, b: tuple, c: tuple, d: tuple, n_boot: int,
+                           seed: int) -> dict:
+    """How much more run ``a`` gains over ``b`` than ``c`` over ``d``, on the cases all four answered: the mean
+    over cases of ``(a - b) - (c - d)`` (correct = 1) with its bootstrap 95 % interval, as ``{diff, ci, n}``."""
+    from lcrag.stats import bootstrap_ci
+
+    wide = _wide(scored)
+    if not all(r in wide.columns for r in (a, b, c, d)):
+        return {"diff": float("nan"), "ci": (float("nan"), float("nan")), "n": 0}
+    both = wide[[a, b, c, d]].dropna().astype(float)
+    x = ((both[a] - both[b]) - (both[c] - both[d])).to_numpy()
+    if not len(x):
+        return {"diff": float("nan"), "ci": (float("nan"), float("nan")), "n": 0}
+    return {"diff": float(x.mean()), "ci": bootstrap_ci(x, n_boot=n_boot, seed=seed, bounds=(-2.0, 2.0)), "n": len(x)}
+
+
+def all_of(*verdicts: bool | None) -> bool | None:
+    """A claim made of parts: False when any part is refuted, True when every part holds, None otherwise (a part
+    may be a numpy bool)."""
+    parts = [None if v is None else bool(v) for v in verdicts]
+    if any(v is False for v in parts):
+        return False
+    return True if all(v is True for v in parts) else None
+
+
 def within_margin(ci: tuple[float, float], margin: float) -> bool | None:
     """Is a difference no larger than ``margin`` (an equivalence test, one-sided)? True when the whole interval
     lies below the margin, False when it lies above it, None otherwise (or if missing)."""
