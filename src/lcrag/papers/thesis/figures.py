@@ -15,7 +15,7 @@ def distance_grid(dist: pd.DataFrame, n_cases: int):
     """The distance of each ranker to BM25-with-evidence: one panel per (k, alpha) row and query column."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(DISTANCE_ROWS), len(DISTANCE_QUERIES), figsize=(9, 6.6), sharey="row")
+    fig, axes = plt.subplots(len(DISTANCE_ROWS), len(DISTANCE_QUERIES), figsize=(9, 5.8), sharey="row")
     for row, (k, alpha) in enumerate(DISTANCE_ROWS):
         for col, query in enumerate(DISTANCE_QUERIES):
             d = dist[(dist["k"] == k) & (dist["alpha"] == alpha) & (dist["query"] == query)]
