@@ -15,7 +15,8 @@ Prints the CPU model and, for each prompt size, in one run on the same prompts:
   matrix-product rate of torch on 2 threads (the fastest product this CPU offers) and the FLOPs counted from
   the model's shapes (2 per weight per token, plus causal attention).
 
-Prompt tok/s: real essays, a random first line so that nothing is reused, one answer token. Generation tok/s:
+Prompt tok/s: real essays, a random first line so that nothing is reused, one answer token; every engine first
+evaluates one short prompt untimed (``--warmup``), as a running server has. Generation tok/s:
 64 greedy tokens after a 256-token prompt. Agreement: on real book prompts through the model's chat template
 (BAMBOO MeetingQA 4k with the thesis's prompt; needle prompts at 2k and 7k tokens, depths 10/50/90; as in
 ``serving_variants.py``), whether lcrag's greedy answer (24 tokens) equals the reference's and the largest
@@ -109,6 +110,8 @@ def main() -> None:
     ap.add_argument("--agreement", type=int, default=3, help="BAMBOO prompts for the agreement check (plus the "
                     "six needle prompts of serving_variants.py)")
     ap.add_argument("--safe", action="store_true", help="also measure llama.cpp alone with the probed setting")
+    ap.add_argument("--warmup", type=int, default=512, help="tokens each engine evaluates once, untimed, before "
+                    "the first measurement (a server's first request pays for first-touch allocations; 0: none)")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     isolate()
@@ -134,6 +137,10 @@ def main() -> None:
     if args.safe:
         engines["llama.cpp, safe setting"] = llama_load.load(shipped, use_extra_bufts=safe.use_extra_bufts,
                                                              flash_attn=True, **base)
+    if args.warmup:
+        warm = reference.tokenize(essay_prompt(args.model, args.warmup).encode(), add_bos=False)[: args.warmup]
+        for llm in engines.values():
+            ask(llm, warm, 1)
     rows = []
     for n in args.sizes:
         tokens = reference.tokenize(essay_prompt(args.model, n).encode(), add_bos=False)[:n]
