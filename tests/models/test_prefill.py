@@ -203,7 +203,7 @@ def test_default_server_answers_like_the_shipped_weights_server(monkeypatch):
     from lcrag.data import load_bamboo
     from lcrag.papers.thesis import prompts as thesis
 
-    rows = load_bamboo("meetingqa", "4k").head(3)
+    rows = load_bamboo("meetingqa", "4k").head(2)
     msgs = [
         [{"role": "system", "content": thesis.SYSTEM},
          {"role": "user", "content": thesis.bamboo_prompt(r.question, list(r.options), [r.content])}]
@@ -292,7 +292,8 @@ def test_torch_keys_and_values_are_what_llama_cpp_stores(spec, compiled):
 
 
 def book_prompt_tokens(llm, spec: str, n: int) -> list[tuple[str, list[int], int]]:
-    """Real book prompts: BAMBOO MeetingQA 4k and needle 2k / 7k (the benchmark's agreement set)."""
+    """Real book prompts from the benchmark's agreement set: BAMBOO MeetingQA 4k (about 2k tokens, chat) and the
+    7k needle (the longest the 8k window holds)."""
     sys_path = str(ROOT / "benchmarks")
     import sys
 
@@ -300,7 +301,7 @@ def book_prompt_tokens(llm, spec: str, n: int) -> list[tuple[str, list[int], int
     import serving_variants as sv
 
     prompts = sv.book_prompts(spec, n_bamboo=n)
-    chosen = prompts[:n] + [p for p in prompts if p[0] in ("needle 2000 depth 50", "needle 7000 depth 50")]
+    chosen = prompts[:n] + [p for p in prompts if p[0] == "needle 7000 depth 50"]
     return [(name, sv.prompt_tokens(llm, p), k) for name, p, k in chosen]
 
 
@@ -315,7 +316,7 @@ TORCH_LOGPROB_TOL = 0.3
 @pytest.mark.parametrize("spec", RUNTIME_CASES)
 def test_torch_prefill_answers_like_the_llama_cpp_prefill(spec):
     """Torch prefill + shipped last token vs llama.cpp f32 prefill + shipped last token on real book prompts
-    (BAMBOO MeetingQA 4k, needle 2k and 7k): same first answer token, top-5 logprobs within the tolerance;
+    (BAMBOO MeetingQA 4k, needle 7k): same first answer token, top-5 logprobs within the tolerance;
     SmolLM2's (chat) greedy answers identical up to a tie; Gemma-3's (a base model continuing the text for 32
     tokens, where llama.cpp's own flash and non-flash kernels already disagree on later tokens) both find the
     needle."""
@@ -333,7 +334,7 @@ def test_torch_prefill_answers_like_the_llama_cpp_prefill(spec):
             out.append((name, answer, lp, llm.detokenize(answer).decode(errors="replace")))
         llm.close()
         results[runtime] = out
-    assert len(results["torch"]) == 3
+    assert len(results["torch"]) == 2
     for (name, _, ref_lp, ref_text), (_, _, lp, text) in zip(
         results["llama.cpp"], results["torch"], strict=True
     ):
