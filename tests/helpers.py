@@ -28,6 +28,19 @@ def fetched_data_dir(mirror: Path, tmp_path_factory, datasets: list[str]):
         yield dest
 
 
+def isolated_run(chapter: str, tmp_path_factory, **kwargs):
+    """``run_chapter`` for a module-scoped fixture, isolated as ``conftest.py`` isolates each test: a module
+    fixture is set up before that function-scoped isolation applies, so without this the run would read and fill
+    the checkout's own cache and read the committed store (a second run then answered from the first's cache)."""
+    from lcrag.book.runner import run_chapter
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LCRAG_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        mp.setenv("LCRAG_STORE_DIR", str(tmp_path_factory.mktemp("store")))
+        mp.setenv("LCRAG_STORE", "off")
+        return run_chapter(chapter, out_dir=tmp_path_factory.mktemp("run"), progress=False, **kwargs)
+
+
 def notebook_errors(notebook: Path) -> list[dict]:
     """The error outputs of an executed notebook's code cells."""
     import json
