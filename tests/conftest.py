@@ -1,6 +1,7 @@
 """Shared test set-up: every test gets its own cache and store; embedded servers are shared per session.
 
-- ``LCRAG_CACHE_DIR`` / ``LCRAG_STORE_DIR`` point into the test's tmp dir (nothing leaks between tests);
+- ``LCRAG_CACHE_DIR`` / ``LCRAG_STORE_DIR`` point into the test's tmp dir (nothing leaks between tests); before
+  that applies (module fixtures), the cache is one per session, never the checkout's;
 - ``LCRAG_STORE=off`` unless a test sets it;
 - ``LCRAG_STATE_DIR`` is one dir per session, so the llama.cpp servers start once and are stopped at the end;
 - ``LCRAG_DATA_MIRROR`` defaults to ``../shared/data`` beside the checkout (CI has it there).
@@ -23,6 +24,11 @@ from helpers import FIXTURES, ROOT, SHARED  # noqa: E402
 _STATE = tempfile.mkdtemp(prefix="lcrag-test-state-")  # this process's servers; model files stay shared
 os.environ["LCRAG_STATE_DIR"] = _STATE
 atexit.register(shutil.rmtree, _STATE, True)  # each xdist worker has one: left behind, they filled CI's disk
+# Module- and session-scoped fixtures are set up before the per-test isolation below applies: without a session
+# cache they would read and fill the checkout's own .lcrag/cache (a second run answered from the first's cache).
+_CACHE = tempfile.mkdtemp(prefix="lcrag-test-cache-")
+os.environ["LCRAG_CACHE_DIR"] = _CACHE
+atexit.register(shutil.rmtree, _CACHE, True)
 _MIRROR = SHARED / "data"
 if "LCRAG_DATA_MIRROR" not in os.environ and _MIRROR.exists():
     os.environ["LCRAG_DATA_MIRROR"] = str(_MIRROR)

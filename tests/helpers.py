@@ -28,19 +28,6 @@ def fetched_data_dir(mirror: Path, tmp_path_factory, datasets: list[str]):
         yield dest
 
 
-def isolated_run(chapter: str, tmp_path_factory, **kwargs):
-    """``run_chapter`` for a module-scoped fixture, with its own response cache: a module fixture is set up before
-    ``conftest.py``'s per-test isolation applies, so without this the run read and filled the checkout's
-    ``.lcrag/cache`` (a second run answered from the first's cache). The committed store stays readable, as for a
-    user's ``lcrag run`` (``LCRAG_STORE`` unset: read), so the embeddings the chapters committed are read, not
-    computed again."""
-    from lcrag.book.runner import run_chapter
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("LCRAG_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
-        return run_chapter(chapter, out_dir=tmp_path_factory.mktemp("run"), progress=False, **kwargs)
-
-
 def notebook_errors(notebook: Path) -> list[dict]:
     """The error outputs of an executed notebook's code cells."""
     import json

@@ -12,8 +12,9 @@ import os
 
 import pandas as pd
 import pytest
-from helpers import isolated_run, notebook_errors
+from helpers import notebook_errors
 
+from lcrag.book.runner import run_chapter
 from lcrag.data.fetch import fetch
 
 pytestmark = pytest.mark.slow
@@ -25,7 +26,7 @@ def run(mirror, tmp_path_factory):
     os.environ["LCRAG_DATA_DIR"] = str(data_dir)
     try:
         assert fetch(datasets=["summhay"], mirror=mirror, download=False).ok
-        yield isolated_run("summhay", tmp_path_factory, profile="smoke")
+        yield run_chapter("summhay", profile="smoke", out_dir=tmp_path_factory.mktemp("run"), progress=False)
     finally:
         os.environ.pop("LCRAG_DATA_DIR")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from helpers import fetched_data_dir, isolated_run
+from helpers import fetched_data_dir
 
 from lcrag.data import load_longbench
 from lcrag.metrics.qa import dataset_f1, exact_match, normalize_answer, qa_f1
@@ -192,7 +192,9 @@ def test_one_question_through_every_strategy_on_the_embedded_model():
 
 @pytest.fixture(scope="module")
 def smoke_run(longbench_data, tmp_path_factory):
-    return isolated_run("longrag", tmp_path_factory, profile="smoke")
+    from lcrag.book.runner import run_chapter
+
+    return run_chapter("longrag", profile="smoke", out_dir=tmp_path_factory.mktemp("run"), progress=False)
 
 
 @pytest.mark.slow
