@@ -357,6 +357,30 @@ def test_run_claims_on_a_strategy_at_the_floor_are_not_testable():
     assert v["C4-ours"] == NOT_REPRODUCED and v["C8-ours"] == NOT_REPRODUCED  # Ext is not in these
 
 
+def test_a_dataset_at_the_floor_decides_nothing_and_the_others_decide():
+    good = {"R&B": HALF, "R&L": LOW, "Ext": ONES, "Fil": [0.8 * h for h in HALF], "E&F": ONES}
+    floored = {"R&B": ZEROS, "R&L": ZEROS, "Ext": ZEROS, "Fil": ZEROS, "E&F": ZEROS}
+    ledger = ClaimsLedger("longrag", paper="longrag", model="local/tiny")
+    claims_runs.run_claims(ledger, _results({"2wikimqa": good, "musique": floored}))
+    by_id = {c.claim_id: c for c in ledger.claims}
+    v = {cid: c.verdict for cid, c in by_id.items()}
+    # "on every dataset": musique cannot confirm it, 2wikimqa does -> not decided either way
+    assert v["C4-ours"] == INCONCLUSIVE and v["C10-ours"] == INCONCLUSIVE
+    assert "not deciding (at the floor): R&B on musique" in by_id["C4-ours"].evidence
+    # "most datasets" (2): one of two confirming is not a majority
+    assert v["C9b-ours"] == INCONCLUSIVE and v["C11-ours"] == INCONCLUSIVE
+    # a testable dataset that contradicts decides "on every dataset": E&F below R&B on 2wikimqa
+    bad = {**good, "E&F": LOW}
+    v = _run_verdicts(_results({"2wikimqa": bad, "musique": floored}))
+    assert v["C4-ours"] == NOT_REPRODUCED
+    # every dataset at the floor: not testable, as before
+    v = _run_verdicts(_results({"2wikimqa": floored, "musique": floored}))
+    assert v["C4-ours"] == NOT_TESTABLE and v["C11-ours"] == NOT_TESTABLE
+    # three datasets, two confirming and one at the floor: "most datasets" holds
+    v = _run_verdicts(_results({"2wikimqa": good, "hotpotqa": good, "musique": floored}))
+    assert v["C9b-ours"] == REPRODUCED and v["C4-ours"] == INCONCLUSIVE
+
+
 def test_run_claims_small_sample_inconclusive_and_missing_strategies():
     cell = {"R&B": [0.0, 1.0, 0.0], "E&F": [1.0, 0.0, 1.0]}
     v = _run_verdicts(_results({"hotpotqa": cell}))
