@@ -30,6 +30,16 @@ def test_claims_are_counted_by_source_and_verdict_and_the_floor_is_named():
     assert claims_sentences(_claims([])) == ["This chapter checks no claim."]
 
 
+def test_claims_decided_without_their_floored_datasets_are_named():
+    claims = pd.DataFrame([
+        ("C4-ours", "our run", NOT_REPRODUCED, "local/m", "our runs; not deciding (at the floor): R&B on musique"),
+        ("C8-ours", "our run", INCONCLUSIVE, "local/m", "our runs"),
+    ], columns=["claim_id", "source", "verdict", "model", "evidence"])  # fmt: skip
+    text = " ".join(claims_sentences(claims))
+    assert "C4-ours was decided without the datasets where an arm is at the floor" in text
+    assert "C8-ours" not in text and "at the floor on the arms" not in text  # C8: decided on every dataset
+
+
 def test_the_section_reads_the_runs_tables(toy_registered, tmp_path):
     run = tmp_path / "runs" / "local--m" / "default" / "toy"
     run.mkdir(parents=True)

@@ -19,7 +19,7 @@ import pandas as pd
 
 from lcrag import chapters, config
 from lcrag.book.claims import CLAIMS_FILE, INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, read_claims
-from lcrag.book.verdicts import NO_MODEL, OUR_RUN, PAPER_TABLES, RELEASED_ARTEFACTS
+from lcrag.book.verdicts import NO_MODEL, OUR_RUN, PAPER_TABLES, PARTIAL_FLOOR, RELEASED_ARTEFACTS
 
 _ORDER = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTABLE)
 
@@ -50,6 +50,12 @@ def claims_sentences(claims: pd.DataFrame) -> list[str]:
         if source == OUR_RUN and len(floor):
             out.append(f"The model is at the floor on the arms of {', '.join(map(str, floor['claim_id']))}: those "
                        "claims measure the model, not the paper, and wait for a more capable one.")
+        evidence = part["evidence"] if "evidence" in part.columns else pd.Series("", index=part.index)
+        partial = part[evidence.astype(str).str.contains(PARTIAL_FLOOR, regex=False)]
+        if source == OUR_RUN and len(partial):
+            verb = "were" if len(partial) > 1 else "was"
+            out.append(f"{', '.join(map(str, partial['claim_id']))} {verb} decided without the datasets where an "
+                       "arm is at the floor (the evidence column names them).")
     return out
 
 

@@ -34,6 +34,9 @@ FLOOR_SCORE = 0.05  # an F1 / KPR / recall below this (0-1 scale) is at the floo
 FLOOR_UNPARSEABLE = 0.5  # more than half the answers unparseable
 MIN_JUDGE_PAIRS = 30  # human-labelled pairs a judge needs before it may decide claims
 CONFIDENCE = 0.95
+#: How a claim's evidence names the datasets (or other units) that decided nothing because an arm is at the floor
+#: there, when other units decided the claim (rule 3).
+PARTIAL_FLOOR = "not deciding (at the floor)"
 
 
 def accuracy_at_floor(n_correct: int, n: int, chance: float, confidence: float = CONFIDENCE) -> bool:

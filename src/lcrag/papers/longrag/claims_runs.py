@@ -14,6 +14,7 @@ from collections.abc import Collection, Sequence
 import pandas as pd
 
 from lcrag.book.claims import greater, less
+from lcrag.book.verdicts import PARTIAL_FLOOR
 from lcrag.papers.longrag.claims_paper import MARGINAL_POINTS
 from lcrag.papers.longrag.differences import RUN_PAIRS, check_results, strategy_differences
 from lcrag.papers.longrag.names import DEFAULT_SETTING, STRATEGIES
@@ -77,11 +78,11 @@ def f1_floor(rows: pd.DataFrame, strategies) -> str | None:
 
 
 def _floor_note(rows: pd.DataFrame, strategies) -> str:
-    """``; not deciding (at the floor): ...`` for the datasets at the floor when others decide the claim."""
+    """``; not deciding (at the floor): ...`` (:data:`~lcrag.book.verdicts.PARTIAL_FLOOR`) for the datasets at the floor when others decide the claim."""
     floored = floored_datasets(rows, strategies)
     if not floored or f1_floor(rows, strategies):
         return ""
-    return "; not deciding (at the floor): " + "; ".join(floored.values())
+    return f"; {PARTIAL_FLOOR}: " + "; ".join(floored.values())
 
 
 def _pick_generator(results: pd.DataFrame, generator: str | None, ledger) -> str:
