@@ -2,7 +2,9 @@
 
 - ``LCRAG_CACHE_DIR`` / ``LCRAG_STORE_DIR`` point into the test's tmp dir (nothing leaks between tests); before
   that applies (module fixtures), the cache is one per session, never the checkout's;
-- ``LCRAG_STORE=off`` unless a test sets it;
+- ``LCRAG_STORE=off`` unless a test sets it; module fixtures (set up before that applies) read the checkout's
+  committed store (``LCRAG_STORE`` unset: ``read``, which never writes): recorded answers and embeddings of the
+  same models, so a chapter's smoke run computes only what the book never asked for;
 - ``LCRAG_STATE_DIR`` is one dir per session, so the llama.cpp servers start once and are stopped at the end;
 - ``LCRAG_DATA_MIRROR`` defaults to ``../shared/data`` beside the checkout (CI has it there).
 """
