@@ -124,9 +124,15 @@ def test_llm_judge_reads_every_annotated_insight_of_one_summary(run):
     n = int((table(run, "benchmark_labels").query("evaluator == 'human' and record == 1")).shape[0])
     assert parsing["answers"].sum() == len(labels) == n  # record 1: the first of the held-out half
     assert set(parsing["parse"]) <= {"json", "lenient", "unparseable"}
-    judges = table(run, "judges_llm_subset").set_index("evaluator")
-    assert judges.loc["llm:smollm2-135m-instruct", "judge"] == "ours (LLM)"
+    judges = table(run, "judges_llm_subset")
+    assert set(judges["half"]) == {"all", "held-out"}  # record 1 is in the held-out half; the fit half is empty
+    held_out = judges[judges["half"] == "held-out"].set_index("evaluator")
+    assert held_out.loc["llm:smollm2-135m-instruct", "judge"] == "ours (LLM)"
     assert judges["n_insights"].eq(n).all()
+    shares = table(run, "llm_judge_label_shares")
+    assert set(shares["evaluator"]) == {"human", "llm:smollm2-135m-instruct"}
+    assert shares.groupby("evaluator")["n"].sum().eq(n).all()  # the same insights for the judge and the humans
+    assert shares.groupby("evaluator")["share"].sum().round(9).eq(1).all()
 
 
 def test_live_runs_follow_the_smoke_profile(run):

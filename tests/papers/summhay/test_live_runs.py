@@ -88,13 +88,38 @@ def test_parse_judgment_reads_json_then_labels_and_counts_the_rest(answer, expec
     assert (p["coverage"], p["bullet_id"], p["parse"]) == expected
 
 
-def test_parse_report_shows_unparseable_answers():
+def test_parse_report_shows_unparseable_answers_per_judge():
     judged = pd.DataFrame(
-        {"parse": ["json", "unparseable", "unparseable", "lenient"], "label": [FULL, NONE, NONE, PARTIAL]}
+        {"evaluator": ["llm:b"] * 4 + ["llm:a"] * 2,
+         "parse": ["json", "unparseable", "unparseable", "lenient", "json", "json"],
+         "label": [FULL, NONE, NONE, PARTIAL, FULL, FULL],
+         "link_outside": [True, False, False, False, False, True]}
     )
     r = llm_judge.parse_report(judged)
-    assert list(r["parse"].astype(str)) == ["json", "lenient", "unparseable"]
-    assert r["answers"].sum() == 4 and r.set_index("parse").loc["unparseable", "share"] == 0.5
+    assert list(zip(r["evaluator"], r["parse"].astype(str), strict=True)) == [
+        ("llm:b", "json"), ("llm:b", "lenient"), ("llm:b", "unparseable"), ("llm:a", "json")]  # judges in run order
+    b = r[r["evaluator"] == "llm:b"].set_index("parse")
+    assert b["answers"].sum() == 4 and b.loc["unparseable", "share"] == 0.5 and b.loc["json", "links_outside"] == 1
+    a = r[r["evaluator"] == "llm:a"].iloc[0]
+    assert (a["answers"], a["share"], a["links_outside"]) == (2, 1.0, 1)
+
+
+def test_label_shares_put_each_judges_favourite_label_beside_the_humans():
+    judged = pd.DataFrame({"evaluator": ["llm:a"] * 4 + ["llm:b"] * 4, "record": [0, 0, 1, 1] * 2,
+                           "insight_id": [0, 1, 0, 1] * 2,
+                           "label": [PARTIAL, PARTIAL, PARTIAL, FULL, NONE, FULL, NONE, NONE]})  # fmt: skip
+    labels = pd.DataFrame({"evaluator": ["human"] * 5 + ["gpt-4o"], "record": [0, 0, 1, 1, 2, 0],
+                           "insight_id": [0, 1, 0, 1, 0, 0],
+                           "label": ["fully_covered", "partially_covered", "not_covered", "not_covered",
+                                     "fully_covered", FULL]})  # fmt: skip  (the annotation file's spellings)
+    shares = llm_judge.label_shares(judged, labels)
+    human = shares[shares["evaluator"] == "human"].set_index("label")["n"]
+    assert human.to_dict() == {FULL: 1, PARTIAL: 1, NONE: 2}  # record 2 was not judged: not counted
+    assert llm_judge.label_sentence(shares) == (
+        f"On these insights llm:a labels 75.0 % of them *{PARTIAL}* (the humans: 25.0 %); "
+        f"llm:b labels 75.0 % of them *{NONE}* (the humans: 50.0 %)."
+    )
+    assert llm_judge.label_sentence(shares[shares["evaluator"] == "human"]) == ""
 
 
 # ------------------------------------------------------------------------------------------- retrievers
@@ -303,7 +328,9 @@ def test_llm_judge_on_one_annotated_summary(bench):
     assert set(judged["parse"]) <= set(llm_judge.PARSE_STATUSES)
     assert set(judged["label"]) <= {FULL, PARTIAL, NONE}
     assert judged.loc[judged["parse"] == "unparseable", "score"].eq(0).all()
-    t = our_judges.judges_table(pd.concat([labels[labels["record"] == 1], judged.drop(columns=["answer", "parse"])]))
+    assert judged["link_outside"].dtype == bool
+    t = our_judges.judges_table(pd.concat([labels[labels["record"] == 1],
+                                           judged.drop(columns=["answer", "parse", "link_outside"])]))
     assert "ours (LLM)" in set(t["judge"])
 
 
@@ -444,3 +471,86 @@ def test_live_claims_at_the_floor_are_not_testable():
     high = _claims_of(_live({"oracle": 30.0, "keywords": 20.0, "random": 10.0}),
                       pd.DataFrame([{"random": 20.0, "reverse": 31.0, "sensitivity": 11.0}]))
     assert {c: high.loc[c, "verdict"] for c in ("C1", "C4", "C14")} == dict.fromkeys(("C1", "C4", "C14"), "reproduced")
+
+
+def test_the_context_budget_is_the_papers_15k_where_the_window_holds_it():
+    assert live_contexts.context_budget(32768) == 15000  # the 1.5B: the paper's budget, not its whole window
+    assert live_contexts.context_budget(8192) == 8192 - 1024  # SmolLM2: its window less the reserve
+    assert live_contexts.context_budget(8192, token_budget=2000) == 2000
+    assert live_contexts.context_budget(16000, reserve=1000) == 15000
+    with pytest.raises(ValueError, match="leaves nothing"):
+        live_contexts.context_budget(1000)
+
+
+def _agreement(rows: list[tuple[str, str, float, int]]) -> pd.DataFrame:
+    """Rows of our_judges.judges_table (whose ``judge`` column is the kind of judge)."""
+    t = pd.DataFrame(rows, columns=["evaluator", "half", "cov_corr", "n_insights"])
+    return t.assign(judge=["ours (LLM)" if e.startswith("llm:") else "ours (no LLM)" for e in t["evaluator"]])
+
+
+def test_the_live_judge_is_chosen_on_the_fit_half_among_judges_that_can_judge_a_live_summary():
+    t = _agreement([("lexical-recall", "fit", 0.66, 713), ("lexical-recall", "held-out", 0.65, 706),
+                    ("minilm-cosine", "fit", 0.90, 713),  # cannot judge a live summary: never chosen
+                    ("llm:big", "fit", 0.70, 713), ("llm:big", "held-out", 0.60, 706),
+                    ("llm:small", "fit", 0.50, 713), ("llm:tiny", "fit", 0.99, 5)])  # 5 insights: not eligible
+    llms = ["llm:big", "llm:small", "llm:tiny"]
+    assert our_judges.live_judge("best", t, llms) == "llm:big"  # its held-out 0.60 plays no part in the choice
+    assert our_judges.live_judge("best", t, ["llm:small"]) == "lexical-recall"
+    assert our_judges.live_judge("best", t[t["half"] == "held-out"], llms) == "lexical-recall"  # nothing on fit
+    assert our_judges.live_judge("lexical", t, llms) == "lexical-recall"
+    assert our_judges.live_judge("llm:small", t, llms) == "llm:small"
+    with pytest.raises(ValueError, match="live_evaluator .llm:nope. is none of"):
+        our_judges.live_judge("llm:nope", t, llms)
+    t = pd.concat([t, _agreement([("gpt-4o", "held-out", 0.72, 706)])])
+    assert our_judges.judge_choice_sentence(t, "llm:big") == (
+        "The judge of ours that agrees best with the humans on the fit half is **llm:big** (r = 0.700 on 713 "
+        "insights); on the held-out half it reaches r = 0.600 on 706 insights, against gpt-4o's r = 0.720 on 706 "
+        "insights.")
+    assert our_judges.judge_choice_sentence(t, "llm:small", chosen_by="llm:small").startswith(
+        "The live summaries are judged by **llm:small**, as `live_evaluator` asks (fit half: r = 0.500 on 713 insights); "
+        "on the held-out half it reaches not measured")
+
+
+def test_the_live_table_marks_the_deciding_judge_and_the_synthesis_reads_its_rows(tmp_path):
+    from lcrag.papers.summhay import comparison
+
+    scores = pd.DataFrame([{"judge": j, "kind": "retrieval", "setting": s, "haystack": "news3", "subtopic_id": t,
+                            "coverage": c, "f1": c, "joint": c + t / 10, "precision": c, "recall": c}
+                           for j, c in (("lexical", 0.2), ("llm:big", 0.6)) for s in ("full", "oracle")
+                           for t in (0, 1)])
+    summaries = pd.DataFrame({"setting": ["full", "oracle"], "summary": ["a", "b"], "bullets": [["x"], ["y"]],
+                              "n_documents": [3, 2], "relevant_in_context": [1, 2]})
+    per = live_runs.per_summary(scores, decides="llm:big")  # one row per judge and summary, 0-100
+    assert len(per) == 8 and per.set_index(["judge", "setting", "subtopic_id"]).loc[
+        ("llm:big", "full", 1), ["decides", "joint", "n_insights"]].tolist() == [True, 70.0, 1]
+    t = live_runs.live_table(scores, summaries, decides="llm:big")
+    assert t.set_index(["judge", "setting"])["decides"].to_dict() == {
+        ("lexical", "full"): False, ("lexical", "oracle"): False, ("llm:big", "full"): True, ("llm:big", "oracle"): True}
+    run = tmp_path / "run"
+    run.mkdir()
+    t.to_csv(run / "live_results.csv", index=False)
+    old = tmp_path / "old"
+    old.mkdir()
+    t.drop(columns="decides").to_csv(old / "live_results.csv", index=False)  # a run from before the column
+    runs = pd.DataFrame([{"chapter": "summhay", "model": m, "finished": "2026", "run_dir": d, "profile": "default",
+                          "book": True} for m, d in (("new", run), ("older", old))])
+    got = comparison.settings(runs, problems := []).set_index(["model", "setting"])["joint"]
+    assert problems == [] and got.to_dict() == pytest.approx({("new", "full"): 0.65, ("new", "oracle"): 0.65,
+                                                              ("older", "full"): 0.25, ("older", "oracle"): 0.25})
+    assert live_runs.live_judge_name("lexical-recall") == "lexical" and live_runs.live_judge_name("llm:x") == "llm:x"
+
+
+def test_c15_tests_the_llm_judge_chosen_on_the_fit_half_on_the_held_out_half():
+    from lcrag.book.claims import ClaimsLedger
+
+    judges = _agreement([("llm:big", "fit", 0.70, 713), ("llm:big", "held-out", 0.60, 706),
+                         ("llm:small", "fit", 0.50, 713), ("llm:small", "held-out", 0.69, 706),
+                         ("gpt-4o", "fit", 0.71, 713), ("gpt-4o", "held-out", 0.72, 706)])
+    ceiling = pd.DataFrame([{"haystack": "all", "ceiling_f1": 0.84, "insights": 10, "budget_tokens": 15000,
+                             "tokenizer": "t"}])
+    ledger = ClaimsLedger("summhay", paper="summhay", model="m")
+    live_claims.check_live_claims(ledger, live=_live({"oracle": 30.0}), position=pd.DataFrame(), ceiling=ceiling,
+                                  judges=judges, scope="s")
+    c15 = ledger.table().set_index("claim_id").loc["C15"]
+    assert c15["our_value"] == "llm:big: 0.600 (GPT-4o on the same summaries 0.720)"
+    assert c15["verdict"] == "not reproduced" and "chosen on the fit half" in c15["evidence"]

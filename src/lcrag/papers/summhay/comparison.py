@@ -1,33 +1,71 @@
 """The SummHay chapter in the synthesis: Full (the haystack, as far as the window holds it) against the Oracle
 and the best real retriever (:data:`FAMILY`).
 
-Reads the chapter's ``live_results.csv``: the live retrieval settings of our summarizer, lexical judge. The table
-keeps micro-averages over insights, not per-summary scores, so the differences have no interval.
+Reads the chapter's ``live_results.csv`` (the live retrieval settings of our summarizer, micro-averaged over
+insights) and, where the run saved it, ``live_per_summary.csv`` (one row per summary): each comparison is then
+the mean over subtopics of the paired Joint difference, with a paired bootstrap interval over subtopics. Both are
+read for the judge that decides in that run (the lexical judge in runs that do not say). Older runs without the
+per-summary table give the micro-averaged difference without an interval.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+from lcrag.stats import bootstrap_diff
 from lcrag.synthesis import Family, bar_panel, comparison, load_table, score_floor
 
 NAME = "summhay"
+SCORES = ("coverage", "citation", "joint")
+
+
+def _deciding(df: pd.DataFrame) -> pd.Series:
+    """The rows of the judge that decides in its run (``decides``; the lexical judge where a run does not say)."""
+    said = df["decides"] if "decides" in df else pd.Series(pd.NA, index=df.index, dtype="object")
+    return said.where(said.notna(), df["judge"] == "lexical").astype(bool)
 
 
 def settings(runs: pd.DataFrame, problems: list[str]) -> pd.DataFrame:
-    """Live retrieval settings of our summarizer (lexical judge): coverage, citation, joint on a 0-1 scale."""
+    """Live retrieval settings of our summarizer (the deciding judge): coverage, citation, joint on a 0-1 scale."""
     cols = ["judge", "kind", "setting", "coverage", "citation", "joint", "n_insights", "summaries"]
     df = load_table(runs, NAME, "live_results", cols, problems)
-    df = df[(df["kind"] == "retrieval") & (df["judge"] == "lexical")].copy()
-    for c in ("coverage", "citation", "joint"):
+    df = df[(df["kind"] == "retrieval") & _deciding(df)].copy()
+    for c in SCORES:
         df[c] = df[c] / 100
     return df[["model", "setting", "summaries", "n_insights", "coverage", "citation", "joint", "source"]]
 
 
-def comparisons(settings: pd.DataFrame) -> list[dict]:
-    """Full vs Oracle (the retrieval ceiling) and Full vs the best real retriever, on the Joint score.
+def per_summary(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per-summary Joint of the live retrieval settings (0-1), deciding judge; empty for runs without the table
+    (not a problem: the comparison then has no interval)."""
+    cols = ["judge", "kind", "setting", "haystack", "subtopic_id", "joint"]
+    df = load_table(runs, NAME, "live_per_summary", cols, [])
+    if df.empty:
+        return pd.DataFrame(columns=["model", "setting", "haystack", "subtopic_id", "joint"])
+    df = df[(df["kind"] == "retrieval") & _deciding(df)].copy()
+    df["joint"] = df["joint"] / 100
+    return df[["model", "setting", "haystack", "subtopic_id", "joint"]]
 
-    No interval: the chapter's table holds micro-averages over insights, not per-summary scores."""
+
+def _paired(per: pd.DataFrame, model: str, a: str, b: str, n_boot: int, seed: int):
+    """(mean a, mean b, mean difference, lo, hi, subtopics) over the subtopics both settings summarized."""
+    wide = per[per["model"] == model].pivot_table(index=["haystack", "subtopic_id"], columns="setting",
+                                                  values="joint")
+    if a not in wide or b not in wide:
+        return None
+    both = wide[[a, b]].dropna()
+    if len(both) < 2:
+        return None
+    diff, lo, hi = bootstrap_diff(both[a], both[b], n=n_boot, seed=seed)
+    return float(both[a].mean()), float(both[b].mean()), diff, lo, hi, len(both)
+
+
+def comparisons(settings: pd.DataFrame, per: pd.DataFrame | None = None, n_boot: int = 2000,
+                seed: int = 0) -> list[dict]:
+    """Full vs Oracle (the retrieval ceiling) and Full vs the best real retriever (by pooled Joint), on the Joint
+    score: paired over subtopics with an interval where ``per`` (:func:`per_summary`) has them, else the pooled
+    micro-averages without one."""
+    per = per if per is not None else pd.DataFrame(columns=["model", "setting", "haystack", "subtopic_id", "joint"])
     out = []
     for model, g in settings.groupby("model", sort=False):
         s = g.set_index("setting")
@@ -39,13 +77,20 @@ def comparisons(settings: pd.DataFrame) -> list[dict]:
             best = real["joint"].idxmax()
             others.append((best, f"{best} (best retriever)"))
         for setting, label in others:
-            diff = float(s.loc["full", "joint"] - s.loc[setting, "joint"])
-            n = int(s.loc["full", "summaries"])
+            paired = _paired(per, model, "full", setting, n_boot, seed)
+            if paired is not None:
+                full_v, other_v, diff, lo, hi, n = paired
+                units, evidence = "subtopics", (f"{n} subtopics, Joint per summary, paired bootstrap over "
+                                                f"subtopics")
+            else:
+                full_v, other_v = float(s.loc["full", "joint"]), float(s.loc[setting, "joint"])
+                diff, lo, hi, n = full_v - other_v, float("nan"), float("nan"), int(s.loc["full", "summaries"])
+                units = "summaries"
+                evidence = (f"{n} summaries, {int(s.loc['full', 'n_insights'])} insights; micro-averages only, "
+                            "no interval")
             out.append(comparison(
-                NAME, model, f"Full vs {label} (Joint)", "Full", float(s.loc["full", "joint"]), setting,
-                float(s.loc[setting, "joint"]), diff, float("nan"), float("nan"), n, "summaries",
-                f"{n} summaries, {int(s.loc['full', 'n_insights'])} insights; micro-averages only, no interval",
-                s.loc["full", "source"],
+                NAME, model, f"Full vs {label} (Joint)", "Full", full_v, setting, other_v, diff, lo, hi, n, units,
+                evidence, s.loc["full", "source"],
                 floor=score_floor({"Full": s.loc["full", "joint"], setting: s.loc[setting, "joint"]})))  # fmt: skip
     return out
 
@@ -53,9 +98,11 @@ def comparisons(settings: pd.DataFrame) -> list[dict]:
 FAMILY = Family(
     name=NAME,
     title="Summary of a Haystack: Full vs Oracle vs retrievers",
-    tables=lambda runs, problems, n_boot, seed: {NAME: settings(runs, problems)},
-    compare=lambda runs, tables, problems, n_boot, seed: comparisons(tables[NAME]),
+    tables=lambda runs, problems, n_boot, seed: {NAME: settings(runs, problems),
+                                                 f"{NAME}_per_summary": per_summary(runs)},
+    compare=lambda runs, tables, problems, n_boot, seed: comparisons(tables[NAME], tables[f"{NAME}_per_summary"],
+                                                                     n_boot, seed),
     headline=lambda arm: arm != "oracle",  # the best real retriever, not the Oracle ceiling
     detail_index=("model", "setting"),
-    plot=bar_panel(NAME, "setting", "joint", "summhay: Joint (no interval)"),
+    plot=bar_panel(NAME, "setting", "joint", "summhay: Joint (interval over subtopics where saved)"),
 )

@@ -15,6 +15,21 @@ import pandas as pd
 from lcrag.papers.summhay.prompts import SUMMARIZATION_PROMPTS
 from lcrag.papers.summhay.retrievers import LIVE_RETRIEVERS, oracle_scores, ranked, retriever_scores
 
+#: The paper's context budget for every retriever (§5: "15k tokens").
+PAPER_BUDGET = 15000
+
+
+def context_budget(window: int, token_budget: int = 0, reserve: int = 1024) -> int:
+    """The live contexts' token budget: ``token_budget`` when set, else the paper's 15k tokens for a model whose
+    window holds them with ``reserve`` tokens to spare (the prompt template and the summary), else the window
+    minus ``reserve`` (SmolLM2's 8k window: 7,168 tokens)."""
+    if token_budget:
+        return int(token_budget)
+    if window <= reserve:
+        raise ValueError(f"a {window}-token window leaves nothing for the context after a {reserve}-token reserve")
+    return min(PAPER_BUDGET, window - reserve)
+
+
 POSITION_ORDERS: dict[str, str] = {
     "top": "relevant documents first (oracle count descending)",
     "bottom": "relevant documents last (oracle count ascending)",

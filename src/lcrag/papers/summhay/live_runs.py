@@ -93,10 +93,18 @@ def score_live(
     return out[front + [c for c in out.columns if c not in front]]
 
 
-def live_table(scores: pd.DataFrame, summaries: pd.DataFrame) -> pd.DataFrame:
+def live_judge_name(evaluator: str) -> str:
+    """The live table's name of a judge of the evaluator study: ``lexical`` for ``lexical-recall``, an LLM judge's
+    ``llm:<model>`` as it is."""
+    return "lexical" if evaluator == "lexical-recall" else evaluator
+
+
+def live_table(scores: pd.DataFrame, summaries: pd.DataFrame, decides: str = "lexical") -> pd.DataFrame:
     """Coverage, citation, joint, precision, recall (0-100, micro-averaged over insights) per judge and setting,
-    with summaries, words per bullet, bullets and context documents (means over summaries)."""
+    with summaries, words per bullet, bullets and context documents (means over summaries); ``decides`` marks the
+    rows of the judge whose scores the claims and the synthesis read."""
     t = micro_average(scores, ["judge", "kind", "setting"])
+    t.insert(1, "decides", t["judge"] == decides)
     for c in ("coverage", "citation", "joint", "precision", "recall"):
         t[c] = 100 * t[c]
     per = summaries.assign(
@@ -114,6 +122,18 @@ def live_table(scores: pd.DataFrame, summaries: pd.DataFrame) -> pd.DataFrame:
         .reset_index()
     )
     return t.merge(agg, on="setting", how="left")
+
+
+def per_summary(scores: pd.DataFrame, decides: str = "lexical") -> pd.DataFrame:
+    """One row per judge and live summary (haystack, subtopic, setting): its coverage, citation and joint (0-100,
+    means over the subtopic's insights, as :func:`live_table` pools them), ``n_insights``, and ``decides`` as in
+    :func:`live_table`. The settings of one subtopic are paired: the synthesis's intervals resample subtopics."""
+    keys = ["judge", "kind", "setting", "haystack", "subtopic_id"]
+    t = micro_average(scores, keys)[[*keys, "coverage", "citation", "joint", "n_insights"]]
+    for c in ("coverage", "citation", "joint"):
+        t[c] = 100 * t[c]
+    t.insert(1, "decides", t["judge"] == decides)
+    return t
 
 
 def position_sensitivity(table: pd.DataFrame, judge: str = "lexical") -> pd.DataFrame:

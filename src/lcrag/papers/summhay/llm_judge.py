@@ -127,20 +127,21 @@ def llm_judge_benchmark(
 ) -> pd.DataFrame:
     """Our LLM judge on the annotated insights of ``records``: rows in the form of
     :func:`lcrag.papers.summhay.evaluator_study.benchmark_labels` (evaluator ``llm:<model>``), plus ``answer``
-    (the raw text) and ``parse`` (:data:`PARSE_STATUSES`). A bullet id outside the summary is no link (and counted in
-    ``attrs["links_outside"]``)."""
+    (the raw text), ``parse`` (:data:`PARSE_STATUSES`) and ``link_outside`` (a bullet id outside the summary: no
+    link)."""
     req = judge_requests(bench, records)
     answers = run_judge(model, list(req["prompt"]), max_tokens)
     human = labels[labels["evaluator"] == "human"].set_index(["record", "insight_id"])
-    rows, outside = [], 0
+    rows = []
     for (record, insight_id), c in zip(
         zip(req["record"], req["insight_id"], strict=True), answers, strict=True
     ):
         p = parse_judgment(c.text)
         base = human.loc[(record, insight_id)]
         link = p["bullet_id"] - 1 if isinstance(p["bullet_id"], int) else None
-        if link is not None and not 0 <= link < int(base["n_bullets"]):
-            outside, link = outside + 1, None
+        outside = link is not None and not 0 <= link < int(base["n_bullets"])
+        if outside:
+            link = None
         rows.append(
             {
                 **{
@@ -164,16 +165,53 @@ def llm_judge_benchmark(
                 "link": link,
                 "answer": c.text,
                 "parse": p["parse"],
+                "link_outside": outside,
             }
         )
-    out = pd.DataFrame(rows)[[*labels.columns, "answer", "parse"]]
-    out.attrs["links_outside"] = outside
-    return out
+    return pd.DataFrame(rows)[[*labels.columns, "answer", "parse", "link_outside"]]
+
+
+def llm_judges_benchmark(bench: pd.DataFrame, labels: pd.DataFrame, models: Sequence, records: Sequence[int] | None = None,
+                         max_tokens: int = 48) -> pd.DataFrame:
+    """:func:`llm_judge_benchmark` for each judge model in turn, on the same records: one table."""
+    return pd.concat([llm_judge_benchmark(bench, labels, m, records, max_tokens) for m in models], ignore_index=True)
 
 
 def parse_report(judged: pd.DataFrame) -> pd.DataFrame:
-    """How the judge's answers were read: count and share per parse status and label (unparseable shown)."""
-    t = judged.groupby(["parse", "label"]).size().rename("answers").reset_index()
-    t["share"] = t["answers"] / len(judged)
+    """How each judge's answers were read: count and share per judge, parse status and label (unparseable shown),
+    and the bullet ids it gave outside the summary."""
+    t = judged.groupby(["evaluator", "parse", "label"], sort=False).size().rename("answers").reset_index()
+    t["share"] = t["answers"] / t["evaluator"].map(judged.groupby("evaluator").size())
+    outside = judged.groupby(["evaluator", "parse", "label"], sort=False)["link_outside"].sum()
+    t["links_outside"] = outside.to_numpy().astype(int)
     t["parse"] = pd.Categorical(t["parse"], PARSE_STATUSES, ordered=True)
-    return t.sort_values(["parse", "label"]).reset_index(drop=True)
+    order = {e: i for i, e in enumerate(judged["evaluator"].unique())}
+    return t.sort_values(["evaluator", "parse", "label"], key=lambda c: c.map(order) if c.name == "evaluator" else c
+                         ).reset_index(drop=True)
+
+
+def label_shares(judged: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
+    """Share of each coverage label (:func:`lcrag.metrics.summhay.normalize_label`) per LLM judge in ``judged``
+    and, on the same insights, for the humans (from ``labels``,
+    :func:`lcrag.papers.summhay.evaluator_study.benchmark_labels`): one row per evaluator and label."""
+    keys = judged[["record", "insight_id"]].drop_duplicates()
+    human = labels[labels["evaluator"] == "human"].merge(keys, on=["record", "insight_id"])
+    both = pd.concat([judged[["evaluator", "label"]], human[["evaluator", "label"]]], ignore_index=True)
+    both["label"] = both["label"].map(normalize_label)  # the annotation file spells them "fully_covered", ...
+    t = both.groupby(["evaluator", "label"], sort=False).size().rename("n").reset_index()
+    t["share"] = t["n"] / t["evaluator"].map(both.groupby("evaluator").size())
+    return t
+
+
+def label_sentence(shares: pd.DataFrame) -> str:
+    """One sentence from :func:`label_shares`: the label each LLM judge gives most often, with its share, next to
+    the humans' share of that label (a judge that gives one label to nearly everything carries little signal)."""
+    human = shares[shares["evaluator"] == "human"].set_index("label")["share"]
+    parts = []
+    for evaluator, t in shares[shares["evaluator"] != "human"].groupby("evaluator", sort=False):
+        top = t.loc[t["share"].idxmax()]
+        parts.append(f"{evaluator} labels {100 * top['share']:.1f} % of them *{top['label']}* (the humans: "
+                     f"{100 * human.get(top['label'], 0.0):.1f} %)")
+    if not parts:
+        return ""
+    return "On these insights " + "; ".join(parts) + "."

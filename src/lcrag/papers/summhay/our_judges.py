@@ -180,3 +180,51 @@ def judges_table(labels: pd.DataFrame) -> pd.DataFrame:
         "n_insights",
     ]
     return out[cols]
+
+
+#: The judges that can judge a live summary: the lexical one (thresholds fitted on the fit half) and LLM judges.
+LIVE_CAPABLE = ("lexical-recall",)
+
+
+def live_judge(choice: str, table: pd.DataFrame, llm_evaluators: list[str]) -> str:
+    """The evaluator that judges the live summaries: ``choice`` ``"lexical"`` (the lexical judge), an LLM judge's
+    evaluator name (``llm:<model>``), or ``"best"``: of the lexical judge and ``llm_evaluators``, the one whose
+    coverage scores correlate best with the humans' on the **fit** half (measured on enough insights:
+    :func:`lcrag.book.verdicts.choose_judge`), so that the held-out half still tests the choice. The lexical judge
+    when no LLM judge was measured there."""
+    from lcrag.book.verdicts import choose_judge
+
+    if choice == "lexical":
+        return "lexical-recall"
+    if choice != "best":
+        if choice not in llm_evaluators:
+            raise ValueError(f"live_evaluator {choice!r} is none of 'best', 'lexical' or this run's LLM judges "
+                             f"{llm_evaluators}")
+        return choice
+    return (choose_judge(as_agreement(table), [*LIVE_CAPABLE, *llm_evaluators], half="fit", metric="cov_corr")
+            or "lexical-recall")
+
+
+def as_agreement(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`judges_table` in the columns :func:`lcrag.book.verdicts.choose_judge` reads (``judge``: the
+    evaluator, ``n``: its insights)."""
+    return table.drop(columns=["judge"], errors="ignore").rename(columns={"evaluator": "judge", "n_insights": "n"})
+
+
+def judge_choice_sentence(table: pd.DataFrame, chosen: str, reference: str = "gpt-4o", chosen_by: str = "best") -> str:
+    """One sentence, from ``table`` (:func:`judges_table`), on the chosen judge: its agreement with the humans on
+    the fit half, where it was chosen (``chosen_by`` ``"best"``; otherwise it was named by the ``live_evaluator``
+    parameter), and on the held-out half, next to ``reference``'s on the same half."""
+    t = table.set_index(["evaluator", "half"])
+
+    def r(evaluator: str, half: str) -> str:
+        if (evaluator, half) not in t.index:
+            return "not measured"
+        row = t.loc[(evaluator, half)]
+        return f"r = {row['cov_corr']:.3f} on {int(row['n_insights'])} insights"
+
+    if chosen_by == "best":
+        first = f"The judge of ours that agrees best with the humans on the fit half is **{chosen}** ({r(chosen, 'fit')})"
+    else:
+        first = f"The live summaries are judged by **{chosen}**, as `live_evaluator` asks (fit half: {r(chosen, 'fit')})"
+    return f"{first}; on the held-out half it reaches {r(chosen, 'held-out')}, against {reference}'s {r(reference, 'held-out')}."

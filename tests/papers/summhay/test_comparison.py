@@ -1,0 +1,44 @@
+"""SummHay in the synthesis: Full against the Oracle and the best retriever, paired over subtopics."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lcrag.papers.summhay import comparison
+
+M = "local/m"
+
+
+def _settings(joint: dict[str, float]) -> pd.DataFrame:
+    return pd.DataFrame([{"model": M, "setting": s, "summaries": 4, "n_insights": 30, "coverage": j, "citation": j,
+                          "joint": j, "source": "summhay/live_results.csv"} for s, j in joint.items()])
+
+
+def _per(joint: dict[str, list[float]]) -> pd.DataFrame:
+    return pd.DataFrame([{"model": M, "setting": s, "haystack": "news3" if i < 2 else "conv1", "subtopic_id": i,
+                          "joint": j} for s, js in joint.items() for i, j in enumerate(js)])
+
+
+def test_full_is_compared_with_the_oracle_and_the_best_retriever_paired_over_subtopics():
+    settings = _settings({"full": 0.30, "oracle": 0.50, "keywords": 0.20, "random": 0.10})
+    per = _per({"full": [0.3, 0.4, 0.2, 0.3], "oracle": [0.5, 0.7, 0.35, 0.55], "keywords": [0.1, 0.3, 0.1, 0.3],
+                "random": [0.1, 0.1, 0.1, 0.1]})
+    rows = {r["other_arm"]: r for r in comparison.comparisons(settings, per, n_boot=500)}
+    assert set(rows) == {"oracle", "keywords"}  # the best real retriever by pooled Joint, and the ceiling
+    o = rows["oracle"]
+    assert (o["diff"], o["long_value"], o["other_value"], o["n"]) == pytest.approx((-0.225, 0.3, 0.525, 4))
+    assert o["units"] == "subtopics" and o["ci_low"] < -0.225 < o["ci_high"] < 0 and o["reading"] == "oracle better"
+    k = rows["keywords"]
+    assert k["diff"] == pytest.approx(0.1) and k["ci_low"] <= 0.1 <= k["ci_high"]
+    assert "4 subtopics" in k["evidence"] and "paired bootstrap" in k["evidence"]
+
+
+def test_without_per_summary_scores_the_pooled_difference_has_no_interval():
+    rows = comparison.comparisons(_settings({"full": 0.30, "oracle": 0.50}))
+    (o,) = rows
+    assert o["diff"] == pytest.approx(-0.2) and np.isnan(o["ci_low"]) and o["units"] == "summaries"
+    # one subtopic is no pairing either
+    (o,) = comparison.comparisons(_settings({"full": 0.30, "oracle": 0.50}), _per({"full": [0.3], "oracle": [0.5]}))
+    assert np.isnan(o["ci_low"])
