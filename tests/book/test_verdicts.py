@@ -75,3 +75,11 @@ def test_a_judge_needs_enough_labelled_pairs_to_decide():
     r = agree.assign(n=[706, 713], half=["fit", "fit"], cov_corr=[0.65, 0.71])
     assert V.choose_judge(r, ["lexical", "P6 on Gemma-3"], half="fit", metric="cov_corr") == "P6 on Gemma-3"
     assert V.choose_judge(r, ["lexical", "P6 on Gemma-3"], half="held-out", metric="cov_corr") is None
+
+
+def test_per_unit_floor_is_not_testable_only_when_every_unit_is_floored():
+    from lcrag.book.verdicts import PARTIAL_FLOOR, per_unit_floor
+
+    assert per_unit_floor({}, ["a", "b"]) == (None, "")
+    assert per_unit_floor({"b": "R&B on b"}, ["a", "b"]) == (None, f"; {PARTIAL_FLOOR}: R&B on b")
+    assert per_unit_floor({"a": "x on a", "b": "y on b"}, ["a", "b", "b"]) == ("x on a; y on b", "")

@@ -85,6 +85,18 @@ def floor_reason(arms: dict[str, dict]) -> str | None:
     return "; ".join(reasons) or None
 
 
+def per_unit_floor(floored: dict[str, str], units: Iterable[str]) -> tuple[str | None, str]:
+    """Rule 3 for a claim decided unit by unit (datasets, tasks): ``floored`` maps each unit where an arm is at the
+    floor to its reason. Returns (the claim's floor reason, when every unit that ran is floored, else None; the
+    evidence note naming the floored units that decided nothing, when others decided, else "")."""
+    ran = set(units)
+    if not floored:
+        return None, ""
+    if ran and set(floored) >= ran:
+        return "; ".join(floored.values()), ""
+    return None, f"; {PARTIAL_FLOOR}: " + "; ".join(floored.values())
+
+
 def choose_judge(agreement: pd.DataFrame, judges: Sequence[str], min_pairs: int = MIN_JUDGE_PAIRS,
                  half: str = "held-out", metric: str = "kappa") -> str | None:
     """The judge among ``judges`` with the highest agreement ``metric`` (Cohen's kappa; SummHay: Pearson r with the

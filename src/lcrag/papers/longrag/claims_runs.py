@@ -14,7 +14,7 @@ from collections.abc import Collection, Sequence
 import pandas as pd
 
 from lcrag.book.claims import greater, less
-from lcrag.book.verdicts import PARTIAL_FLOOR
+from lcrag.book.verdicts import per_unit_floor
 from lcrag.papers.longrag.claims_paper import MARGINAL_POINTS
 from lcrag.papers.longrag.differences import RUN_PAIRS, check_results, strategy_differences
 from lcrag.papers.longrag.names import DEFAULT_SETTING, STRATEGIES
@@ -68,21 +68,22 @@ def floored_datasets(rows: pd.DataFrame, strategies) -> dict[str, str]:
     return out
 
 
+def _floors(rows: pd.DataFrame, strategies) -> tuple[str | None, str]:
+    """(floor reason, evidence note) of a claim on ``strategies`` (:func:`lcrag.book.verdicts.per_unit_floor`
+    over datasets): not testable only when every dataset is floored; floored datasets decide nothing."""
+    ran = rows.loc[rows["strategy"].isin(list(strategies)), "dataset"]
+    return per_unit_floor(floored_datasets(rows, strategies), ran)
+
+
 def f1_floor(rows: pd.DataFrame, strategies) -> str | None:
     """Why a claim on ``strategies`` is *not testable with this model*: on every dataset one of them is at the
-    floor (:func:`floored_datasets`); None when some dataset can decide it. A dataset at the floor decides
-    nothing: the claim is decided on the others (their tests, with the floored ones counted as undecided)."""
-    floored = floored_datasets(rows, strategies)
-    ran = set(rows.loc[rows["strategy"].isin(list(strategies)), "dataset"])
-    return "; ".join(floored.values()) if ran and set(floored) >= ran else None
+    floor (:func:`floored_datasets`); None when some dataset can decide it."""
+    return _floors(rows, strategies)[0]
 
 
 def _floor_note(rows: pd.DataFrame, strategies) -> str:
-    """``; not deciding (at the floor): ...`` (:data:`~lcrag.book.verdicts.PARTIAL_FLOOR`) for the datasets at the floor when others decide the claim."""
-    floored = floored_datasets(rows, strategies)
-    if not floored or f1_floor(rows, strategies):
-        return ""
-    return f"; {PARTIAL_FLOOR}: " + "; ".join(floored.values())
+    """``; not deciding (at the floor): ...`` for the floored datasets when others decide the claim."""
+    return _floors(rows, strategies)[1]
 
 
 def _pick_generator(results: pd.DataFrame, generator: str | None, ledger) -> str:
