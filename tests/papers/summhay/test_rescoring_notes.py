@@ -1,0 +1,52 @@
+"""The sentences section 3 prints: numbers read from the tables, verdicts that follow the numbers."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from lcrag.papers.summhay import rescoring_notes as notes
+
+
+def test_table2_pattern_counts_cells_above_and_the_mean_difference():
+    table2 = pd.DataFrame({
+        "metric": ["coverage"] * 3 + ["joint"] * 2,
+        "ours": [50.0, 60.0, 40.0, 10.0, 12.0],
+        "paper": [40.0, 50.0, 45.0, 10.0, None],
+    })
+    rates = pd.DataFrame({"metric": ["coverage", "joint"], "rank_corr": [0.5, 1.0]})
+    lines = notes.table2_pattern(table2, rates).splitlines()
+    assert lines == [
+        "coverage: ours higher in 2 of 3 cells, mean +5.0 points, rank correlation 0.50",
+        "joint: ours higher in 0 of 1 cells, mean +0.0 points, rank correlation 1.00",
+    ]
+
+
+def _swap(literal, swapped):
+    return pd.DataFrame([
+        {"reading": "literal headers", "difference_corr": literal[0], "same_sign": literal[1], "pairs": 27},
+        {"reading": "swapped (inventory)", "difference_corr": swapped[0], "same_sign": swapped[1], "pairs": 27},
+    ])
+
+
+def test_swap_verdict_follows_the_gaps():
+    assert "supports the inventory" in notes.swap_verdict(_swap((-0.84, 7), (0.84, 20)))
+    assert "swapped: 20/27 (r +0.84)" in notes.swap_verdict(_swap((-0.84, 7), (0.84, 20)))
+    assert "as printed" in notes.swap_verdict(_swap((0.6, 18), (-0.6, 9)))
+    # the correlation says one thing, the signs the other: no verdict
+    assert "does not decide" in notes.swap_verdict(_swap((0.3, 15), (0.2, 16)))
+
+
+def test_table5_words_and_position_patterns():
+    table5 = pd.DataFrame({
+        "metric": ["precision", "precision", "recall", "recall"],
+        "ours": [50.0, 30.0, 20.0, 40.0], "paper": [40.0, 35.0, 25.0, 38.0], "diff": [10.0, -5.0, -5.0, 2.0],
+    })
+    assert notes.table5_pattern(table5) == "Table 5: precision higher in 1 of 2 cells; recall -5.0 to +2.0 points from the paper's"
+    words = pd.DataFrame({"ours": [20.0, 30.0, 25.0], "paper": [23.0, 29.0, 35.0], "diff": [-3.0, 1.0, -10.0]})
+    assert notes.words_pattern(words) == "#Wb: shorter for 2 of 3 summarizers, by 3.0 to 10.0 words"
+    position = pd.DataFrame({
+        "summarizer": ["a", "b"], "top": [10.0, 30.0], "bottom": [20.0, 25.0],
+        "paper_top": [5.0, 10.0], "paper_bottom": [9.0, 12.0],
+    })
+    assert notes.position_pattern(position) == "best place, ours | paper (1 of 2 the same): a bottom | bottom; b top | bottom"
+    assert notes.position_pattern(pd.DataFrame()) == "no position-bias runs in this selection"
