@@ -238,8 +238,9 @@ def test_dask_cluster_sweep_equals_the_sequential_sweep(sweep_data, tmp_path, mo
     assert (seq["pid"] == os.getpid()).all()
 
     # Dask: two worker processes; two lanes for the one local model, so the machine-wide lock must make them
-    # take turns on the shared server. Another empty cache: every answer is computed again.
-    monkeypatch.setenv("LCRAG_CACHE_DIR", str(tmp_path / "cache-dask"))
+    # take turns on the shared server. The sequential sweep's cache: every answer is read back from disk in the
+    # workers, none is computed again (that the same request gives the same answer computed twice is
+    # tests/test_local_server.py's; computing them again here cost a minute of CI).
     t0 = time.monotonic()
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         t_cluster = time.monotonic() - t0
@@ -265,9 +266,8 @@ def test_dask_cluster_sweep_equals_the_sequential_sweep(sweep_data, tmp_path, mo
     s_sources = [_manifest(d)["usage"]["by_source"] for d in seq["out_dir"]]
     d_sources = [_manifest(d)["usage"]["by_source"] for d in dsk["out_dir"]]
     assert [sum(s.values()) for s in s_sources] == [sum(d.values()) for d in d_sources]  # calls per point
-    for source in ("network", "disk"):  # over the sweep: the same answers computed, the same taken from the cache
-        assert sum(s.get(source, 0) for s in s_sources) == sum(d.get(source, 0) for d in d_sources), source
-    assert all(d.get("network", 0) > 0 for d in d_sources)  # both points computed answers of their own
+    assert sum(s.get("network", 0) for s in s_sources) > 0  # the sequential sweep computed its answers
+    assert all(set(d) <= {"disk"} for d in d_sources)  # and the workers read every one of them from its cache
     for s_dir, d_dir in zip(seq["out_dir"], dsk["out_dir"], strict=True):
         s_tables, d_tables = _tables(s_dir), _tables(d_dir)
         assert len(s_tables) >= 3 and set(s_tables) == set(d_tables)
