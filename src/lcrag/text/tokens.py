@@ -21,6 +21,8 @@ from __future__ import annotations
 import atexit
 import functools
 import os
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -40,6 +42,35 @@ class Tokenizer(Protocol):
     def decode(self, tokens: list[int]) -> str: ...
 
 
+class _EncodeMemo:
+    """The token ids of recently encoded long texts (documents, haystacks, chunks: a chapter counts the same
+    documents in several cells), least recently used first out once they hold more than ``max_tokens`` ids."""
+
+    min_chars = 256  # shorter texts (questions, prompts' small parts) are encoded each time
+
+    def __init__(self, max_tokens: int = 2_000_000):
+        self.max_tokens, self.tokens = max_tokens, 0
+        self._ids: OrderedDict[str, tuple[int, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, text: str, encode) -> list[int]:
+        if len(text) < self.min_chars:
+            return list(encode(text))
+        with self._lock:
+            ids = self._ids.get(text)
+            if ids is not None:
+                self._ids.move_to_end(text)
+                return list(ids)
+        ids = tuple(encode(text))
+        with self._lock:
+            if text not in self._ids and len(ids) <= self.max_tokens:
+                self._ids[text] = ids
+                self.tokens += len(ids)
+                while self.tokens > self.max_tokens:
+                    self.tokens -= len(self._ids.popitem(last=False)[1])
+        return list(ids)
+
+
 class GGUFTokenizer:
     """A GGUF model's own tokenizer through llama.cpp (vocabulary only, no weights)."""
 
@@ -50,9 +81,13 @@ class GGUFTokenizer:
 
         self.name = name or os.path.basename(path)
         self._llm = llama_load.load(path, vocab_only=True, verbose=False)
+        self._memo = _EncodeMemo()
+
+    def _encode(self, text: str) -> list[int]:
+        return self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
 
     def encode(self, text: str) -> list[int]:
-        return self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        return self._memo.get(text, self._encode)
 
     def decode(self, tokens: list[int]) -> str:
         return self._llm.detokenize(tokens).decode("utf-8", errors="ignore")
