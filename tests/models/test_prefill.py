@@ -95,7 +95,9 @@ def test_unknown_format_and_non_gguf_input_are_clear_errors(tmp_path, models_dir
 def test_settings_record_the_weights_and_stay_overridable(models_dir, monkeypatch):
     info = LOCAL_MODELS["smollm2-135m-instruct"]
     s = server_settings.serving_settings(info)
-    assert s["flash_attn"] is True and s["weights"] == "shipped" and s["prefill_weights"] == "f32"
+    # SmolLM2 generates faster without llama.cpp's flash kernel after long prompts; Gemma-3 keeps it
+    assert s["flash_attn"] is False and s["weights"] == "shipped" and s["prefill_weights"] == "f32"
+    assert server_settings.serving_settings(LOCAL_MODELS["gemma3-270m"])["flash_attn"] is True
     assert s["weights_sha256"] == model_files.model_digest(shipped())
     assert s["prefill_sha256"] == weights.derive(shipped(), "f32").sha256
     assert not any("weights" in a or "sha256" in a for a in server_settings._server_args(shipped(), 1, s))
@@ -116,7 +118,7 @@ def split_llm():
     s = server_settings.serving_settings(LOCAL_MODELS["smollm2-135m-instruct"])
     path, prefill = server_settings.serving_model_paths(LOCAL_MODELS["smollm2-135m-instruct"], s)
     llm = llama_load.load(path, cls=PrefillLlama, prefill_model_path=str(prefill), n_ctx=4096, n_threads=2,
-                          n_batch=512, flash_attn=True, verbose=False)
+                          n_batch=512, flash_attn=s["flash_attn"], verbose=False)
     yield llm
     llm.close()
 
@@ -210,7 +212,7 @@ def test_default_server_answers_like_the_shipped_weights_server(monkeypatch):
         for r in rows.itertuples()
     ]
     fast = [Model(parse_spec(SMOL)).chat(x, max_tokens=4) for x in msgs]
-    assert fast[0].serving["prefill_weights"] == "f32" and fast[0].serving["flash_attn"] is True
+    assert fast[0].serving["prefill_weights"] == "f32" and fast[0].serving["flash_attn"] is False
     assert fast[0].serving["prefill_sha256"] == weights.derive(shipped(), "f32").sha256
     monkeypatch.setenv("LCRAG_SERVING", json.dumps({"prefill_weights": None, "flash_attn": False}))
     monkeypatch.setenv("LCRAG_CACHE_DIR", os.environ["LCRAG_CACHE_DIR"] + "-shipped")
@@ -233,13 +235,18 @@ def f32_path(spec: str):
     return weights.derive(model_files.gguf_path(info), "f32").path
 
 
+def served_flash_attn(spec: str) -> bool:
+    """The attention kernel the server generates with for this model (server_settings.FLASH_ATTN)."""
+    return server_settings.serving_settings(parse_spec(spec))["flash_attn"]
+
+
 def split_model(spec: str, runtime: str, n_ctx: int = 8192, **kw):
     from lcrag.models.prefill import PrefillLlama
 
     info = parse_spec(spec)
     return llama_load.load(model_files.gguf_path(info), cls=PrefillLlama, prefill_model_path=str(f32_path(spec)),
-                           prefill_runtime=runtime, n_ctx=n_ctx, n_threads=2, n_batch=512, flash_attn=True,
-                           verbose=False, **kw)
+                           prefill_runtime=runtime, n_ctx=n_ctx, n_threads=2, n_batch=512,
+                           flash_attn=served_flash_attn(spec), verbose=False, **kw)
 
 
 def logprobs(llm) -> np.ndarray:
@@ -268,16 +275,19 @@ def test_settings_record_the_prefill_runtime_and_pass_it_to_the_server(monkeypat
 def test_torch_keys_and_values_are_what_llama_cpp_stores(spec, compiled):
     """The torch forward pass (op by op, and fused by torch.compile) against llama.cpp's own f32 evaluation of
     the same 700 real tokens, cache cell by cache cell (Gemma-3: global and sliding-window caches); and the
-    state codec reproduces llama.cpp's bytes."""
+    state codec reproduces llama.cpp's bytes, in the cache layout the server uses for the model (SmolLM2: V
+    transposed, without flash attention; Gemma-3: V rows, with it)."""
     from lcrag.models import kv_state
     from lcrag.models.torch_prefill import TorchPrefill
 
-    llm = llama_load.load(f32_path(spec), n_ctx=1024, n_threads=2, n_batch=512, flash_attn=True, verbose=False)
+    flash = served_flash_attn(spec)
+    llm = llama_load.load(f32_path(spec), n_ctx=1024, n_threads=2, n_batch=512, flash_attn=flash, verbose=False)
     tokens = [llm.token_bos()] + essay_tokens(llm, 0, 699)
     llm.eval(tokens)
     raw = kv_state.get_seq_state(llm._ctx.ctx)
     model = TorchPrefill(f32_path(spec), n_threads=2, compile=compiled)
     caches = kv_state.read_seq_state(raw, len(kv_state._layer_caches(model.hp)))
+    assert {c.v_trans for c in caches} == {not flash}
     assert kv_state.write_seq_state(caches) == raw
     llm.close()
     new = model.forward(tokens, 0, [None] * model.hp.n_layer)

@@ -133,8 +133,9 @@ def start(spec: str, logits_all: bool = False) -> ServerHandle:
         raise ServerError(f"{spec} is not a local model; nothing to serve")
     settings = serving_settings(info)
     if logits_all:  # no split prefill: prompt logprobs need the logits of every prompt token
+        # llama.cpp evaluates whole prompts there, where its flash-attention kernel is the faster one
         settings.update(logits_all=True, n_ctx=logprobs_ctx(gguf_path(info), settings["n_ctx"]),
-                        prefill_weights=None)
+                        prefill_weights=None, flash_attn=True)
         settings.pop("prefill_sha256", None)
         settings.pop("prefill_runtime", None)
     path, prefill = serving_model_paths(info, settings)

@@ -25,6 +25,12 @@ PREFILL_WEIGHTS = {"smollm2": "f32", "gemma3": "f32", "qwen2.5-coder-0.5b": "bf1
 # Torch vs llama.cpp f32 prefill, interleaved: SmolLM2 1.7x (2k) / 2.8x (7k), Gemma-3 1.3x (2k) / 1.6x (7k);
 # first answer tokens identical, top-5 logprobs within 0.3 (tests/models/test_prefill.py).
 PREFILL_RUNTIME = {k: "torch" for k in PREFILL_WEIGHTS}
+# llama.cpp's flash-attention kernel, per built-in model (benchmarks/decode_context.py, Intel Xeon, 2 threads): after
+# a long prompt each answer token attends over the whole cache, and there the kernel generates more slowly than the
+# plain attention (8 000-token prompts: SmolLM2 9.1 vs 26.7 tok/s, Qwen 0.5B 7.0 vs 16.3, 1.5B 6.7 vs 8.1), except
+# for Gemma-3, whose sliding-window layers keep the cache small (40.8 vs 38.9). Other models keep it on: llama.cpp
+# evaluates their long prompts as well, where it is the faster kernel.
+FLASH_ATTN = {"smollm2": False, "gemma3": True, "qwen2.5-coder-0.5b": False, "qwen2.5-coder-1.5b": False}
 WEIGHT_KEYS = ("weights", "weights_sha256", "prefill_weights", "prefill_sha256", "source")  # lcrag's, not the server's
 PREFILL_KEYS = ("prefill_runtime", "prefill_compile", "use_extra_bufts")  # lcrag.models.prefill's own options
 
@@ -52,10 +58,10 @@ def serving_settings(info: ModelInfo) -> dict:
         # prefixes older than the last call, but saving the state after every call costs 0.25 s (SmolLM2) to
         # 1 s (Gemma-3, 32k window) per call, more than it saves on the book's workloads: off by default.
         "cache": False,
-        # Speed (benchmarks/serving_variants.py, issue 3): llama.cpp's tiled flash attention, and long prompts
-        # evaluated with the shipped weights dequantized to f32 (llama.cpp's fastest CPU matrix products),
-        # answers generated with the shipped file (lcrag.models.prefill).
-        "flash_attn": True,
+        # Speed (benchmarks/serving_variants.py, issue 3): long prompts evaluated with the shipped weights
+        # dequantized to f32 (llama.cpp's fastest CPU matrix products), answers generated with the shipped file
+        # (lcrag.models.prefill); llama.cpp's tiled flash attention where it generates faster (FLASH_ATTN).
+        "flash_attn": FLASH_ATTN.get(info.gguf, True),
         "weights": weights.SHIPPED,
         "prefill_weights": PREFILL_WEIGHTS.get(info.gguf),
         # What evaluates those long prompts with the f32 weights: a second llama.cpp model, or the same model
