@@ -3,9 +3,11 @@ within its token budget."""
 
 from __future__ import annotations
 
-from lcrag.models import model_files
+import pytest
+
+from lcrag.models import model_files, wheels
 from lcrag.models.registry import LOCAL_MODELS
-from lcrag.text.tokens import GGUFTokenizer, _EncodeMemo
+from lcrag.text.tokens import GGUFTokenizer, _EncodeMemo, surely_fits
 
 
 class _Counting:
@@ -50,3 +52,31 @@ def test_the_memo_returns_the_model_tokenizers_own_ids():
     fresh = tok._encode(text)
     assert tok.encode(text) == fresh and tok.encode(text) == fresh and len(fresh) > 100
     assert tok._memo.tokens == len(fresh)
+
+
+# Texts that stress a byte bound: digits and punctuation runs, whitespace, accents, CJK, emoji, chat markers (encoded
+# as text: special=False), a leading space and a text of one character.
+AWKWARD = [
+    "1", " ", "\n\n\n", "0123456789" * 20, "   leading and   inner   spaces ", "<|im_start|>user\nhi<|im_end|>",
+    "café naïve résumé Ångström", "東京は日本の首都です。", "emoji 🙂🚀👍🏽 mixed", "a\tb\tc\u00a0d", "—" * 50,
+    "The quick brown fox jumps over the lazy dog. " * 30,
+]
+
+
+@pytest.mark.parametrize("name", sorted(LOCAL_MODELS))
+def test_no_text_has_more_tokens_than_bytes_plus_one(name):
+    """The bound behind surely_fits, on every embedded model's own tokenizer."""
+    info = LOCAL_MODELS[name]
+    wheel = wheels.WHEEL_MODELS.get(info.gguf)
+    if wheel is not None and not wheels.target_path(wheel).is_file():
+        pytest.skip(f"{name} is not fetched on this machine (the slow tests fetch it)")
+    tok = GGUFTokenizer(str(model_files.gguf_path(info)))
+    for text in AWKWARD:
+        n = len(tok.encode(text))
+        assert n <= len(text.encode("utf-8")) + 1, (name, text, n)
+        assert not surely_fits([text], n - 1), (name, text)  # a budget one token short is never "surely" met
+
+
+def test_surely_fits_counts_every_text_and_its_marker():
+    assert surely_fits(["abc", "de"], 7) and not surely_fits(["abc", "de"], 6)
+    assert not surely_fits(["é"], 2) and surely_fits(["é"], 3)  # two bytes

@@ -125,7 +125,10 @@ class Model:
                  top_p: float | None = None, stop: list[str] | None = None, seed: int | None = None,
                  logprobs: bool = False, top_logprobs: int = 0, context_policy: str = "error") -> Completion:
         budget = self.info.context_window - max_tokens - 1
-        prompt, trunc = tok.fit(prompt, budget, self.tokenizer, context_policy)
+        if context_policy in tok.POLICIES and tok.surely_fits([prompt], budget):
+            trunc = tok.Truncation(context_policy, 0, 0)  # not counted: nothing can be cut
+        else:
+            prompt, trunc = tok.fit(prompt, budget, self.tokenizer, context_policy)
         params = _params(max_tokens, temperature, top_p, stop, seed, logprobs, top_logprobs)
         return self._call("completion", {"prompt": prompt}, params, trunc)
 
@@ -166,8 +169,10 @@ class Model:
     def _fit_messages(self, messages, max_tokens, policy):
         """Apply the context policy to the longest message; the others are kept whole."""
         messages = [dict(m) for m in messages]
-        sizes = [self.count_tokens(m["content"]) for m in messages]
         overhead = TEMPLATE_OVERHEAD + MESSAGE_OVERHEAD * len(messages)
+        if tok.surely_fits([m["content"] for m in messages], self.info.context_window - overhead - max_tokens):
+            return messages, tok.Truncation(policy, 0, 0)  # not counted: nothing can be cut
+        sizes = [self.count_tokens(m["content"]) for m in messages]
         total = sum(sizes) + overhead + max_tokens
         if total <= self.info.context_window:
             return messages, tok.Truncation(policy, sum(sizes), sum(sizes))
