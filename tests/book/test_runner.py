@@ -175,10 +175,12 @@ def test_fresh_deletes_this_chapters_store_file_and_records(project, monkeypatch
     assert os.environ["LCRAG_STORE"] == "read"  # restored after the run
 
 
-def test_store_mode_is_passed_to_the_kernel(project):
+def test_store_mode_is_passed_to_the_kernel(project, capfd):
     res = run_chapter("fixture_ok", model=MODEL, store_mode="off", root=project, progress=False)
     env = pd.read_csv(res.out_dir / "env.csv", keep_default_na=False).iloc[0]
     assert env["LCRAG_STORE"] == "off" and res.manifest["store_mode"] == "off"
+    # the kernel's own log stays out of the build log (ipykernel's TCP warning, papermill's shutdown interrupt)
+    assert "IPKernelApp" not in capfd.readouterr().err
 
 
 def test_usage_errors_before_anything_runs(project):

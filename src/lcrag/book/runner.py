@@ -242,6 +242,10 @@ def _execute(
             cwd=str(notebook.parent),
             progress_bar=progress,
             start_timeout=KERNEL_START_TIMEOUT_S,
+            # the kernel's own log (ipykernel's "running over TCP without encryption" warning at every start,
+            # "KeyboardInterrupt caught" when papermill interrupts it before shutting it down) is not the
+            # chapter's: cells' output, warnings and errors go to the notebook as before
+            extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
         )
     except Exception as exc:  # a cell raised, or the kernel died
         return "failed", _describe_error(chapter, exc), None
