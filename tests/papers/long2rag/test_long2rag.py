@@ -429,3 +429,13 @@ def test_chapter_smoke(mirror, tmp_path):
     claims = pd.read_csv(out / "claims.csv")
     assert len(claims) == 21 + 5
     assert pd.read_csv(out / "paper_checks.csv")["agrees"].sum() == 13
+
+
+def test_a_point_without_content_words_is_not_counted_in_kpp():
+    """The 1.5B's P5 extraction can give a point of stop words only; it states nothing, so it is neither a point
+    nor supported (it made the chapter fail with "the needle has no content words")."""
+    point_support = key_points.point_support
+    doc = "The Demon 170 reaches 1,025 hp on E85. Its tank drains in seven minutes."
+    assert point_support(["The Demon 170 reaches 1,025 hp on E85.", "It is what it is.", "The tank lasts a day."],
+                         doc, 0.6) == (2, 1)
+    assert point_support(["It is."], doc, 0.6) == (0, 0)

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from lcrag.metrics.judges import lexical_similarity
+from lcrag.metrics.needle import content_words
 from lcrag.papers.long2rag.judges import lexical_scores
 from lcrag.papers.long2rag.numbers import PAPER_NUMBERS
 from lcrag.papers.long2rag.prompts import (
@@ -209,12 +210,20 @@ def response_points_precision(model, responses: pd.DataFrame, items: pd.DataFram
                 for q, t in zip(responses["question_id"], responses["response"], strict=True)]
     rows = []
     for r, c in zip(responses.to_dict("records"), model.map("ask", requests), strict=True):
-        pts = [p["point"] for p in parse_points(c.text)]
-        doc_text = "\n".join(docs[r["question_id"]])
-        ok = int((lexical_scores(pts, [doc_text] * len(pts)) >= threshold).sum()) if pts else 0
-        rows.append({"question_id": r["question_id"], "variant": r["variant"], "n_points": len(pts),
-                     "n_supported": ok, "precision": ok / len(pts) if pts else np.nan})
+        n, ok = point_support([p["point"] for p in parse_points(c.text)], "\n".join(docs[r["question_id"]]),
+                              threshold)
+        rows.append({"question_id": r["question_id"], "variant": r["variant"], "n_points": n,
+                     "n_supported": ok, "precision": ok / n if n else np.nan})
     return pd.DataFrame(rows)
+
+
+def point_support(points: list[str], doc_text: str, threshold: float) -> tuple[int, int]:
+    """(points, supported points) of one response's extracted points: a point without a content word ("It is
+    discussed.") states nothing and is not counted; a point is supported when its lexical score against the
+    sentences of ``doc_text`` reaches ``threshold``."""
+    pts = [p for p in points if content_words(p)]
+    ok = int((lexical_scores(pts, [doc_text] * len(pts)) >= threshold).sum()) if pts else 0
+    return len(pts), ok
 
 
 def table4(precision: pd.DataFrame, judgments: pd.DataFrame, responses: pd.DataFrame) -> pd.DataFrame:
