@@ -335,6 +335,14 @@ def test_shape_matches_section_3_4(summhay_data):
     assert check.loc["subtopics per haystack", "match"] and check.loc["insights per subtopic", "match"]
     assert check.loc["minimum documents per insight", "ours"] == 4  # news3 breaks "5+"
     assert shape.set_index("haystack").loc["news3", "insights_in_fewer_than_5_docs"] == 17
+    notes = dataset_shape.shape_notes(shape).splitlines()
+    assert notes == [
+        "news: 8.00 insights per subtopic, each in 9.9 documents on average",  # 336 / 42; 3,324 placements / 336
+        "conversation: 5.70 insights per subtopic, each in 6.1 documents on average",  # 285 / 50
+        "in fewer than 5 documents: news3, 17 of 79 insights (minimum 4)",
+    ]
+    fine = shape[shape["haystack"] != "news3"]
+    assert dataset_shape.shape_notes(fine).splitlines()[-1] == "every insight is in 5 or more documents"
 
 
 def test_rescoring_the_news_half(summhay_data):

@@ -50,3 +50,17 @@ def test_table5_words_and_position_patterns():
     })
     assert notes.position_pattern(position) == "best place, ours | paper (1 of 2 the same): a bottom | bottom; b top | bottom"
     assert notes.position_pattern(pd.DataFrame()) == "no position-bias runs in this selection"
+
+
+def test_table4_pattern_counts_reproduced_rows_and_the_sign_of_the_gap():
+    rows = []
+    for row, diffs in {"a": [0.0, 0.0], "b": [-0.02, -0.011], "c": [0.0, 0.004]}.items():
+        rows += [{"row": row, "evaluator": e, "paper": 0.1, "ours": 0.1 + d, "diff": d, "match": d == 0.0}
+                 for e, d in zip(["x", "y"], diffs, strict=True)]
+    rows.append({"row": "Average", "evaluator": "x", "paper": 0.1, "ours": 0.2, "diff": 0.1, "match": False})
+    lines = notes.table4_pattern(pd.DataFrame(rows)).splitlines()
+    assert lines == [
+        "3 of 7 Table 4 values reproduced at the printed precision",
+        "summarizer rows reproduced: 1 of 3 (a)",
+        "the other 2 rows: the paper's bias is larger than ours in 2 of their 4 cells, by -0.004 to +0.020",
+    ]

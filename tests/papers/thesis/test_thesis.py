@@ -554,6 +554,12 @@ def test_paired_tests_from_the_thesis_counts():
     assert (t.loc["Evidence vs Full", "a_only"], t.loc["Evidence vs Full", "b_only"]) == (19, 5)
     assert (t.loc["Evidence vs RAG", "a_only"], t.loc["Evidence vs RAG", "b_only"]) == (25, 1)
     assert t.loc["Evidence vs Full", "ci_low"] > 0
+    lines = patterns.paired_sentences(t.reset_index().assign(source="thesis")).splitlines()
+    assert lines[0].startswith("thesis, Full vs RAG: +6.3 points [") and lines[0].endswith(
+        "20 against 10 discordant cases, McNemar p = 0.099"
+    )
+    assert "(excludes 0)" in lines[1] and "19 against 5" in lines[1]
+    assert lines[2].endswith("25 against 1 discordant cases, McNemar p < 0.001")
 
 
 def test_at_least():

@@ -87,3 +87,26 @@ def shape_summary(shape: pd.DataFrame) -> pd.DataFrame:
         )
     out.loc[out["quantity"] == "documents per haystack", "match"] = bool(shape["documents"].eq(100).all())
     return out
+
+
+def shape_notes(shape: pd.DataFrame) -> str:
+    """What the benchmark-level averages hide, read from :func:`shape_table`: the two domains' insights per
+    subtopic and documents per insight, and the haystacks where some insight is in fewer than 5 documents (the
+    paper's "each insight occurs in 5+ documents")."""
+    lines = []
+    for domain, g in shape.groupby("domain", sort=False):
+        per_subtopic = g["insights"].sum() / g["subtopics"].sum()
+        per_insight = (g["docs_per_insight_mean"] * g["insights"]).sum() / g["insights"].sum()
+        lines.append(f"{domain}: {per_subtopic:.2f} insights per subtopic, each in {per_insight:.1f} documents on average")
+    short = shape[shape["insights_in_fewer_than_5_docs"] > 0]
+    if len(short):
+        lines.append(
+            "in fewer than 5 documents: "
+            + "; ".join(
+                f"{r.haystack}, {r.insights_in_fewer_than_5_docs} of {r.insights} insights (minimum {r.docs_per_insight_min})"
+                for r in short.itertuples()
+            )
+        )
+    else:
+        lines.append("every insight is in 5 or more documents")
+    return "\n".join(lines)

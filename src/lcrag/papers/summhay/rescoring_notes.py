@@ -71,3 +71,24 @@ def position_pattern(position: pd.DataFrame) -> str:
     return (
         f"best place, ours | paper ({int((ours == paper).sum())} of {len(parts)} the same): {'; '.join(parts)}"
     )
+
+
+def table4_pattern(table4_cmp: pd.DataFrame) -> str:
+    """Table 4 (from :func:`~lcrag.papers.summhay.evaluator_study.compare_table4`): how many values match, which
+    summarizer rows are reproduced, and in the other summarizer rows whether the paper's bias is larger than ours
+    and by how much (the Average and correlation rows follow from those)."""
+    derived = {"Average", "Length to Score Corr.", "Length to Delta Corr."}
+    rows = table4_cmp[~table4_cmp["row"].isin(derived)]
+    exact = rows.groupby("row", sort=False)["match"].all()
+    out = [
+        f"{int(table4_cmp['match'].sum())} of {len(table4_cmp)} Table 4 values reproduced at the printed precision",
+        f"summarizer rows reproduced: {int(exact.sum())} of {len(exact)} ({', '.join(exact.index[exact]) or 'none'})",
+    ]
+    other = rows[rows["row"].isin(exact.index[~exact])]
+    if len(other):
+        gap = -other["diff"]  # the paper's bias minus ours
+        out.append(
+            f"the other {int((~exact).sum())} rows: the paper's bias is larger than ours in {int((gap > 0).sum())} of "
+            f"their {len(other)} cells, by {gap.min():+.3f} to {gap.max():+.3f}"
+        )
+    return "\n".join(out)

@@ -143,3 +143,18 @@ def paired_from_patterns(counts: dict[str, int], *, n_boot: int = 2000, seed: in
             }
         )
     return pd.DataFrame(rows)
+
+
+def paired_sentences(paired: pd.DataFrame) -> str:
+    """One line per source and comparison of :func:`paired_from_patterns` tables (a ``source`` column): the
+    difference in points with its interval, the discordant cases and McNemar's p, and whether the interval
+    excludes 0 (the chapter's prose reads these lines instead of typing the numbers)."""
+    lines = []
+    for r in paired.itertuples():
+        clear = "excludes 0" if r.ci_low > 0 or r.ci_high < 0 else "includes 0"
+        lines.append(
+            f"{r.source}, {r.comparison}: {100 * r.diff:+.1f} points [{100 * r.ci_low:+.1f}, {100 * r.ci_high:+.1f}] "
+            f"({clear}); {r.a_only} against {r.b_only} discordant cases, McNemar "
+            + (f"p = {r.mcnemar_p:.3f}" if r.mcnemar_p >= 0.001 else "p < 0.001")
+        )
+    return "\n".join(lines)
