@@ -11,6 +11,7 @@ from helpers import copy_book
 
 from lcrag import config
 from lcrag.book.build import EXECUTED_DIR, BookError, build_book, toc_chapters, toc_files
+from lcrag.book.profiles import ProfileError
 
 FIXTURES = helpers.FIXTURES / "notebooks"
 
@@ -80,12 +81,14 @@ def test_companion_runs_come_first_without_pages_and_their_failure_is_reported(b
     (book / "notebooks" / "profiles.yml").write_text("quickstart:\n  quick: {n_items: 2}\n  default: {}\n")
     (book / "notebooks" / "companions.yml").write_text(
         "- model: local/gemma3-270m\n  profile: quick\n  chapters: [quickstart]\n"
+        "  parameters: {quickstart: {scale: 7.0}}\n"  # a companion recorded with other values than its profile's
     )
     lines: list[str] = []
     res = build_book(root=book, build=False, progress=False, log=lines.append, jobs=2)
     (comp,) = res.companion_runs
     assert comp.ok and (comp.model, comp.profile) == ("local/gemma3-270m", "quick")
     assert comp.manifest["book"] is True and comp.manifest["parameters"]["n_items"] == 2
+    assert comp.manifest["parameters"]["scale"] == 7.0 and res.runs[0].manifest["parameters"]["scale"] == 1.5
     assert comp.out_dir == book / "runs" / "local--gemma3-270m" / "quick" / "quickstart"
     assert [r.model for r in res.runs] == [config.default_model()]  # the page is the book model's run
     # both runs at once (two jobs), the companion submitted first, each reported in that order
@@ -97,6 +100,13 @@ def test_companion_runs_come_first_without_pages_and_their_failure_is_reported(b
 
     shutil.copy(FIXTURES / "fixture_fail.md", book / "notebooks" / "quickstart.md")
     (book / "notebooks" / "profiles.yml").write_text("quickstart:\n  quick: {}\n  default: {}\n")
+    ran: list[str] = []
+    with pytest.raises(ProfileError, match="chapter 'quickstart' has no parameter 'scale'"):
+        build_book(root=book, build=False, progress=False, log=ran.append)
+    assert ran == []  # checked before any run starts
+    (book / "notebooks" / "companions.yml").write_text(
+        "- model: local/gemma3-270m\n  profile: quick\n  chapters: [quickstart]\n"
+    )
     with pytest.raises(BookError, match=r"quickstart \(local/gemma3-270m, quick profile\): .*ZeroDivisionError"):
         build_book(root=book, build=False, progress=False, log=lambda s: None)
 

@@ -43,7 +43,10 @@ def test_companions_file_is_read_and_checked(tmp_path):
     comp = tmp_path / "notebooks" / "companions.yml"
     comp.write_text("- model: local/gemma3-270m\n  profile: quick\n  chapters: [thesis]\n")
     (c,) = read_companions(tmp_path)
-    assert (c.model, c.profile, c.chapters) == ("local/gemma3-270m", "quick", ("thesis",))
+    assert (c.model, c.profile, c.chapters, c.parameters) == ("local/gemma3-270m", "quick", ("thesis",), {})
+    comp.write_text("- model: local/gemma3-270m\n  chapters: [thesis]\n  parameters:\n    thesis: {n_per_task: 3}\n")
+    (c,) = read_companions(tmp_path)
+    assert c.profile == "default" and c.parameters == {"thesis": {"n_per_task": 3}}
     # without a chapter list: every registered chapter with an experiment family, in the registry's order
     for name in ("needle", "longrag", "summhay", "long2rag"):
         (tmp_path / "notebooks" / f"{name}.md").write_text("# t\n")
@@ -55,6 +58,9 @@ def test_companions_file_is_read_and_checked(tmp_path):
         ("- model: local/gemma3-270m\n  chapters: [nochapter]\n", "no notebooks/<chapter>.md for nochapter"),
         ("- model: nope\n  chapters: [thesis]\n", "entry 1: .*provider/name"),
         ("- model: local/gemma3-270m\n  chapter: [thesis]\n", "entry 1: expected keys"),
+        ("- model: local/gemma3-270m\n  chapters: [thesis]\n  parameters: {needle: {x: 1}}\n",
+         "parameters for chapters it does not run: needle"),
+        ("- model: local/gemma3-270m\n  chapters: [thesis]\n  parameters: {thesis: 3}\n", "must map a chapter"),
         ("model: x\n", "expected a list"),
     ]:
         comp.write_text(text)

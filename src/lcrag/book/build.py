@@ -28,7 +28,7 @@ from lcrag.book.claims import CLAIMS_FILE, read_claims
 from lcrag.book.claims_page import summary_markdown
 from lcrag.book.downloads import files_dir, page_with_downloads
 from lcrag.book.lineup import page_models, read_companions
-from lcrag.book.profiles import UsageError, available_chapters, chapter_source
+from lcrag.book.profiles import UsageError, available_chapters, chapter_source, resolve
 from lcrag.book.reading import folded_page
 from lcrag.book.runner import RunResult, default_out_dir, run_chapter
 from lcrag.book.teaching import (
@@ -226,13 +226,16 @@ def build_book(
 
     page_model = page_models(listed, model, root)
     tasks = [
-        dict(chapter=chapter, profile=comp.profile, model=comp.model, fresh=fresh, store_mode=store_mode, root=root,
-             check=False, progress=progress, book=True, force=force)
+        dict(chapter=chapter, profile=comp.profile, model=comp.model, params=comp.parameters.get(chapter),
+             fresh=fresh, store_mode=store_mode, root=root, check=False, progress=progress, book=True, force=force)
         for comp in read_companions(root)
         for chapter in comp.chapters
         if chapter in selected and (comp.model, comp.profile) != (page_model[chapter], profile)  # not the page's run
     ]  # fmt: skip
     n_companions = len(tasks)
+    for t in tasks:  # a companion's parameter overrides are checked before any chapter runs
+        if t["params"]:
+            resolve(t["chapter"], t["profile"], t["params"], root=root)
     page_chapters = [c for c in order if c in selected and chapter_source(c, root).exists()]
     tasks += [
         dict(chapter=c, profile=profile, model=page_model[c], fresh=fresh, store_mode=store_mode, root=root,

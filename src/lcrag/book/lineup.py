@@ -9,7 +9,7 @@ companion, so no run is lost.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +74,8 @@ class Companion:
     model: str
     profile: str
     chapters: tuple[str, ...]
+    #: chapter -> parameter overrides of that chapter's run (a run recorded with other values than the profile's)
+    parameters: dict[str, dict[str, Any]] = field(default_factory=dict, compare=True)
 
 
 def read_companions(root: Path | None = None) -> list[Companion]:
@@ -82,6 +84,8 @@ def read_companions(root: Path | None = None) -> list[Companion]:
         - model: local/gemma3-270m
           profile: quick
           chapters: [thesis, long2rag, longrag, summhay]
+          parameters:  # optional: a chapter's run with other values than its profile's
+            long2rag: {judge_model: local/smollm2-135m-instruct}
 
     An entry without ``chapters`` runs every registered chapter that gives the synthesis an experiment family
     (:mod:`lcrag.chapters`): a paper added to the package joins such a model's size axis without an edit here.
@@ -99,8 +103,8 @@ def read_companions(root: Path | None = None) -> list[Companion]:
         raise UsageError(f"{path}: expected a list of {{model, profile, chapters}} entries")
     out = []
     for i, entry in enumerate(data, 1):
-        if not isinstance(entry, dict) or set(entry) - {"model", "profile", "chapters"} or "model" not in entry:
-            raise UsageError(f"{path}: entry {i}: expected keys model, profile, chapters; got {entry!r}")
+        if not isinstance(entry, dict) or set(entry) - {"model", "profile", "chapters", "parameters"} or "model" not in entry:
+            raise UsageError(f"{path}: entry {i}: expected keys model, profile, chapters, parameters; got {entry!r}")
         spec = _checked_spec(entry["model"], f"{path}: entry {i}")
         profile = str(entry.get("profile", "default"))
         if profile not in PROFILES:
@@ -109,7 +113,13 @@ def read_companions(root: Path | None = None) -> list[Companion]:
         missing = [c for c in chapters if not chapter_source(c, root).exists()]
         if missing:
             raise UsageError(f"{path}: entry {i}: no notebooks/<chapter>.md for {', '.join(missing)}")
-        out.append(Companion(spec, profile, chapters))
+        parameters = entry.get("parameters") or {}
+        if not isinstance(parameters, dict) or not all(isinstance(v, dict) for v in parameters.values()):
+            raise UsageError(f"{path}: entry {i}: parameters must map a chapter to {{name: value}}; got {parameters!r}")
+        stray = sorted(set(map(str, parameters)) - set(chapters))
+        if stray:
+            raise UsageError(f"{path}: entry {i}: parameters for chapters it does not run: {', '.join(stray)}")
+        out.append(Companion(spec, profile, chapters, {str(c): dict(v) for c, v in parameters.items()}))
     return out
 
 
