@@ -78,3 +78,13 @@ def test_kappa_and_wilson():
     assert math.isnan(stats.cohen_kappa([1, 1], [1, 1]))
     lo, hi = stats.wilson_interval(0, 10)
     assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)
+
+
+def test_spearman_interval_follows_fisher_z_and_widens_with_few_items():
+    from lcrag.stats import spearman_interval
+
+    lo, hi = spearman_interval(0.714, 6)
+    assert lo == pytest.approx(-0.356, abs=1e-3) and hi == pytest.approx(0.974, abs=1e-3)
+    lo30, hi30 = spearman_interval(0.714, 30)
+    assert lo < lo30 < 0.714 < hi30 < hi
+    assert spearman_interval(0.9, 3) == (-1.0, 1.0) and spearman_interval(float("nan"), 10) == (-1.0, 1.0)

@@ -36,7 +36,7 @@ def test_claims_decided_without_their_floored_datasets_are_named():
         ("C8-ours", "our run", INCONCLUSIVE, "local/m", "our runs"),
     ], columns=["claim_id", "source", "verdict", "model", "evidence"])  # fmt: skip
     text = " ".join(claims_sentences(claims))
-    assert "C4-ours was decided without the datasets where an arm is at the floor" in text
+    assert "C4-ours was decided only where the arms are above the floor" in text
     assert "C8-ours" not in text and "at the floor on the arms" not in text  # C8: decided on every dataset
 
 

@@ -289,6 +289,7 @@ def test_every_family_and_model_from_the_tables(book_runs):
     assert (k["long_value"], k["other_value"]) == pytest.approx(
         ((1 + 1 + 0.5 + 1) / 4, (0.5 + 0 + 0.5 + 0) / 4)
     )
+    assert k["reading"] != S.NOT_TESTABLE  # whole documents above the floor: the truncated arm may be anywhere
 
     # summhay: no interval; the best real retriever is keywords
     sh = syn.comparisons[syn.comparisons["family"] == "summhay"].set_index("other_arm")
@@ -527,3 +528,18 @@ def test_profiles_read_are_the_run_profile_then_the_cheaper_ones_but_smoke():
     assert S.profiles_to_read("default", ["quick", "quick", "paper"]) == ["quick", "paper"]
     with pytest.raises(ValueError, match="unknown profile 'fast'"):
         S.profiles_to_read("fast")
+
+
+def test_truncating_to_the_floor_is_the_long2rag_effect_not_a_floor(book_runs):
+    """Long²RAG compares whole documents with truncated ones (the claim: truncating lowers KPR): a truncated arm at
+    the floor is the effect measured; only whole documents at the floor make it not testable (book/verdicts.md)."""
+    tables = long2rag_tables()
+    j = tables["judgments"]
+    j.loc[j["variant"] == "trunc512", "value"] = j.loc[j["variant"] == "trunc512", "value"] * 0.0
+    write_run(book_runs, "long2rag", SMOL, tables)
+    row = S.synthesize(book_runs, n_boot=200).comparisons.set_index("family").loc["long2rag"]
+    assert row["other_value"] == 0.0 and row["reading"] == "whole better"
+    j.loc[j["variant"] == "none", "value"] = j.loc[j["variant"] == "none", "value"] * 0.0
+    write_run(book_runs, "long2rag", SMOL, tables)
+    row = S.synthesize(book_runs, n_boot=200).comparisons.set_index("family").loc["long2rag"]
+    assert row["reading"] == S.NOT_TESTABLE and "whole: score 0.000 below 0.05" in row["evidence"]

@@ -54,8 +54,8 @@ def claims_sentences(claims: pd.DataFrame) -> list[str]:
         partial = part[evidence.astype(str).str.contains(PARTIAL_FLOOR, regex=False)]
         if source == OUR_RUN and len(partial):
             verb = "were" if len(partial) > 1 else "was"
-            out.append(f"{', '.join(map(str, partial['claim_id']))} {verb} decided without the datasets where an "
-                       "arm is at the floor (the evidence column names them).")
+            out.append(f"{', '.join(map(str, partial['claim_id']))} {verb} decided only where the arms are above the "
+                       "floor (the evidence column names the datasets or arms left out).")
     return out
 
 

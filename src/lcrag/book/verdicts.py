@@ -10,9 +10,11 @@
    model, not the paper: the verdict is *not testable with this model*, never *not reproduced*. An arm is at
    the floor (:func:`floor_reason`) when its accuracy's 95 % interval contains chance, its score (F1, KPR,
    recall on a 0-1 scale) is below :data:`FLOOR_SCORE`, more than :data:`FLOOR_UNPARSEABLE` of its answers are
-   unparseable, or its judge gives one value to everything. A claim over several datasets is decided per
-   dataset: one where an arm is at the floor decides nothing, and the claim is not testable only when every
-   dataset is (e.g. :func:`lcrag.papers.longrag.claims_runs.f1_floor`).
+   unparseable, or its judge gives one value to everything. A claim that a change *lowers* a score needs only
+   the arm before the change above the floor (the change taking the score to the floor is the effect measured);
+   a claim over every answer pooled is at the floor when the pooled score is. A claim over several datasets is
+   decided per dataset: one where an arm is at the floor decides nothing, and the claim is not testable only when
+   every dataset is (e.g. :func:`lcrag.papers.longrag.claims_runs.f1_floor`).
 4. **Judges measured before they are trusted.** A judge is chosen to decide claims only with at least
    :data:`MIN_JUDGE_PAIRS` human-labelled pairs (:func:`choose_judge`); with fewer, it is not eligible.
 """

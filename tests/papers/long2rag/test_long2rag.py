@@ -373,8 +373,30 @@ def test_run_claims_decide_with_intervals():
     # a model that recalls (almost) nothing: every comparison is at the floor, not testable with this model
     v = _verdicts(_responses({"none": [0.0, 0.0, 0.0, 0.1, 0.0, 0.0], "trunc512": [0.0] * 6}), edges, rank)
     assert set(v.loc[["C12", "C10", "C14", "C15"], "verdict"]) == {"not testable with this model"}
-    assert "at the floor: none (mean KPR): score 0.017 below 0.05; trunc512 (mean KPR): score 0.000" in (
-        v.loc["C12", "evidence"])
+    assert v.loc["C12", "evidence"].endswith("at the floor: none (mean KPR): score 0.017 below 0.05")
+    assert v.loc["C14", "evidence"].endswith("at the floor: all responses (mean KPR): score 0.008 below 0.05")
+    # truncation taking KPR to the floor is the effect C12 measures (the full documents are above it); a C13 pair
+    # whose truncated arm is at the floor decides nothing, the other pair decides (here: not lower, inconclusive)
+    cut = _responses({"none": [0.6, 0.7, 0.8, 0.9, 0.6, 0.7], "trunc512": [0.0] * 6,
+                      "trunc2048": [0.5, 0.6, 0.5, 0.6, 0.5, 0.6], "snippet": [0.5, 0.6, 0.6, 0.5, 0.6, 0.5]})
+    v = _verdicts(cut, edges, rank)
+    assert v.loc["C12", "verdict"] == "reproduced" and "at the floor" not in v.loc["C12", "evidence"]
+    assert v.loc["C13", "verdict"] == "inconclusive"
+    assert "not deciding (at the floor): trunc512 (mean KPR): score 0.000 below 0.05" in v.loc["C13", "evidence"]
+    assert v.loc["C15", "verdict"] == "reproduced"  # the pooled KPR is above the floor
+    assert v.loc["C13", "evidence"].count("trunc512 (mean KPR)") == 1
+    # two judges' rankings of 6 systems: rho 0.71 has an interval from about -0.4 to 0.97, which holds 0.95
+    for rho, n, verdict in [(0.714, 6, "inconclusive"), (0.6, 40, "not reproduced"), (0.995, 30, "reproduced")]:
+        v = _verdicts(cut, edges, {"spearman": rho, "kendall": rho, "n_systems": n, "judges": ["j", "k"]})
+        assert v.loc["C15", "verdict"] == verdict, (rho, n)
+    assert "rho 0.995 [0.99, 1.00]" in v.loc["C15", "our_value"]
+    # every C13 pair floored: not testable
+    v = _verdicts(_responses({"none": [0.6] * 6, "trunc512": [0.0] * 6, "snippet": [0.0] * 6}), edges)
+    assert v.loc["C13", "verdict"] == "not testable with this model"
+    # a pair above the floor that goes the other way refutes C13 even when another pair is floored
+    v = _verdicts(_responses({"none": [0.6] * 6, "trunc512": [0.0] * 6, "trunc2048": [0.2, 0.1, 0.2, 0.1, 0.2, 0.1],
+                              "snippet": [0.5, 0.6, 0.6, 0.5, 0.6, 0.5]}), edges)
+    assert v.loc["C13", "verdict"] == "not reproduced"
     # truncation clearly raising KPR: not reproduced
     v = _verdicts(_responses({"none": [0.1] * 6, "trunc512": [0.5, 0.6, 0.5, 0.6, 0.5, 0.6]}), edges)
     assert v.loc["C12", "verdict"] == "not reproduced" and v.loc["C10", "verdict"] == "reproduced"
