@@ -279,7 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--chapter", action="append", default=[], help="run only this chapter; repeatable")
     b.add_argument("--fresh", action="store_true", help="re-record the response store of each chapter run")
     b.add_argument("--no-build", action="store_true", help="run and gather pages, do not call jupyter-book")
-    b.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    b.add_argument("-q", "--quiet", action="store_true", help="no progress bars, no Sphinx status lines")
     b.add_argument("--rerun", action="store_true",
                    help="execute every chapter, also those whose inputs did not change since their last book run")
     b.add_argument("-j", "--jobs", type=_positive_int, default=None, metavar="N",

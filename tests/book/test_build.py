@@ -163,3 +163,11 @@ def test_a_chapter_that_called_a_model_is_executed_again(book):
     shutil.copy(FIXTURES / "fixture_ok.md", book / "notebooks" / "quickstart.md")  # its usage says "network"
     for _ in range(2):
         assert not build_book(root=book, build=False, progress=False, log=lambda s: None, jobs=1).runs[0].reused
+
+
+def test_a_quiet_build_keeps_warnings_fatal(tmp_path):
+    from lcrag.book.build import jupyter_book_command
+
+    loud, quiet = jupyter_book_command(tmp_path), jupyter_book_command(tmp_path, quiet=True)
+    assert "-q" not in loud and quiet[-1] == "-q" and quiet[:-1] == loud
+    assert {"-W", "-n", "--keep-going"} <= set(quiet)

@@ -133,12 +133,13 @@ class BookError(Exception):
         self.result = result
 
 
-def jupyter_book_command(root: Path, builder: str = "html") -> list[str]:
+def jupyter_book_command(root: Path, builder: str = "html", quiet: bool = False) -> list[str]:
     """``jupyter-book build <root> -W -n --keep-going``: warnings (including nit-picky missing
-    references) fail the build, after reporting all of them rather than the first."""
+    references) fail the build, after reporting all of them rather than the first; ``quiet`` adds ``-q`` (no
+    Sphinx status lines; warnings are still printed and still fail the build)."""
     exe = Path(sys.executable).with_name("jupyter-book")
     cmd = str(exe) if exe.exists() else (shutil.which("jupyter-book") or "jupyter-book")
-    return [cmd, "build", str(root), "-W", "-n", "--keep-going", "--builder", builder]
+    return [cmd, "build", str(root), "-W", "-n", "--keep-going", "--builder", builder, *(["-q"] if quiet else [])]
 
 
 def default_jobs() -> int:
@@ -308,7 +309,7 @@ def build_book(
 
     result = BookResult(runs=runs, pages=pages, failed=failed, html=None, companion_runs=companion_runs)
     if build:
-        cmd = jupyter_book_command(root)
+        cmd = jupyter_book_command(root, quiet=not progress)  # quiet: Sphinx's warnings only, no status lines
         log("$ " + " ".join(cmd))
         proc = subprocess.run(cmd, cwd=root, check=False)
         if proc.returncode != 0:
