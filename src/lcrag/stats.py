@@ -190,3 +190,13 @@ def spearman_interval(rho: float, n: int, level: float = 0.95) -> tuple[float, f
     r = float(np.clip(rho, -0.999999, 0.999999))
     half = norm.ppf(0.5 + level / 2) * np.sqrt((1 + r**2 / 2) / (n - 3))
     return float(np.tanh(np.arctanh(r) - half)), float(np.tanh(np.arctanh(r) + half))
+
+
+def paired_comparison(a, b, n_boot: int = 2000, seed: int = 0) -> dict:
+    """Two settings answered the same cases (``a``, ``b``: booleans, right or wrong): the difference of their
+    accuracies with a paired bootstrap interval, and McNemar's exact test on the cases where they disagree."""
+    a, b = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
+    lo, hi = paired_bootstrap_ci(a, b, n_boot=n_boot, seed=seed)
+    m = mcnemar_test(a, b)
+    return {"n": len(a), "diff": a.mean() - b.mean() if len(a) else np.nan, "ci_low": lo, "ci_high": hi,
+            "a_only": m["a_only"], "b_only": m["b_only"], "mcnemar_p": m["p_value"]}

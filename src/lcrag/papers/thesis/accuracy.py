@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from lcrag.papers.thesis.numbers import NO_PIPELINE
-from lcrag.stats import bootstrap_ci, mcnemar_test, paired_bootstrap_ci
+from lcrag.stats import bootstrap_ci, paired_comparison
 
 RUN = ["setting", "pipeline", "prompt"]
 
@@ -77,21 +77,15 @@ def paired_tests(
             continue
         both = wide[[a, b]].dropna()
         x, y = both[a].astype(bool).to_numpy(), both[b].astype(bool).to_numpy()
-        lo, hi = paired_bootstrap_ci(x, y, n_boot=n_boot, seed=seed)
-        m = mcnemar_test(x, y)
+        stats = paired_comparison(x, y, n_boot=n_boot, seed=seed)
         rows.append(
             {
                 "a": f"{run_label(a[0], a[1])} / {a[2]}",
                 "b": f"{run_label(b[0], b[1])} / {b[2]}",
-                "n": len(both),
+                "n": stats.pop("n"),
                 "accuracy_a": x.mean() if len(x) else np.nan,
                 "accuracy_b": y.mean() if len(y) else np.nan,
-                "diff": (x.mean() - y.mean()) if len(x) else np.nan,
-                "ci_low": lo,
-                "ci_high": hi,
-                "a_only": m["a_only"],
-                "b_only": m["b_only"],
-                "mcnemar_p": m["p_value"],
+                **stats,
             }
         )
     return pd.DataFrame(rows)

@@ -12,7 +12,7 @@ import pandas as pd
 
 from lcrag.papers.thesis.cases import case_keys
 from lcrag.papers.thesis.numbers import PATTERNS
-from lcrag.stats import mcnemar_test, paired_bootstrap_ci
+from lcrag.stats import paired_comparison
 
 
 def patterns(scored: pd.DataFrame, column: str = "correct") -> pd.DataFrame:
@@ -127,21 +127,7 @@ def paired_from_patterns(counts: dict[str, int], *, n_boot: int = 2000, seed: in
         "Evidence vs Full": (2, 0),
         "Evidence vs RAG": (2, 1),
     }.items():
-        a, b = flags[:, i], flags[:, j]
-        lo, hi = paired_bootstrap_ci(a, b, n_boot=n_boot, seed=seed)
-        m = mcnemar_test(a, b)
-        rows.append(
-            {
-                "comparison": name,
-                "n": len(a),
-                "diff": a.mean() - b.mean(),
-                "ci_low": lo,
-                "ci_high": hi,
-                "a_only": m["a_only"],
-                "b_only": m["b_only"],
-                "mcnemar_p": m["p_value"],
-            }
-        )
+        rows.append({"comparison": name, **paired_comparison(flags[:, i], flags[:, j], n_boot=n_boot, seed=seed)})
     return pd.DataFrame(rows)
 
 
