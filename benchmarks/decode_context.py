@@ -41,7 +41,8 @@ def load(spec: str, flash_attn: bool, n_ctx: int) -> PrefillLlama:
     shipped, prefill = server_settings.serving_model_paths(info, s)
     return llama_load.load(shipped, cls=PrefillLlama, use_extra_bufts=s["use_extra_bufts"],
                            prefill_model_path=str(prefill), prefill_runtime=s["prefill_runtime"],
-                           prefill_compile=s["prefill_compile"], flash_attn=flash_attn, n_ctx=n_ctx, n_threads=2,
+                           prefill_compile=s["prefill_compile"], prefill_attention=s["prefill_attention"] or "gemm",
+                           flash_attn=flash_attn, n_ctx=n_ctx, n_threads=2,
                            n_batch=512, verbose=False)
 
 

@@ -37,7 +37,8 @@ info = LOCAL_MODELS[spec]
 s = server_settings.serving_settings(info)
 path, prefill = server_settings.serving_model_paths(info, s)
 llm = llama_load.load(path, cls=PrefillLlama, prefill_model_path=str(prefill), n_ctx=n_prefix + n_new + 64,
-                      prefill_runtime=s["prefill_runtime"], n_threads=2, n_batch=512, flash_attn=True, verbose=False)
+                      prefill_runtime=s["prefill_runtime"], prefill_attention=s["prefill_attention"] or "gemm",
+                      n_threads=2, n_batch=512, flash_attn=True, verbose=False)
 text = " ".join(load_essays()["text"])
 every = llm.tokenize(text.encode(), add_bos=True)
 tokens = every[: n_prefix + n_new]

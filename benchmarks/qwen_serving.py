@@ -132,7 +132,9 @@ def main() -> None:
     reference = llama_load.load(shipped, use_extra_bufts=False, **base)
     ours = llama_load.load(shipped, cls=PrefillLlama, use_extra_bufts=settings["use_extra_bufts"],
                            prefill_model_path=str(prefill), prefill_runtime=settings["prefill_runtime"],
-                           prefill_compile=settings["prefill_compile"], flash_attn=settings["flash_attn"], **base)
+                           prefill_compile=settings["prefill_compile"],
+                           prefill_attention=settings["prefill_attention"] or "gemm", flash_attn=settings["flash_attn"],
+                           **base)
     engines = {"reference": reference, "lcrag": ours}
     if args.safe:
         engines["llama.cpp, safe setting"] = llama_load.load(shipped, use_extra_bufts=safe.use_extra_bufts,

@@ -80,6 +80,7 @@ class PrefillLlama(_Llama):
         prefill_min_tokens: int = PREFILL_MIN_TOKENS,
         prefill_runtime: str = "llama.cpp",
         prefill_compile: bool = False,
+        prefill_attention: str = "gemm",
         **kwargs,
     ):
         if prefill_runtime not in RUNTIMES:
@@ -93,7 +94,8 @@ class PrefillLlama(_Llama):
             from lcrag.models.torch_prefill import TorchPrefill
 
             threads = kwargs.get("n_threads_batch") or kwargs.get("n_threads") or None
-            self.torch_model = TorchPrefill(prefill_model_path, n_threads=threads, compile=prefill_compile)
+            self.torch_model = TorchPrefill(prefill_model_path, n_threads=threads, compile=prefill_compile,
+                                            bf16_attention=prefill_attention)
             if self.torch_model.hp.n_embd != self.n_embd():
                 raise ValueError(f"{prefill_model_path} is not the same model as {model_path}")
             self._cache_layout = self._probe_cache_layout()
@@ -178,9 +180,11 @@ class PrefillLlama(_Llama):
         super().close()
 
 
-def _split_argv(argv: list[str]) -> tuple[str | None, int, str, bool, bool, list[str]]:
-    """lcrag's own options (``--prefill_*``, ``--use_extra_bufts``), and the rest for llama-cpp-python's server."""
+def _split_argv(argv: list[str]) -> tuple[str | None, int, str, bool, bool, list[str], str]:
+    """lcrag's own options (``--prefill_*``, ``--use_extra_bufts``), and the rest for llama-cpp-python's server
+    (then the bf16 attention kernel, ``--prefill_attention``)."""
     prefill, min_tokens, runtime, compile_, extra, rest = None, PREFILL_MIN_TOKENS, "llama.cpp", "false", "false", []
+    kernel = "gemm"
     it = iter(argv)
     for arg in it:
         if arg == "--prefill_model":
@@ -193,14 +197,18 @@ def _split_argv(argv: list[str]) -> tuple[str | None, int, str, bool, bool, list
             compile_ = next(it).lower()
         elif arg == "--use_extra_bufts":
             extra = next(it).lower()
+        elif arg == "--prefill_attention":
+            kernel = next(it)
         else:
             rest.append(arg)
-    if runtime not in RUNTIMES or compile_ not in ("true", "false") or extra not in ("true", "false"):
+    if (runtime not in RUNTIMES or compile_ not in ("true", "false") or extra not in ("true", "false")
+            or kernel not in ("sdpa", "gemm")):
         raise SystemExit(
             "usage: python -m lcrag.models.prefill [--prefill_model F32.gguf] [--prefill_runtime llama.cpp|torch]"
-            " [--prefill_compile true|false] [--use_extra_bufts true|false] [llama_cpp.server options]"
+            " [--prefill_compile true|false] [--prefill_attention sdpa|gemm] [--use_extra_bufts true|false]"
+            " [llama_cpp.server options]"
         )
-    return prefill, min_tokens, runtime, compile_ == "true", extra == "true", rest
+    return prefill, min_tokens, runtime, compile_ == "true", extra == "true", rest, kernel
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -212,12 +220,12 @@ def main(argv: list[str] | None = None) -> None:
 
     # torch.compile keeps its kernels in torch's own cache directory (TORCHINDUCTOR_CACHE_DIR, by default under
     # the system's temporary directory), shared by every server on the machine.
-    prefill, min_tokens, runtime, compile_, extra, rest = _split_argv(sys.argv[1:] if argv is None else argv)
+    prefill, min_tokens, runtime, compile_, extra, rest, kernel = _split_argv(sys.argv[1:] if argv is None else argv)
     # OMP_WAIT_POLICY is left as the user set it. PASSIVE (threads sleep while they wait) keeps torch fast on a
     # machine oversubscribed by other processes, but on a quiet 2-core machine it cuts llama.cpp's generation
     # speed about 3x (SmolLM2: 28 vs 88 tok/s, benchmarks/serving_variants.py), so it is not the default.
     split = {"prefill_model_path": prefill, "prefill_min_tokens": min_tokens, "prefill_runtime": runtime,
-             "prefill_compile": compile_} if prefill else {}
+             "prefill_compile": compile_, "prefill_attention": kernel} if prefill else {}
 
     class ServedLlama(PrefillLlama if prefill else _Llama):
         def __init__(self, model_path: str, **kwargs):

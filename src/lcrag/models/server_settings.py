@@ -32,7 +32,7 @@ PREFILL_RUNTIME = {k: "torch" for k in PREFILL_WEIGHTS}
 # evaluates their long prompts as well, where it is the faster kernel.
 FLASH_ATTN = {"smollm2": False, "gemma3": True, "qwen2.5-coder-0.5b": False, "qwen2.5-coder-1.5b": False}
 WEIGHT_KEYS = ("weights", "weights_sha256", "prefill_weights", "prefill_sha256", "source")  # lcrag's, not the server's
-PREFILL_KEYS = ("prefill_runtime", "prefill_compile", "use_extra_bufts")  # lcrag.models.prefill's own options
+PREFILL_KEYS = ("prefill_runtime", "prefill_compile", "prefill_attention", "use_extra_bufts")  # lcrag.models.prefill's own
 
 
 def logprobs_ctx(path: Path, n_ctx: int) -> int:
@@ -42,6 +42,12 @@ def logprobs_ctx(path: Path, n_ctx: int) -> int:
     n_vocab = gguf_tokenizer(str(path))._llm.n_vocab()
     fits = LOGPROBS_SCORES_BYTES // (4 * n_vocab)
     return int(min(n_ctx, max(512, fits // 256 * 256)))
+
+
+def bf16_attention() -> str:
+    """The bf16 prefill's attention kernel on this CPU: ``sdpa`` (torch's flash kernel) where AMX bf16 tiles run
+    it, else ``gemm`` (lcrag.models.torch_layers)."""
+    return "sdpa" if "amx_bf16" in llama_load.cpu_flags() else "gemm"
 
 
 def serving_settings(info: ModelInfo) -> dict:
@@ -71,6 +77,10 @@ def serving_settings(info: ModelInfo) -> dict:
         # fused by torch.compile into a few C++ loops; needs a C++ compiler, compiled once per server start
         # (about 20 s cold, seconds from torch's inductor cache).
         "prefill_compile": PREFILL_RUNTIME.get(info.gguf) == "torch",
+        # The attention of the bf16 prefill (the Qwen models): torch's flash kernel on a CPU with AMX bf16 tiles
+        # (about 10x the blocked bf16 products there at 16k keys), the blocked products elsewhere (measured the
+        # faster on an AMD EPYC); torch_layers.attention.
+        "prefill_attention": bf16_attention() if PREFILL_WEIGHTS.get(info.gguf) == "bf16" else None,
         # llama.cpp's repacked-weight buffers: kept where a probe of this file on this machine shows them safe,
         # off where they crash (Intel AMX; lcrag.models.llama_load).
         "use_extra_bufts": None,
@@ -123,6 +133,8 @@ def _server_args(path: Path, port: int, settings: dict, prefill: Path | None = N
     if prefill:
         args += ["--prefill_model", str(prefill), "--prefill_runtime", settings.get("prefill_runtime") or "llama.cpp"]
         args += ["--prefill_compile", str(bool(settings.get("prefill_compile"))).lower()]
+        if settings.get("prefill_attention"):
+            args += ["--prefill_attention", settings["prefill_attention"]]
     for key, value in settings.items():
         if key not in WEIGHT_KEYS and key not in PREFILL_KEYS:
             args += [f"--{key}", str(value)]

@@ -80,8 +80,9 @@ def attention_gemm(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: flo
     """Causal attention through batched matrix products in the inputs' type (bf16), for queries that are the
     last ``n_q`` of the ``n_k`` keys: (heads, tokens, dim) in, (tokens, heads*dim) out.
 
-    torch's CPU flash kernel computes in f32 whatever the input type (about 135 GFLOP/s on 2 cores here), while
-    bf16 products run at about 550; so the queries go in blocks of ``ATTN_BLOCK``, each block's scores over all
+    On the AMD EPYC without AMX, torch's CPU flash kernel computed in f32 whatever the input type (about 135
+    GFLOP/s on 2 cores), while bf16 products ran at about 550 (on a CPU with AMX the flash kernel is the faster:
+    :func:`attention_sdpa`); so the queries go in blocks of ``ATTN_BLOCK``, each block's scores over all
     keys up to its last position are one bf16 product per KV head (its query heads stacked: grouped-query
     attention without copying keys), the softmax is taken in f32, and the probabilities times the values are a
     second bf16 product. Only the diagonal block wastes work on masked scores."""
@@ -100,8 +101,34 @@ def attention_gemm(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: flo
     return out.reshape(n_q, -1)
 
 
+SDPA_CHUNK = 512  # query rows per call of the bf16 flash attention (its mask: chunk x keys, bf16)
+BF16_KERNELS = ("sdpa", "gemm")
+
+
+def attention_sdpa(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float) -> torch.Tensor:
+    """Causal attention with torch's flash kernel on bf16 inputs, for queries that are the last ``n_q`` of the
+    ``n_k`` keys: (heads, tokens, dim) in, (tokens, heads*dim) out. Queries go in chunks of ``SDPA_CHUNK``, each
+    over the keys up to its last position, with an additive mask for the chunk's own (diagonal) block. On a CPU
+    with AMX the kernel runs its products on the bf16 tiles and keeps its scores in cache: at 16k keys it was
+    about 10x :func:`attention_gemm` (``benchmarks/qwen_serving.py``), whose f32 softmax pass is memory-bound."""
+    n_head, n_q, dim = q.shape
+    n_past = k.shape[1] - n_q
+    q4, k4, v4 = q[None], k[None], v[None]
+    out = torch.empty(n_q, n_head, dim, dtype=q.dtype)
+    for s in range(0, n_q, SDPA_CHUNK):
+        e = min(n_q, s + SDPA_CHUNK)
+        b, end = e - s, n_past + e
+        mask = torch.zeros(b, end, dtype=q.dtype)
+        mask[:, end - b :] = causal_block_bias(b, q.dtype)
+        o = F.scaled_dot_product_attention(q4[:, :, s:e], k4[:, :, :end], v4[:, :, :end], attn_mask=mask,
+                                           scale=scale, enable_gqa=n_head != k.shape[0])
+        out[s:e] = o[0].transpose(0, 1)
+    return out.reshape(n_q, -1)
+
+
 def attention(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, q_pos0: int, k_pos0: int, window: int, scale: float
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, q_pos0: int, k_pos0: int, window: int, scale: float,
+    bf16_kernel: str = "gemm",
 ) -> torch.Tensor:
     """Causal (and, with ``window``, sliding-window) attention of queries at positions ``q_pos0...`` over keys
     at positions ``k_pos0...`` that end with the last query: (heads, tokens, dim) in, (tokens, heads*dim) out.
@@ -112,11 +139,14 @@ def attention(
     torch evaluates without the flash kernel: 2x slower on a 3.4k chat prompt behind a cached template). With
     a window, or a long cache behind few queries (padding would cost more than it saves), queries go in chunks
     of ``WINDOW_CHUNK``, each over only the keys its window reaches, with an explicit mask for its edges.
+    bf16 inputs without a window go to ``bf16_kernel``: :func:`attention_sdpa` or :func:`attention_gemm`.
     """
     n_q, group = q.shape[1], q.shape[0] // k.shape[0]
     n_past = k.shape[1] - n_q
     if not window and q.dtype == torch.bfloat16:
-        return attention_gemm(q, k, v, scale)
+        if bf16_kernel not in BF16_KERNELS:
+            raise ValueError(f"bf16_kernel must be one of {BF16_KERNELS}, not {bf16_kernel!r}")
+        return (attention_sdpa if bf16_kernel == "sdpa" else attention_gemm)(q, k, v, scale)
     q, k, v = q[None], k[None], v[None]  # 4-d: torch's CPU flash kernel does not take 3-d inputs
     if not window and n_past <= n_q:
         if n_past:

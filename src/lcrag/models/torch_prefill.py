@@ -63,11 +63,13 @@ class TorchPrefill:
     """The llama / gemma3 / qwen2 forward pass of llama.cpp, in torch, returning every layer's new keys and
     values."""
 
-    def __init__(self, f32_gguf: Path | str, n_threads: int | None = None, compile: bool = False):
+    def __init__(self, f32_gguf: Path | str, n_threads: int | None = None, compile: bool = False,
+                 bf16_attention: str = "gemm"):
         self.gguf = GGUF.open(f32_gguf)
         self.hp = HParams.from_gguf(self.gguf)
         self.n_threads = n_threads
         self.compiled = compile
+        self.bf16_attention = bf16_attention  # the attention kernel of bf16 weights (torch_layers.attention)
         self._layer_in, self._layer_out = self._layer_in_eager, self._layer_out_eager
         if compile:  # each layer's elementwise chain fused into a few C++ loops (see ``compile_prefill``)
             self._layer_in = torch.compile(self._layer_in_eager, dynamic=True)
@@ -182,7 +184,7 @@ class TorchPrefill:
             window = hp.n_swa if hp.swa_layers[il] else 0
             kh = k_all.to(qh.dtype).reshape(-1, hp.n_head_kv, hp.head_dim).transpose(0, 1)
             vh = v_all.to(qh.dtype).reshape(-1, hp.n_head_kv, hp.head_dim).transpose(0, 1)
-            a = attention(qh, kh, vh, pos0, k_pos0, window, scale).float()
+            a = attention(qh, kh, vh, pos0, k_pos0, window, scale, self.bf16_attention).float()
             # the rest of the layer works row by row: in chunks, its f32 feed-forward activations (about 200 KB a
             # token for a 1.5B) stay a few hundred MB at any prompt length
             x = torch.cat([self._layer_out(w, x[s : s + ROW_CHUNK], a[s : s + ROW_CHUNK])
