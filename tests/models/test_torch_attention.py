@@ -22,14 +22,16 @@ def exact(q, k, v, scale):
 
 @pytest.mark.parametrize("kernel", ["sdpa", "gemm"])
 @pytest.mark.parametrize(("n_q", "n_past"), [(700, 0), (300, 1100), (1, 600)])
-def test_bf16_kernels_compute_causal_attention_over_the_cache(kernel, n_q, n_past):
+@pytest.mark.parametrize(("n_head", "dim"), [(14, 64), (12, 128)], ids=["0.5B", "1.5B"])
+def test_bf16_kernels_compute_causal_attention_over_the_cache(kernel, n_q, n_past, n_head, dim):
     """Both bf16 kernels, with and without cached keys before the queries (the prefix a reused prompt keeps),
-    grouped-query heads as in Qwen2.5 (14 query heads over 2 key/value heads), more queries than one chunk: within
-    bf16 rounding of the exact result."""
+    grouped-query heads as in Qwen2.5 (14 or 12 query heads over 2 key/value heads), more queries than one chunk:
+    within bf16 rounding of the exact result."""
     g = torch.Generator().manual_seed(1)
-    q, k, v = (torch.randn(h, n, 64, generator=g) for h, n in [(14, n_q), (2, n_past + n_q), (2, n_past + n_q)])
-    ref = exact(q, k, v, 0.125)
-    out = attention(q.bfloat16(), k.bfloat16(), v.bfloat16(), n_past, 0, 0, 0.125, kernel).double()
+    q, k, v = (torch.randn(h, n, dim, generator=g) for h, n in [(n_head, n_q), (2, n_past + n_q), (2, n_past + n_q)])
+    scale = dim**-0.5
+    ref = exact(q, k, v, scale)
+    out = attention(q.bfloat16(), k.bfloat16(), v.bfloat16(), n_past, 0, 0, scale, kernel).double()
     assert out.shape == ref.shape
     assert (out - ref).abs().max() < 0.03  # bf16 inputs: 8 bits of mantissa
     assert (out - ref).abs().mean() < 0.003
