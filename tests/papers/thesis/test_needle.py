@@ -316,9 +316,10 @@ def test_a_bad_rag_mode_fails_before_any_model_is_loaded():
         plan.setup("local/no-such-model", [], "", [1000], {}, ["simple"], "bm25", 48)
 
 
-def test_a_run_on_an_embedded_model_tests_all_three_its_own_first():
+def test_a_run_on_an_embedded_model_tests_all_four_its_own_first():
     qwen = "local/qwen2.5-coder-1.5b-instruct"
-    assert plan.tested_models(qwen) == [qwen, SMOL, GEMMA]
-    assert plan.tested_models(SMOL) == [SMOL, qwen, GEMMA]
+    qwen05 = "local/qwen2.5-coder-0.5b-instruct"
+    assert plan.tested_models(qwen) == [qwen, SMOL, GEMMA, qwen05]
+    assert plan.tested_models(SMOL) == [SMOL, qwen, GEMMA, qwen05]
     assert plan.tested_models("openai/gpt-4o-mini") == ["openai/gpt-4o-mini"]
     assert plan.tested_models(qwen, [SMOL, GEMMA]) == [SMOL, GEMMA]  # the smoke and quick profiles' choice

@@ -79,7 +79,12 @@ def time_estimate(cells: Sequence[dict], tokens_per_s: float, answer_s: float) -
 
 
 #: The embedded models a run on one of them tests, the run's model first: the model-size axis inside the chapter.
-EMBEDDED = ("local/qwen2.5-coder-1.5b-instruct", "local/smollm2-135m-instruct", "local/gemma3-270m")
+EMBEDDED = (
+    "local/qwen2.5-coder-1.5b-instruct",
+    "local/smollm2-135m-instruct",
+    "local/gemma3-270m",
+    "local/qwen2.5-coder-0.5b-instruct",
+)
 RAG_MODES = ("longest", "all", "none")
 
 
