@@ -199,7 +199,7 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
     if proc and trunks:
         pairs = [(t, p) for p in proc for t in trunks]
         shown, verdicts = zip(*(paired(t, p) for t, p in pairs), strict=True)
-        floored = {t: floor([t]) for t in trunks if floor([t])}  # a truncation arm at the floor
+        floored = {t: why_t for t in trunks if (why_t := floor([t]))}  # a truncation arm at the floor
         why, note = per_unit_floor(floored, trunks)
         # its pairs decide nothing: they cannot confirm "every pair"; only a pair above the floor can refute it
         decided = [None if t in floored else v for (t, p), v in zip(pairs, verdicts, strict=True)]
