@@ -269,6 +269,27 @@ def test_settings_record_the_prefill_runtime_and_pass_it_to_the_server(monkeypat
     assert args[args.index("--prefill_runtime") + 1] == "llama.cpp" and args.count("--prefill_runtime") == 1
 
 
+
+def test_the_server_reads_back_the_options_the_settings_give_it(monkeypatch):
+    """server_settings writes the command line, prefill.parse_server_options reads it: lcrag's options are taken
+    out, llama-cpp-python's are passed on in order."""
+    from lcrag.models.prefill import ServerOptions, parse_server_options
+
+    monkeypatch.setenv("LCRAG_SERVING", json.dumps({"prefill_runtime": "torch", "prefill_compile": False}))
+    s = server_settings.serving_settings(LOCAL_MODELS["smollm2-135m-instruct"])
+    args = server_settings._server_args(shipped(), 1, s, prefill=f32_path(SMOL))
+    opts = parse_server_options(args[args.index("lcrag.models.prefill") + 1:])
+    assert (opts.prefill_model, opts.prefill_runtime, opts.prefill_compile) == (str(f32_path(SMOL)), "torch", False)
+    assert opts.use_extra_bufts is s["use_extra_bufts"]
+    assert opts.server_argv[opts.server_argv.index("--model") + 1] == str(shipped())
+    assert not any(a.startswith(("--prefill", "--use_extra")) for a in opts.server_argv)
+    assert parse_server_options(["--model", "m.gguf", "--port", "8"]) == ServerOptions(
+        server_argv=("--model", "m.gguf", "--port", "8"))
+    assert parse_server_options(["--prefill_model", "f.gguf"]).split_kwargs()["prefill_attention"] == "gemm"
+    for bad in (["--prefill_runtime", "onnx"], ["--prefill_compile", "yes"], ["--prefill_attention", "flash"]):
+        with pytest.raises(SystemExit):
+            parse_server_options(bad)
+
 @pytest.mark.slow
 @pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
 @pytest.mark.parametrize("spec", RUNTIME_CASES)

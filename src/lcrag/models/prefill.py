@@ -33,8 +33,10 @@ The logprobs server (``logits_all``) does not split: prompt logprobs need every 
 
 from __future__ import annotations
 
+import argparse
 import ctypes
 import sys
+from dataclasses import dataclass
 
 import llama_cpp
 import numpy as np
@@ -180,35 +182,48 @@ class PrefillLlama(_Llama):
         super().close()
 
 
-def _split_argv(argv: list[str]) -> tuple[str | None, int, str, bool, bool, list[str], str]:
-    """lcrag's own options (``--prefill_*``, ``--use_extra_bufts``), and the rest for llama-cpp-python's server
-    (then the bf16 attention kernel, ``--prefill_attention``)."""
-    prefill, min_tokens, runtime, compile_, extra, rest = None, PREFILL_MIN_TOKENS, "llama.cpp", "false", "false", []
-    kernel = "gemm"
-    it = iter(argv)
-    for arg in it:
-        if arg == "--prefill_model":
-            prefill = next(it)
-        elif arg == "--prefill_min_tokens":
-            min_tokens = int(next(it))
-        elif arg == "--prefill_runtime":
-            runtime = next(it)
-        elif arg == "--prefill_compile":
-            compile_ = next(it).lower()
-        elif arg == "--use_extra_bufts":
-            extra = next(it).lower()
-        elif arg == "--prefill_attention":
-            kernel = next(it)
-        else:
-            rest.append(arg)
-    if (runtime not in RUNTIMES or compile_ not in ("true", "false") or extra not in ("true", "false")
-            or kernel not in ("sdpa", "gemm")):
-        raise SystemExit(
-            "usage: python -m lcrag.models.prefill [--prefill_model F32.gguf] [--prefill_runtime llama.cpp|torch]"
-            " [--prefill_compile true|false] [--prefill_attention sdpa|gemm] [--use_extra_bufts true|false]"
-            " [llama_cpp.server options]"
-        )
-    return prefill, min_tokens, runtime, compile_ == "true", extra == "true", rest, kernel
+@dataclass(frozen=True)
+class ServerOptions:
+    """lcrag's own options of the embedded server; everything else goes to llama-cpp-python's server."""
+
+    prefill_model: str | None = None  # the prefill copy (f32/bf16 GGUF); None: no split prefill
+    prefill_min_tokens: int = PREFILL_MIN_TOKENS
+    prefill_runtime: str = "llama.cpp"
+    prefill_compile: bool = False
+    prefill_attention: str = "gemm"  # the bf16 attention kernel (torch runtime): "sdpa" or "gemm"
+    use_extra_bufts: bool = False
+    server_argv: tuple[str, ...] = ()  # the rest, for llama_cpp.server
+
+    def split_kwargs(self) -> dict:
+        """:class:`PrefillLlama`'s keyword arguments for these options ({} without a prefill model)."""
+        if not self.prefill_model:
+            return {}
+        return {"prefill_model_path": self.prefill_model, "prefill_min_tokens": self.prefill_min_tokens,
+                "prefill_runtime": self.prefill_runtime, "prefill_compile": self.prefill_compile,
+                "prefill_attention": self.prefill_attention}
+
+
+def _flag(value: str) -> bool:
+    if value.lower() not in ("true", "false"):
+        raise argparse.ArgumentTypeError(f"expected true or false, not {value!r}")
+    return value.lower() == "true"
+
+
+def parse_server_options(argv: list[str]) -> ServerOptions:
+    """Split the embedded server's command line: ``--prefill_*`` and ``--use_extra_bufts`` for lcrag, the rest
+    (unparsed, in order) for llama-cpp-python's server. A bad value exits with the usage line."""
+    ap = argparse.ArgumentParser(prog="python -m lcrag.models.prefill", allow_abbrev=False,
+                                 usage="%(prog)s [--prefill_model F32.gguf] [--prefill_runtime llama.cpp|torch]"
+                                       " [--prefill_compile true|false] [--prefill_attention sdpa|gemm]"
+                                       " [--use_extra_bufts true|false] [llama_cpp.server options]")
+    ap.add_argument("--prefill_model")
+    ap.add_argument("--prefill_min_tokens", type=int, default=PREFILL_MIN_TOKENS)
+    ap.add_argument("--prefill_runtime", choices=RUNTIMES, default="llama.cpp")
+    ap.add_argument("--prefill_compile", type=_flag, default=False)
+    ap.add_argument("--prefill_attention", choices=("sdpa", "gemm"), default="gemm")
+    ap.add_argument("--use_extra_bufts", type=_flag, default=False)
+    ours, rest = ap.parse_known_args(argv)
+    return ServerOptions(**vars(ours), server_argv=tuple(rest))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -220,21 +235,20 @@ def main(argv: list[str] | None = None) -> None:
 
     # torch.compile keeps its kernels in torch's own cache directory (TORCHINDUCTOR_CACHE_DIR, by default under
     # the system's temporary directory), shared by every server on the machine.
-    prefill, min_tokens, runtime, compile_, extra, rest, kernel = _split_argv(sys.argv[1:] if argv is None else argv)
+    opts = parse_server_options(sys.argv[1:] if argv is None else argv)
     # OMP_WAIT_POLICY is left as the user set it. PASSIVE (threads sleep while they wait) keeps torch fast on a
     # machine oversubscribed by other processes, but on a quiet 2-core machine it cuts llama.cpp's generation
     # speed about 3x (SmolLM2: 28 vs 88 tok/s, benchmarks/serving_variants.py), so it is not the default.
-    split = {"prefill_model_path": prefill, "prefill_min_tokens": min_tokens, "prefill_runtime": runtime,
-             "prefill_compile": compile_, "prefill_attention": kernel} if prefill else {}
+    split = opts.split_kwargs()
 
-    class ServedLlama(PrefillLlama if prefill else _Llama):
+    class ServedLlama(PrefillLlama if split else _Llama):
         def __init__(self, model_path: str, **kwargs):
-            with llama_load.model_params(extra):
+            with llama_load.model_params(opts.use_extra_bufts):
                 super().__init__(model_path, **split, **kwargs)
 
     # The server builds its model with ``llama_cpp.Llama(...)``, looked up at call time.
     llama_cpp.Llama = ServedLlama  # type: ignore[misc]
-    sys.argv = [sys.argv[0], *rest]
+    sys.argv = [sys.argv[0], *opts.server_argv]
     server_main.main()
 
 
