@@ -543,3 +543,47 @@ def test_truncating_to_the_floor_is_the_long2rag_effect_not_a_floor(book_runs):
     write_run(book_runs, "long2rag", SMOL, tables)
     row = S.synthesize(book_runs, n_boot=200).comparisons.set_index("family").loc["long2rag"]
     assert row["reading"] == S.NOT_TESTABLE and "whole: score 0.000 below 0.05" in row["evidence"]
+
+
+def test_the_written_answer_follows_the_headlines_largest_model_first(book_runs):
+    from lcrag.synthesis.answer import OUTCOMES, across_sizes, model_outcomes, outcome, written_answer
+
+    assert outcome("Full better", "Full", "RAG") == "long" and outcome("RAG better", "Full", "RAG") == "other"
+    assert outcome(S.NOT_TESTABLE, "Full", "RAG") == "floor" and outcome("no clear difference", "a", "b") == "unclear"
+    assert outcome("oracle higher (point estimates)", "Full", "oracle") == "points"
+    qwen = "local/qwen2.5-coder-1.5b-instruct"
+    write_run(book_runs, "longrag", qwen, {"answers": longrag_answers(qwen)})
+    write_run(book_runs, "longrag", "openai/gpt-4o-mini", {"answers": longrag_answers("openai/gpt-4o-mini")})
+    syn = S.synthesize(book_runs, n_boot=300)
+    o = model_outcomes(syn)
+    assert len(o) == len(syn.models) * len(TITLES)
+    h = S.headline(syn).set_index(["model", "family"])
+    for r in o[o["outcome"] != "not run"].itertuples():  # each outcome is its headline's reading
+        row = h.loc[(r.model, next(f for f, t in TITLES.items() if t.startswith(r.family + ":")))]
+        assert r.outcome == outcome(row["reading"], row["long_arm"], row["other_arm"])
+        assert r.evidence.startswith(f"{row['long_arm']} − {row['other_arm']} ") and r.evidence.endswith(row["units"])
+    text = written_answer(syn)
+    paragraphs, summary = text.split("\n\n")[0].split("\n"), text.split("\n\n")[1]
+    assert [p.split("**")[1] for p in paragraphs] == [qwen, GEMMA, SMOL, "openai/gpt-4o-mini"]  # by size, then unsized
+    assert paragraphs[0].startswith(
+        f"- **{qwen}** (1.5B parameters): long context beats retrieval in LongRAG (Full − R&B +83.3 pp [")
+    assert paragraphs[0].endswith(
+        "; not run yet: Needle in a haystack, BAMBOO multiple choice, Long²RAG and Summary of a Haystack.")
+    smol = paragraphs[2]
+    assert smol.startswith(f"- **{SMOL}** (135M parameters): long context beats retrieval in BAMBOO multiple choice "
+                           "(Full − RAG CQT +25.0 pp [")
+    for part in (", Long²RAG (whole − trunc512 ", " and LongRAG (Full − R&B ", "; no clear difference in Needle in a "
+                 "haystack (Full − RAG -50.0 pp [", "; only point estimates (no interval) in Summary of a Haystack "
+                 "(Full − keywords -3.0 pp (no interval), 3 summaries)."):
+        assert part in smol
+    assert "parameters" not in paragraphs[3]
+    write_run(book_runs, "thesis", GEMMA, thesis_tables(rag=0.2))  # RAG at chance: the headline is not testable
+    gemma = written_answer(S.synthesize(book_runs, n_boot=300)).split("\n")[1]
+    assert "; not testable (an arm at the floor) in BAMBOO multiple choice; " in gemma  # no difference given
+    assert summary == across_sizes(o) == (
+        "Long context beats retrieval with an interval that excludes zero in BAMBOO multiple choice (135M), "
+        "Long²RAG (135M) and LongRAG (135M, 1.5B). That is 4 of the 7 model × experiment pairs run; in 2 the "
+        "interval contains zero, in 1 only point estimates.")
+    assert list(OUTCOMES)[-1] == "not run"
+    nothing = S.synthesize(book_runs / "empty")
+    assert across_sizes(model_outcomes(nothing)).startswith("On the models of known size, no experiment")

@@ -29,12 +29,14 @@ needle chapter runs Gemma-3 inside the SmolLM2 run). A chapter without a success
     size_table(syn)            # each family's headline difference against model size
     plot_size_axis(syn)        # ... as a figure
     claims_by_size(syn)        # each claim checked on our runs: its verdict per model size
+    written_answer(syn)        # the answer in prose, model by model, then across sizes
 
 Modules: :mod:`.family` (what a family is, the comparison rows, readings), :mod:`.runs` (the runs and their
 tables, re-run cost), :mod:`.views` (:func:`synthesize` and the views), :mod:`.figure` (the model figure),
-:mod:`.size_axis` (the answer against model size).
+:mod:`.size_axis` (the answer against model size), :mod:`.answer` (the answer in prose).
 """
 
+from lcrag.synthesis.answer import written_answer
 from lcrag.synthesis.family import (
     COMPARISON_COLUMNS,
     NOT_RUN,
@@ -77,5 +79,5 @@ __all__ = [
     "compare_runs", "comparison", "conclusions", "coverage", "detail_table", "empty_panel", "families", "find_runs",
     "format_diff", "group_means", "headline", "load_table", "mean_ci", "model_chapters", "model_view",
     "overview", "plot_model", "plot_models", "plot_size_axis", "profiles_to_read", "reading", "rerun_cost", "score_floor",
-    "size_table", "synthesize", "unsized_models",
+    "size_table", "synthesize", "unsized_models", "written_answer",
 ]  # fmt: skip

@@ -78,7 +78,7 @@ def compare_runs(runs: pd.DataFrame, fams: Sequence[Family], n_boot: int = 2000,
     return Synthesis(runs=runs, tables=tables, comparisons=comparisons, problems=problems, families=fams)
 
 
-def _ran_without_comparison(syn: Synthesis, family: Family, model: str) -> str | None:
+def ran_without_comparison(syn: Synthesis, family: Family, model: str) -> str | None:
     """The source of ``family``'s rows for ``model`` when it ran but gave no comparison (e.g. Long²RAG without
     the whole-document variant), else None."""
     c = syn.comparisons
@@ -96,7 +96,7 @@ def coverage(syn: Synthesis) -> pd.DataFrame:
         out.loc[r.family, r.model] = r.source
     for family in syn.families:
         for model in syn.models:
-            src = _ran_without_comparison(syn, family, model)
+            src = ran_without_comparison(syn, family, model)
             if src:
                 out.loc[family.name, model] = f"{src}; {NO_COMPARISON}"
     out.index.name = "family"
@@ -120,7 +120,7 @@ def overview(syn: Synthesis) -> pd.DataFrame:
     out = pd.DataFrame(NOT_RUN, index=[f.name for f in syn.families], columns=syn.models)
     for family in syn.families:
         for model in syn.models:
-            if _ran_without_comparison(syn, family, model):
+            if ran_without_comparison(syn, family, model):
                 out.loc[family.name, model] = NO_COMPARISON
     for r in headline(syn).itertuples():
         out.loc[r.family, r.model] = (
@@ -149,7 +149,7 @@ def model_view(syn: Synthesis, model: str) -> pd.DataFrame:
     for family in syn.families:
         part = c[c["family"] == family.name]
         if part.empty:
-            status = NO_COMPARISON if _ran_without_comparison(syn, family, model) else NOT_RUN
+            status = NO_COMPARISON if ran_without_comparison(syn, family, model) else NOT_RUN
             rows.append(
                 {
                     "experiment": family.name,
@@ -180,7 +180,7 @@ def conclusions(syn: Synthesis, model: str) -> list[str]:
     for family in syn.families:
         r = h[h["family"] == family.name] if len(h) else h
         if r.empty:
-            status = NO_COMPARISON if _ran_without_comparison(syn, family, model) else NOT_RUN
+            status = NO_COMPARISON if ran_without_comparison(syn, family, model) else NOT_RUN
             lines.append(f"{family.title}: {status}.")
             continue
         r = r.iloc[0]

@@ -1,0 +1,123 @@
+"""The synthesis's written answer to "when does long context beat RAG?": one paragraph per model, the largest
+known size first (then models of unknown size), and one sentence across sizes, all generated from the headline
+comparisons (:func:`lcrag.synthesis.headline`), so that the prose follows any re-run.
+
+    written_answer(syn)    # markdown
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from lcrag.models.registry import parameters, size_of
+from lcrag.synthesis.family import NOT_RUN, NOT_TESTABLE, format_diff
+from lcrag.synthesis.views import NO_COMPARISON, Synthesis, headline, ran_without_comparison
+
+#: What a headline comparison says, in the order the paragraph gives them.
+OUTCOMES = {
+    "long": "long context beats retrieval in",
+    "other": "retrieval beats long context in",
+    "unclear": "no clear difference in",
+    "points": "only point estimates (no interval) in",
+    "floor": "not testable (an arm at the floor) in",
+    "not run": "not run yet:",
+}
+
+
+def outcome(reading: str, long_arm: str, other_arm: str) -> str:
+    """A key of :data:`OUTCOMES` for a comparison's :func:`~lcrag.synthesis.family.reading`."""
+    if reading == f"{long_arm} better":
+        return "long"
+    if reading == f"{other_arm} better":
+        return "other"
+    if reading == NOT_TESTABLE:
+        return "floor"
+    if reading == "no clear difference":
+        return "unclear"
+    return "points"
+
+
+def short_title(title: str) -> str:
+    """A family's name without what it compares: ``"LongRAG: the full-context arm vs ..."`` -> ``"LongRAG"``."""
+    return title.split(":")[0]
+
+
+def _join(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def model_outcomes(syn: Synthesis) -> pd.DataFrame:
+    """One row per model x family: its headline's outcome (:data:`OUTCOMES`) and a short evidence string
+    (``Full − RAG +8.9 pp [+1.9, +15.8], 158 cases``; empty for a family not run)."""
+    h = headline(syn)
+    rows = []
+    for model in syn.models:
+        for family in syn.families:
+            r = h[(h["model"] == model) & (h["family"] == family.name)] if len(h) else h
+            name = short_title(family.title)
+            if r.empty:
+                ran = ran_without_comparison(syn, family, model)
+                rows.append({"model": model, "family": name, "outcome": "not run", "evidence": NO_COMPARISON if ran
+                             else ""})
+                continue
+            r = r.iloc[0]
+            evidence = f"{r['long_arm']} − {r['other_arm']} {format_diff(r['diff'], r['ci_low'], r['ci_high'])}"
+            rows.append({"model": model, "family": name,
+                         "outcome": outcome(r["reading"], r["long_arm"], r["other_arm"]),
+                         "evidence": f"{evidence}, {r['n']} {r['units']}"})
+    return pd.DataFrame(rows, columns=["model", "family", "outcome", "evidence"])
+
+
+def _size_order(models: list[str]) -> list[str]:
+    """Models of known size, largest first, then the others in their order."""
+    sized = sorted((m for m in models if size_of(m)), key=lambda m: -parameters(size_of(m)))
+    return sized + [m for m in models if not size_of(m)]
+
+
+def model_paragraph(model: str, outcomes: pd.DataFrame) -> str:
+    """One model's answer: each outcome with its experiments (and their evidence, where decided or unclear)."""
+    o = outcomes[outcomes["model"] == model]
+    size = size_of(model)
+    parts = []
+    for key, words in OUTCOMES.items():
+        fams = o[o["outcome"] == key]
+        if fams.empty:
+            continue
+        with_evidence = key in ("long", "other", "unclear", "points")
+        items = [f"{f.family} ({f.evidence})" if with_evidence or (key == "not run" and f.evidence) else f.family
+                 for f in fams.itertuples()]  # an arm at the floor: its difference is no evidence
+        parts.append(f"{words} {_join(items)}")
+    head = f"**{model}**" + (f" ({size} parameters)" if size else "")
+    return f"{head}: {'; '.join(parts)}." if parts else f"{head}: {NOT_RUN}."
+
+
+def across_sizes(outcomes: pd.DataFrame) -> str:
+    """Which experiments have a decided difference, and on which model sizes (known sizes only)."""
+    sized = outcomes[outcomes["model"].map(size_of).notna()]
+    sentences = []
+    for key, words in (("long", "Long context beats retrieval"), ("other", "Retrieval beats long context")):
+        hits = sized[sized["outcome"] == key]
+        if hits.empty:
+            continue
+        per_family = [
+            f"{family} ({', '.join(sorted((size_of(m) for m in g['model']), key=parameters))})"
+            for family, g in hits.groupby("family", sort=False)
+        ]
+        sentences.append(f"{words} with an interval that excludes zero in {_join(per_family)}")
+    if not sentences:
+        return "On the models of known size, no experiment has a difference whose interval excludes zero yet."
+    counts = sized.loc[sized["outcome"] != "not run", "outcome"].value_counts()
+    decided = counts.get("long", 0) + counts.get("other", 0)
+    rest = [f"in {counts[key]} {what}" for key, what in (("unclear", "the interval contains zero"),
+                                                          ("points", "only point estimates"),
+                                                          ("floor", "an arm is at the floor")) if counts.get(key)]
+    tail = f". That is {decided} of the {counts.sum()} model × experiment pairs run" + (
+        f"; {', '.join(rest)}" if rest else "")
+    return ". ".join(sentences) + tail + "."
+
+
+def written_answer(syn: Synthesis) -> str:
+    """The answer, model by model (largest first), then across sizes: markdown."""
+    outcomes = model_outcomes(syn)
+    lines = [f"- {model_paragraph(m, outcomes)}" for m in _size_order(syn.models)]
+    return "\n".join(lines) + "\n\n" + across_sizes(outcomes)
