@@ -131,3 +131,21 @@ def test_remote_cache_hit_needs_no_server_and_offline_miss_raises(cache, monkeyp
     stored = b"".join(p.read_bytes() for p in cache.rglob("*.npy"))
     assert b"sk-secret" not in stored
     assert "sk-secret" not in repr(emb.identity)
+
+
+def test_embedding_in_a_notebook_kernel_writes_nothing_to_stderr(cache):
+    """A chapter computes embeddings inside a Jupyter kernel: importing sentence-transformers there reaches
+    ``tqdm.auto``, which warned "IProgress not found" onto the page (the LongRAG recording's page had it)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "from lcrag.models.embeddings import get_embedder\n"
+        "from lcrag.retrieval.rerank import CrossEncoderReranker\n"
+        "print(get_embedder().embed(['a sentence to embed in a kernel']).shape)"
+    )]
+    NotebookClient(nb, timeout=300, kernel_name="python3").execute()
+    outputs = nb.cells[0].outputs
+    assert [o.get("name") for o in outputs] == ["stdout"], outputs
+    assert outputs[0]["text"] == "(1, 384)\n"

@@ -34,6 +34,7 @@ import importlib.util
 import io
 import os
 import threading
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -188,14 +189,26 @@ LOADS = {"count": 0}
 """How many times a local model was loaded in this process (a cache hit must not add to it)."""
 
 
+def sentence_transformers():
+    """The ``sentence_transformers`` module, set never to contact the hub, imported without tqdm's "IProgress not
+    found" warning (its import reaches ``tqdm.auto``, which warns inside a notebook kernel without ipywidgets: it
+    would land on a chapter's page)."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    from tqdm import TqdmWarning
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=TqdmWarning)
+        import sentence_transformers as module
+    return module
+
+
 def _load_sentence_transformer(path: Path):
     """Load a sentence-transformers folder on CPU, once per process; the hub is never contacted."""
     key = str(path)
     with _MODELS_LOCK:
         if key not in _MODELS:
-            os.environ["HF_HUB_OFFLINE"] = "1"
-            os.environ["TRANSFORMERS_OFFLINE"] = "1"
-            from sentence_transformers import SentenceTransformer
+            SentenceTransformer = sentence_transformers().SentenceTransformer
             from transformers.utils import logging as hf_logging
 
             bars = hf_logging.is_progress_bar_enabled()

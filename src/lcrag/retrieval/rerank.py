@@ -11,7 +11,6 @@ ranks but the same chunk ``index`` and ``text``. Two are provided:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -59,11 +58,9 @@ class CrossEncoderReranker:
 
     def _load(self):
         if self.model is None:
-            os.environ["HF_HUB_OFFLINE"] = "1"
-            os.environ["TRANSFORMERS_OFFLINE"] = "1"
-            from sentence_transformers import CrossEncoder
+            from lcrag.models.embeddings import sentence_transformers
 
-            self.model = CrossEncoder(str(self.model_path), device="cpu")
+            self.model = sentence_transformers().CrossEncoder(str(self.model_path), device="cpu")
         return self.model
 
     def rerank(self, query: str, hits: Sequence[Hit], k: int | None = None) -> list[Hit]:
