@@ -43,6 +43,7 @@ from lcrag.synthesis.family import (
     NOT_TESTABLE,
     Family,
     comparison,
+    count,
     families,
     format_diff,
     group_means,
@@ -76,7 +77,7 @@ from lcrag.synthesis.views import (
 __all__ = [
     "COMPARISON_COLUMNS", "NOT_RUN", "NOT_TESTABLE", "NO_COMPARISON", "RUN_COLUMNS", "Family", "Synthesis", "bar_panel", "bars",
     "claims_by_size",
-    "compare_runs", "comparison", "conclusions", "coverage", "detail_table", "empty_panel", "families", "find_runs",
+    "compare_runs", "comparison", "conclusions", "count", "coverage", "detail_table", "empty_panel", "families", "find_runs",
     "format_diff", "group_means", "headline", "load_table", "mean_ci", "model_chapters", "model_view",
     "overview", "plot_model", "plot_models", "plot_size_axis", "profiles_to_read", "reading", "rerun_cost", "score_floor",
     "size_table", "synthesize", "unsized_models", "written_answer",

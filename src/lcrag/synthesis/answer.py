@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from lcrag.models.registry import parameters, size_of
-from lcrag.synthesis.family import NOT_RUN, NOT_TESTABLE, format_diff
+from lcrag.synthesis.family import NOT_RUN, NOT_TESTABLE, count, format_diff
 from lcrag.synthesis.views import NO_COMPARISON, Synthesis, headline, ran_without_comparison
 
 #: What a headline comparison says, in the order the paragraph gives them.
@@ -64,7 +64,7 @@ def model_outcomes(syn: Synthesis) -> pd.DataFrame:
             evidence = f"{r['long_arm']} − {r['other_arm']} {format_diff(r['diff'], r['ci_low'], r['ci_high'])}"
             rows.append({"model": model, "family": name,
                          "outcome": outcome(r["reading"], r["long_arm"], r["other_arm"]),
-                         "evidence": f"{evidence}, {r['n']} {r['units']}"})
+                         "evidence": f"{evidence}, {count(r['n'], r['units'])}"})
     return pd.DataFrame(rows, columns=["model", "family", "outcome", "evidence"])
 
 

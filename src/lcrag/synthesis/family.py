@@ -103,6 +103,13 @@ def _nan(x) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
+def count(n: int, units: str) -> str:
+    """``3 questions``, ``1 question``, ``1 summary``: a number of items in a comparison's units."""
+    if n != 1:
+        return f"{n} {units}"
+    return f"{n} {units[:-3] + 'y' if units.endswith('ies') else units.removesuffix('s')}"
+
+
 def format_diff(diff: float, lo: float, hi: float) -> str:
     """``+9.5 pp [+1.3, +17.7]`` (percentage points of a 0-1 difference), or ``(no interval)``."""
     if _nan(diff):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from lcrag.synthesis.family import COMPARISON_COLUMNS, NOT_RUN, Family, format_diff
+from lcrag.synthesis.family import COMPARISON_COLUMNS, NOT_RUN, Family, count, format_diff
 from lcrag.synthesis.family import families as registered_families
 from lcrag.synthesis.runs import find_runs
 
@@ -125,7 +125,7 @@ def overview(syn: Synthesis) -> pd.DataFrame:
     for r in headline(syn).itertuples():
         out.loc[r.family, r.model] = (
             f"{r.reading}: {r.long_arm} − {r.other_arm} = "
-            f"{format_diff(r.diff, r.ci_low, r.ci_high)}, {r.n} {r.units}"
+            f"{format_diff(r.diff, r.ci_low, r.ci_high)}, {count(r.n, r.units)}"
         )
     out.index = [syn.family(f).title for f in out.index]
     out.index.name = "experiment (long context vs other arm)"

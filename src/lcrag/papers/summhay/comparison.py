@@ -13,7 +13,7 @@ from __future__ import annotations
 import pandas as pd
 
 from lcrag.stats import bootstrap_diff
-from lcrag.synthesis import Family, bar_panel, comparison, load_table, score_floor
+from lcrag.synthesis import Family, bar_panel, comparison, count, load_table, score_floor
 
 NAME = "summhay"
 SCORES = ("coverage", "citation", "joint")
@@ -86,7 +86,7 @@ def comparisons(settings: pd.DataFrame, per: pd.DataFrame | None = None, n_boot:
                 full_v, other_v = float(s.loc["full", "joint"]), float(s.loc[setting, "joint"])
                 diff, lo, hi, n = full_v - other_v, float("nan"), float("nan"), int(s.loc["full", "summaries"])
                 units = "summaries"
-                evidence = (f"{n} summaries, {int(s.loc['full', 'n_insights'])} insights; micro-averages only, "
+                evidence = (f"{count(n, 'summaries')}, {int(s.loc['full', 'n_insights'])} insights; micro-averages only, "
                             "no interval")
             out.append(comparison(
                 NAME, model, f"Full vs {label} (Joint)", "Full", full_v, setting, other_v, diff, lo, hi, n, units,
