@@ -11,7 +11,7 @@ import pandas as pd
 
 from lcrag.models.registry import parameters, size_of
 from lcrag.synthesis.family import NOT_RUN, NOT_TESTABLE, count, format_diff
-from lcrag.synthesis.views import NO_COMPARISON, Synthesis, headline, ran_without_comparison
+from lcrag.synthesis.views import NO_COMPARISON, Synthesis, headline, headline_of
 
 #: What a headline comparison says, in the order the paragraph gives them.
 OUTCOMES = {
@@ -53,14 +53,12 @@ def model_outcomes(syn: Synthesis) -> pd.DataFrame:
     rows = []
     for model in syn.models:
         for family in syn.families:
-            r = h[(h["model"] == model) & (h["family"] == family.name)] if len(h) else h
+            r, status = headline_of(h, syn, family, model)
             name = short_title(family.title)
-            if r.empty:
-                ran = ran_without_comparison(syn, family, model)
-                rows.append({"model": model, "family": name, "outcome": "not run", "evidence": NO_COMPARISON if ran
-                             else ""})
+            if r is None:
+                rows.append({"model": model, "family": name, "outcome": "not run",
+                             "evidence": status if status == NO_COMPARISON else ""})
                 continue
-            r = r.iloc[0]
             evidence = f"{r['long_arm']} − {r['other_arm']} {format_diff(r['diff'], r['ci_low'], r['ci_high'])}"
             rows.append({"model": model, "family": name,
                          "outcome": outcome(r["reading"], r["long_arm"], r["other_arm"]),

@@ -172,18 +172,24 @@ def model_view(syn: Synthesis, model: str) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("experiment")
 
 
+def headline_of(h: pd.DataFrame, syn: Synthesis, family: Family, model: str) -> tuple[pd.Series | None, str]:
+    """``family``'s headline row for ``model`` in ``h`` (:func:`headline`) and "", or None and why there is none
+    (:data:`NO_COMPARISON` or "not run yet")."""
+    r = h[(h["model"] == model) & (h["family"] == family.name)] if len(h) else h
+    if len(r):
+        return r.iloc[0], ""
+    return None, NO_COMPARISON if ran_without_comparison(syn, family, model) else NOT_RUN
+
+
 def conclusions(syn: Synthesis, model: str) -> list[str]:
     """One sentence per family for ``model``, from its headline comparison (or "not run yet")."""
     h = headline(syn)
-    h = h[h["model"] == model] if len(h) else h
     lines = []
     for family in syn.families:
-        r = h[h["family"] == family.name] if len(h) else h
-        if r.empty:
-            status = NO_COMPARISON if ran_without_comparison(syn, family, model) else NOT_RUN
+        r, status = headline_of(h, syn, family, model)
+        if r is None:
             lines.append(f"{family.title}: {status}.")
             continue
-        r = r.iloc[0]
         lines.append(
             f"{family.title}: **{r['reading']}**; {r['long_arm']} − {r['other_arm']} = "
             f"{format_diff(r['diff'], r['ci_low'], r['ci_high'])} ({r['evidence']})."
