@@ -9,10 +9,11 @@ Prints the CPU model and, for each prompt size, in one run on the same prompts:
   otherwise default settings, 2 threads (the issue's reference: the setting that is safe on every CPU);
 - with ``--safe``, **llama.cpp, safe setting**: the same with the extra buffers where this machine's probe
   allows them (``lcrag.models.llama_load``; identical to the reference on a CPU with AMX) and flash attention;
-- **lcrag**: what the embedded server runs (``server_settings.serving_settings``): the bf16 copy evaluated by the torch
+- **lcrag**: what the embedded server runs (``server_settings.serving_settings``): the bf16 copy (f32 on a CPU without
+  bf16 products, ``server_settings.prefill_weights``) evaluated by the torch
   prefill (compiled), the KV cache written into llama.cpp, answers generated with the shipped file;
-- **compute bound**: the machine's limit, ``FLOPs per prompt / peak``, with the peak measured here as the bf16
-  matrix-product rate of torch on 2 threads (the fastest product this CPU offers) and the FLOPs counted from
+- **compute bound**: the machine's limit, ``FLOPs per prompt / peak``, with the peak measured here as the faster of
+  torch's f32 and bf16 matrix-product rates on 2 threads (the fastest product this CPU offers) and the FLOPs counted from
   the model's shapes (2 per weight per token, plus causal attention).
 
 Prompt tok/s: real essays, a random first line so that nothing is reused, one answer token; every engine first
@@ -146,7 +147,7 @@ def main() -> None:
     rows = []
     for n in args.sizes:
         tokens = reference.tokenize(essay_prompt(args.model, n).encode(), add_bos=False)[:n]
-        bound = n / (prompt_flops(hp, n_mat, n) / (peaks["bf16"] * 1e9))
+        bound = n / (prompt_flops(hp, n_mat, n) / (max(peaks.values()) * 1e9))
         row = {"size": n, "compute bound tok/s": round(bound)}
         for name, llm in engines.items():
             dt, _, _ = ask(llm, tokens, 0)

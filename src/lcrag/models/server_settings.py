@@ -19,8 +19,12 @@ from lcrag.models.registry import ModelInfo
 LOGPROBS_SCORES_BYTES = 2 << 30  # memory allowed for the n_ctx x vocabulary logits of a logprobs server
 # The weight format that evaluates long prompts, per built-in model; others: none (llama.cpp alone).
 # f32 for the two small models (their exact values; f32 products are fast enough at their size), bf16 for the
-# Qwen2.5 models (4x the f32 rate with AVX512-BF16 / AMX; benchmarks/qwen_serving.py).
+# Qwen2.5 models where the CPU multiplies bf16 in hardware (BF16_FLAGS: 2-4x the f32 rate with AVX512-BF16 / AMX),
+# f32 elsewhere (prefill_weights; benchmarks/qwen_serving.py).
 PREFILL_WEIGHTS = {"smollm2": "f32", "gemma3": "f32", "qwen2.5-coder-0.5b": "bf16", "qwen2.5-coder-1.5b": "bf16"}
+# Without these, torch emulates bf16 products: on an Intel Xeon with AVX-512 but neither (2 threads) bf16 ran at
+# 50 GFLOP/s against f32's 226, and the 1.5B's bf16 prefill evaluated 2k tokens at 17.5 tok/s, its f32 one at 63.9.
+BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16"})
 # The prefill runtime per built-in model (benchmarks/serving_variants.py, issue 3); others: "llama.cpp".
 # Torch vs llama.cpp f32 prefill, interleaved: SmolLM2 1.7x (2k) / 2.8x (7k), Gemma-3 1.3x (2k) / 1.6x (7k);
 # first answer tokens identical, top-5 logprobs within 0.3 (tests/models/test_prefill.py).
@@ -42,6 +46,15 @@ def logprobs_ctx(path: Path, n_ctx: int) -> int:
     n_vocab = gguf_tokenizer(str(path))._llm.n_vocab()
     fits = LOGPROBS_SCORES_BYTES // (4 * n_vocab)
     return int(min(n_ctx, max(512, fits // 256 * 256)))
+
+
+def prefill_weights(info: ModelInfo, flags: set[str] | None = None) -> str | None:
+    """The weight format that evaluates a model's long prompts on a CPU with these feature flags (default: this
+    one's): ``PREFILL_WEIGHTS``, with bf16 replaced by f32 where the CPU has no bf16 products (``BF16_FLAGS``)."""
+    fmt = PREFILL_WEIGHTS.get(info.gguf)
+    if fmt == "bf16" and not BF16_FLAGS & (llama_load.cpu_flags() if flags is None else flags):
+        return "f32"
+    return fmt
 
 
 def bf16_attention() -> str:
@@ -69,7 +82,7 @@ def serving_settings(info: ModelInfo) -> dict:
         # (lcrag.models.prefill); llama.cpp's tiled flash attention where it generates faster (FLASH_ATTN).
         "flash_attn": FLASH_ATTN.get(info.gguf, True),
         "weights": weights.SHIPPED,
-        "prefill_weights": PREFILL_WEIGHTS.get(info.gguf),
+        "prefill_weights": prefill_weights(info),
         # What evaluates those long prompts with the f32 weights: a second llama.cpp model, or the same model
         # in PyTorch (lcrag.models.torch_prefill), whichever the benchmark found faster for this model.
         "prefill_runtime": PREFILL_RUNTIME.get(info.gguf, "llama.cpp"),
@@ -80,7 +93,7 @@ def serving_settings(info: ModelInfo) -> dict:
         # The attention of the bf16 prefill (the Qwen models): torch's flash kernel on a CPU with AMX bf16 tiles
         # (about 10x the blocked bf16 products there at 16k keys), the blocked products elsewhere (measured the
         # faster on an AMD EPYC); torch_layers.attention.
-        "prefill_attention": bf16_attention() if PREFILL_WEIGHTS.get(info.gguf) == "bf16" else None,
+        "prefill_attention": bf16_attention() if prefill_weights(info) == "bf16" else None,
         # llama.cpp's repacked-weight buffers: kept where a probe of this file on this machine shows them safe,
         # off where they crash (Intel AMX; lcrag.models.llama_load).
         "use_extra_bufts": None,
