@@ -59,6 +59,16 @@ def test_the_timeout_is_settable_from_the_environment(monkeypatch):
     assert RetryPolicy().timeout_s == 42.0
 
 
+def test_an_embedded_servers_attempt_may_take_the_whole_deadline(monkeypatch):
+    # It answers one request at a time: a timed-out attempt would keep it busy and its retry would repeat the work.
+    monkeypatch.setenv("LCRAG_TIMEOUT_S", "600")
+    monkeypatch.setenv("LCRAG_DEADLINE_S", "3600")
+    policy = RetryPolicy()
+    assert (policy.attempt_timeout(local=True), policy.attempt_timeout(local=False)) == (3600.0, 600.0)
+    monkeypatch.setenv("LCRAG_TIMEOUT_S", "7200")  # a longer attempt asked for is kept
+    assert RetryPolicy().attempt_timeout(local=True) == 7200.0
+
+
 def test_gives_up_after_max_retries(fault_server):
     fault_server.script(["500"] * 10)
     with pytest.raises(ModelCallError, match="gave up after 3 attempts"):

@@ -239,7 +239,7 @@ class Model:
             if logprobs not in self._local:  # start (or find) the server once per process
                 handle = server.start(self.spec, logits_all=logprobs)
                 client = openai.OpenAI(base_url=handle.base_url, api_key="local", max_retries=0,
-                                       timeout=self.retry.timeout_s)
+                                       timeout=self.retry.attempt_timeout(local=True))
                 self._local[logprobs] = (client, {"runtime": "llama-cpp-python", **handle.settings})
             client, serving = self._local[logprobs]
             return client, self.info.name, serving
@@ -249,7 +249,7 @@ class Model:
                 if key is None and self.info.provider == "openai":
                     raise AuthError(f"{self.spec} needs an API key: set OPENAI_API_KEY (or LCRAG_API_KEY)")
                 self._client = openai.OpenAI(base_url=self.info.base_url, api_key=key or "none",
-                                             max_retries=0, timeout=self.retry.timeout_s)
+                                             max_retries=0, timeout=self.retry.attempt_timeout(local=False))
             return self._client, self.info.name, None
 
     def _request(self, kind: str, body: dict, params: dict, failures: dict[str, int]) -> dict:

@@ -39,6 +39,13 @@ class RetryPolicy:
     deadline_s: float = field(default_factory=lambda: _env_float("LCRAG_DEADLINE_S", 3600.0))
     max_retry_after_s: float = 120.0  # the longest Retry-After honoured (a longer one is cut to this)
 
+    def attempt_timeout(self, local: bool) -> float:
+        """Seconds one attempt may take. An embedded server (``local``) evaluates one request at a time on this
+        machine: a request that times out keeps it busy to the end, and its retry waits behind it and then
+        repeats it (a 15k-token prompt takes over 600 s on 2 cores without bf16 products), so its attempts may take
+        the whole deadline; a crash is still seen at once (the connection drops). Remote endpoints: ``timeout_s``."""
+        return max(self.timeout_s, self.deadline_s) if local else self.timeout_s
+
     def delay(self, attempt: int) -> float:
         """The backoff before retry ``attempt`` + 1: exponential, capped, with jitter (50-100 %)."""
         return min(self.max_delay_s, self.base_delay_s * 2**attempt) * (0.5 + random.random() / 2)
