@@ -234,6 +234,12 @@ def cmd_store_prune(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_store_record(args: argparse.Namespace) -> int:
+    from lcrag.book.recording import record_listed
+
+    return EXIT_OK if record_listed(args.chapter, dry_run=args.dry_run, progress=not args.quiet) else EXIT_FAIL
+
+
 # --------------------------------------------------------------------------------------------
 # parser
 
@@ -351,16 +357,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     st = sub.add_parser("store", parents=[common], help="the committed response store")
     ssub = st.add_subparsers(dest="action", metavar="ACTION", required=True)
-    sc = ssub.add_parser(
-        "check", parents=[common], help="compare the store with the keys the latest book runs used"
-    )
-    sc.add_argument("--chapter", default=None)
-    sc.set_defaults(func=cmd_store_check)
-    sp = ssub.add_parser(
-        "prune", parents=[common], help="remove the entries no latest book run used (after `lcrag book`)"
-    )
-    sp.add_argument("--chapter", default=None)
-    sp.set_defaults(func=cmd_store_prune)
+    sc = ssub.add_parser("check", parents=[common], help="compare the store with the keys the latest book runs used")
+    sp = ssub.add_parser("prune", parents=[common], help="remove the entries no latest book run used (after lcrag book)")
+    sr = ssub.add_parser("record", parents=[common], help="record responses/recordings.yml's files, in order")
+    sr.add_argument("--dry-run", action="store_true", help="print the runs, start none")
+    sr.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    for parser_, func in ((sc, cmd_store_check), (sp, cmd_store_prune), (sr, cmd_store_record)):
+        parser_.add_argument("--chapter", default=None)
+        parser_.set_defaults(func=func)
     return p
 
 
