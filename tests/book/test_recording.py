@@ -68,3 +68,31 @@ def test_the_projects_queue_is_valid_and_the_cli_lists_it(capsys, monkeypatch):
     assert main(["store", "record", "--dry-run"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines == [f"LCRAG_STORE=record {r.command()}" for r in recs]
+
+
+@pytest.mark.slow
+def test_a_listed_recording_is_recorded_and_a_second_pass_asks_no_model(tmp_path, mirror, monkeypatch):
+    """A real recording (the quickstart's smoke run on SmolLM2) into an empty store, then the same queue again with
+    an empty cache: every answer comes back from the store, none from the model, and the store file is unchanged."""
+    import json
+
+    from lcrag.book.recording import record
+    from lcrag.data.fetch import fetch
+
+    monkeypatch.setenv("LCRAG_DATA_DIR", str(tmp_path / "data"))
+    assert fetch(datasets=["bamboo", "paul_graham_essays"], mirror=mirror).ok
+    store = tmp_path / "store"  # conftest: LCRAG_STORE_DIR, empty
+    store.mkdir()
+    _write(store, "- {chapter: quickstart, model: local/smollm2-135m-instruct, profile: smoke,"
+                  " parameters: {n_items: 1}}")
+    recs = recordings(store)
+    first = record(recs, progress=False, say=lambda _: None, out_root=tmp_path / "runs1")
+    assert [r.ok for r in first] == [True]
+    path = store / "quickstart" / "local--smollm2-135m-instruct.jsonl"
+    recorded = path.read_bytes()
+    assert len(recorded.splitlines()) == first[0].manifest["usage"]["calls"] > 0
+    monkeypatch.setenv("LCRAG_CACHE_DIR", str(tmp_path / "cache2"))
+    second = record(recs, progress=False, say=lambda _: None, out_root=tmp_path / "runs2")
+    usage = [json.loads(x) for x in (second[0].out_dir / "usage.jsonl").read_text().splitlines()]
+    assert usage and {u["source"] for u in usage} == {"store"}
+    assert path.read_bytes() == recorded

@@ -69,24 +69,29 @@ def recordings(root: Path | None = None, chapter: str | None = None) -> list[Rec
     return out
 
 
-def record(recs: list[Recording], *, progress: bool = True, say=print) -> bool:
-    """Run each recording in record mode, in order; stop at the first that fails. True if all succeeded."""
+def record(recs: list[Recording], *, progress: bool = True, say=print, out_root: Path | None = None) -> list:
+    """Run each recording in record mode, in order (in ``out_root/<chapter>-<n>``, default: where ``lcrag run``
+    puts them); stop at the first that fails. The runs' results (:class:`lcrag.book.runner.RunResult`)."""
     from lcrag.book.runner import run_chapter
 
-    for rec in recs:
+    results = []
+    for i, rec in enumerate(recs, 1):
         say(f"recording: LCRAG_STORE=record {rec.command()}")
         res = run_chapter(rec.chapter, profile=rec.profile, model=rec.runs_as, params=dict(rec.parameters),
-                          store_mode="record", progress=progress)
+                          out_dir=out_root / f"{rec.chapter}-{i}" if out_root else None, store_mode="record",
+                          check=False, progress=progress)
+        results.append(res)
         usage = res.manifest.get("usage", {})
         say(f"  {res.status} in {res.manifest.get('wall_time_s', 0):.0f} s, "
             f"{usage.get('calls', 0)} calls ({usage.get('by_source', {})})")
         if not res.ok:
             say(f"  error: {res.error}")
-            return False
-    return True
+            break
+    return results
 
 
-def record_listed(chapter: str | None = None, *, dry_run: bool = False, progress: bool = True, say=print) -> bool:
+def record_listed(chapter: str | None = None, *, dry_run: bool = False, progress: bool = True, say=print,
+                  out_root: Path | None = None) -> bool:
     """``lcrag store record``: the listed recordings (checked first: a bad entry is a ``ValueError`` before any
     run), printed with ``dry_run``, else recorded in order."""
     recs = recordings(chapter=chapter)
@@ -97,4 +102,5 @@ def record_listed(chapter: str | None = None, *, dry_run: bool = False, progress
         for rec in recs:
             say(f"LCRAG_STORE=record {rec.command()}")
         return True
-    return record(recs, progress=progress, say=say)
+    results = record(recs, progress=progress, say=say, out_root=out_root)
+    return len(results) == len(recs) and all(r.ok for r in results)
