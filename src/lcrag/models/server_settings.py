@@ -66,6 +66,7 @@ def bf16_attention() -> str:
 def serving_settings(info: ModelInfo) -> dict:
     """The llama.cpp server settings for a model: defaults, then ``LCRAG_SERVING`` overrides, then the sha256
     of the weight files they name (so that every run manifest records exactly which weights answered)."""
+    prefill = prefill_weights(info)
     settings = {
         "n_ctx": info.context_window,
         "n_threads": min(2, os.cpu_count() or 1),
@@ -82,7 +83,7 @@ def serving_settings(info: ModelInfo) -> dict:
         # (lcrag.models.prefill); llama.cpp's tiled flash attention where it generates faster (FLASH_ATTN).
         "flash_attn": FLASH_ATTN.get(info.gguf, True),
         "weights": weights.SHIPPED,
-        "prefill_weights": prefill_weights(info),
+        "prefill_weights": prefill,
         # What evaluates those long prompts with the f32 weights: a second llama.cpp model, or the same model
         # in PyTorch (lcrag.models.torch_prefill), whichever the benchmark found faster for this model.
         "prefill_runtime": PREFILL_RUNTIME.get(info.gguf, "llama.cpp"),
@@ -93,7 +94,7 @@ def serving_settings(info: ModelInfo) -> dict:
         # The attention of the bf16 prefill (the Qwen models): torch's flash kernel on a CPU with AMX bf16 tiles
         # (about 10x the blocked bf16 products there at 16k keys), the blocked products elsewhere (measured the
         # faster on an AMD EPYC); torch_layers.attention.
-        "prefill_attention": bf16_attention() if prefill_weights(info) == "bf16" else None,
+        "prefill_attention": bf16_attention() if prefill == "bf16" else None,
         # llama.cpp's repacked-weight buffers: kept where a probe of this file on this machine shows them safe,
         # off where they crash (Intel AMX; lcrag.models.llama_load).
         "use_extra_bufts": None,
