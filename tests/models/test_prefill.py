@@ -152,35 +152,14 @@ def test_prefix_reuse_gives_the_same_logits_as_a_fresh_prompt(split_llm):
     assert np.abs(last_logits(llm) - reused_logits).max() < 1e-3
 
 
-@pytest.mark.slow
-def test_split_prefill_agrees_with_the_shipped_weights(split_llm):
-    """First-token logprobs of the split path vs the shipped weights alone, on a real BAMBOO prompt."""
-    from lcrag.data import load_bamboo
-    from lcrag.papers.thesis import prompts as thesis
-
-    row = load_bamboo("meetingqa", "4k").iloc[0]
-    text = thesis.bamboo_prompt(row.question, list(row.options), [row.content])
-    plain = llama_load.load(shipped(), n_ctx=4096, n_threads=2, n_batch=512, verbose=False)
-    outs = []
-    for llm in (plain, split_llm):
-        tokens = llm.tokenize(text.encode(), add_bos=True)
-        llm.reset()
-        llm.eval(tokens)
-        z = last_logits(llm).astype(np.float64)
-        outs.append(z - z.max() - np.log(np.exp(z - z.max()).sum()))
-    plain.close()
-    top5 = np.argsort(-outs[0])[:5]
-    assert outs[0].argmax() == outs[1].argmax()
-    assert np.abs(outs[0][top5] - outs[1][top5]).max() < 0.5  # benchmarks/serving_variants.py: max 0.xx
-
-
 # --------------------------------------------------------------------------- real servers
 
 
 # Greedy answers of two numerically different servers (f32 torch prefill vs the shipped quantized weights) may part
 # at a near tie, and where they part depends on the order of floating-point sums (threads, batch splits, cached
 # prefixes). What must hold: the same text up to the first difference, and there the other server's token is
-# within this many nats of the reference's choice (test_split_prefill_agrees_with_the_shipped_weights: < 0.5).
+# within this many nats of the reference's choice (benchmarks/serving_variants.py measures the first-token
+# logprobs of the split prefill against the shipped weights).
 SERVER_LOGPROB_TOL = 0.5
 
 
@@ -324,7 +303,8 @@ def test_torch_keys_and_values_are_what_llama_cpp_stores(spec, compiled):
 
 def book_prompt_tokens(llm, spec: str, n: int) -> list[tuple[str, list[int], int]]:
     """Real book prompts from the benchmark's agreement set: BAMBOO MeetingQA 4k (about 2k tokens, chat) and the
-    7k needle (the longest the 8k window holds)."""
+    2k needle at depth 50 (four 512-token batches; the benchmark also compares the 7k needles, the longest the 8k
+    window holds: llama.cpp's f32 reference takes minutes on them, too long for the test lane)."""
     sys_path = str(ROOT / "benchmarks")
     import sys
 
@@ -332,7 +312,7 @@ def book_prompt_tokens(llm, spec: str, n: int) -> list[tuple[str, list[int], int
     import serving_variants as sv
 
     prompts = sv.book_prompts(spec, n_bamboo=n)
-    chosen = prompts[:n] + [p for p in prompts if p[0] == "needle 7000 depth 50"]
+    chosen = prompts[:n] + [p for p in prompts if p[0] == "needle 2000 depth 50"]
     return [(name, sv.prompt_tokens(llm, p), k) for name, p, k in chosen]
 
 
@@ -347,7 +327,7 @@ TORCH_LOGPROB_TOL = 0.3
 @pytest.mark.parametrize("spec", RUNTIME_CASES)
 def test_torch_prefill_answers_like_the_llama_cpp_prefill(spec):
     """Torch prefill + shipped last token vs llama.cpp f32 prefill + shipped last token on real book prompts
-    (BAMBOO MeetingQA 4k, needle 7k): same first answer token, top-5 logprobs within the tolerance;
+    (BAMBOO MeetingQA 4k, needle 2k): same first answer token, top-5 logprobs within the tolerance;
     SmolLM2's (chat) greedy answers identical up to a tie; Gemma-3's (a base model continuing the text for 32
     tokens, where llama.cpp's own flash and non-flash kernels already disagree on later tokens) both find the
     needle."""

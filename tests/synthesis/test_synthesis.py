@@ -450,10 +450,11 @@ def test_rerun_cost_prices_the_recorded_tokens(tmp_path):
         "thesis",
         SMOL,
         {},
-        usage={"calls": 10, "prompt_tokens": 2_000_000, "completion_tokens": 10_000},
+        usage={"calls": 10, "prompt_tokens": 2_000_000, "completion_tokens": 10_000, "latency_s": 5400.0},
     )
     cost = S.rerun_cost(S.find_runs(tmp_path), ["openai/gpt-4o-mini", "openai/o9-unpriced"])
     row = cost.iloc[0]
+    assert row["model_hours"] == 1.5  # the recorded calls' latencies, summed
     assert row["calls"] == 10 and row["openai/gpt-4o-mini"] == pytest.approx(2 * 0.15 + 0.01 * 0.60)
     assert np.isnan(row["openai/o9-unpriced"])
 

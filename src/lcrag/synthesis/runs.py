@@ -134,11 +134,13 @@ def load_table(
 
 
 def rerun_cost(syn_runs: pd.DataFrame, specs: Sequence[str]) -> pd.DataFrame:
-    """What re-running each chapter's recorded run would cost on another model: the run's prompt and
-    completion tokens (its own tokenizer; an estimate for another one) at each spec's list price.
+    """What re-running each chapter's recorded run would cost: the time its model took when the responses were
+    recorded (the calls' latencies summed, hours: a cold re-run on a similar CPU), and on another model the run's
+    prompt and completion tokens (its own tokenizer; an estimate for another one) at each spec's list price.
 
-    Columns: chapter, profile, recorded_model, calls, prompt_tokens, completion_tokens, then one ``<spec>``
-    column of USD per spec (NaN where the price is unknown, e.g. an OpenAI model the registry does not price).
+    Columns: chapter, profile, recorded_model, calls, model_hours, prompt_tokens, completion_tokens, then one
+    ``<spec>`` column of USD per spec (NaN where the price is unknown, e.g. an OpenAI model the registry does not
+    price).
     """
     from lcrag.models.registry import cost_usd, parse_spec
 
@@ -151,6 +153,7 @@ def rerun_cost(syn_runs: pd.DataFrame, specs: Sequence[str]) -> pd.DataFrame:
             "profile": run.profile,
             "recorded_model": run.model,
             "calls": int(usage.get("calls", 0)),
+            "model_hours": round(float(usage.get("latency_s", 0.0)) / 3600, 2),
             "prompt_tokens": int(usage.get("prompt_tokens", 0)),
             "completion_tokens": int(usage.get("completion_tokens", 0)),
         }
@@ -165,6 +168,7 @@ def rerun_cost(syn_runs: pd.DataFrame, specs: Sequence[str]) -> pd.DataFrame:
             "profile",
             "recorded_model",
             "calls",
+            "model_hours",
             "prompt_tokens",
             "completion_tokens",
             *specs,
