@@ -240,6 +240,7 @@ def test_settings_record_the_prefill_runtime_and_pass_it_to_the_server(monkeypat
     args = server_settings._server_args(shipped(), 1, s, prefill=f32_path(SMOL))
     assert args[args.index("--prefill_runtime") + 1] == s["prefill_runtime"]
     assert args[args.index("--prefill_compile") + 1] == str(s["prefill_compile"]).lower()
+    assert args[args.index("--prefill_compile_min_tokens") + 1] == str(s["prefill_compile_min_tokens"])
     assert "--prefill_runtime" not in server_settings._server_args(shipped(), 1, s)[4:]  # no split: plain llama.cpp server
     monkeypatch.setenv("LCRAG_SERVING", json.dumps({"prefill_runtime": "llama.cpp"}))
     s = server_settings.serving_settings(info)
@@ -259,6 +260,7 @@ def test_the_server_reads_back_the_options_the_settings_give_it(monkeypatch):
     args = server_settings._server_args(shipped(), 1, s, prefill=f32_path(SMOL))
     opts = parse_server_options(args[args.index("lcrag.models.prefill") + 1:])
     assert (opts.prefill_model, opts.prefill_runtime, opts.prefill_compile) == (str(f32_path(SMOL)), "torch", False)
+    assert opts.split_kwargs()["prefill_compile_min_tokens"] == s["prefill_compile_min_tokens"] == 2048
     assert opts.use_extra_bufts is s["use_extra_bufts"]
     assert opts.server_argv[opts.server_argv.index("--model") + 1] == str(shipped())
     assert not any(a.startswith(("--prefill", "--use_extra")) for a in opts.server_argv)
@@ -285,7 +287,7 @@ def test_torch_keys_and_values_are_what_llama_cpp_stores(spec, compiled):
     tokens = [llm.token_bos()] + essay_tokens(llm, 0, 699)
     llm.eval(tokens)
     raw = kv_state.get_seq_state(llm._ctx.ctx)
-    model = TorchPrefill(f32_path(spec), n_threads=2, compile=compiled)
+    model = TorchPrefill(f32_path(spec), n_threads=2, compile=compiled, compile_min_tokens=0)  # 700 tokens
     caches = kv_state.read_seq_state(raw, len(kv_state._layer_caches(model.hp)))
     assert {c.v_trans for c in caches} == {not flash}
     assert kv_state.write_seq_state(caches) == raw
@@ -403,3 +405,33 @@ def test_torch_prefill_reuses_a_prefix_like_a_fresh_evaluation(spec):
         assert llm.create_completion(p, max_tokens=8, temperature=0.0)["choices"][0]["text"] == text
         assert np.abs(last_logits(llm) - z).max() < 1e-3
     llm.close()
+
+
+def test_the_server_and_the_torch_prefill_agree_on_the_compile_threshold():
+    from lcrag.models import torch_prefill
+
+    assert server_settings.PREFILL_COMPILE_MIN_TOKENS == torch_prefill.COMPILE_MIN_TOKENS
+    smol, gemma = (server_settings.serving_settings(LOCAL_MODELS[m]) for m in ("smollm2-135m-instruct", "gemma3-270m"))
+    assert smol["prefill_compile"] is False  # op by op as fast: no 10 s compile
+    assert gemma["prefill_compile"] is (gemma["prefill_runtime"] == "torch")
+
+
+@pytest.mark.slow
+def test_only_long_prompts_use_the_compiled_layers_and_short_ones_do_not_depend_on_them():
+    """Compiling costs seconds: a compiling TorchPrefill compiles for the first prompt that reaches its
+    threshold, not before, and a short prompt's keys and values are the same bytes before and after."""
+    import torch
+
+    from lcrag.models.torch_prefill import TorchPrefill
+
+    model = TorchPrefill(f32_path(GEMMA), n_threads=2, compile=True, compile_min_tokens=300)
+    llm = split_model(GEMMA, "torch", n_ctx=1024)
+    short, long = essay_tokens(llm, 0, 120), essay_tokens(llm, 1000, 400)
+    llm.close()
+    before = model.forward(short, 0, [None] * model.hp.n_layer)
+    assert model._compiled_layers is None and model.layers_for(299)[2] is False
+    model.forward(long, 0, [None] * model.hp.n_layer)
+    assert model._compiled_layers is not None and model.layers_for(300)[2] is True
+    after = model.forward(short, 0, [None] * model.hp.n_layer)
+    for a, b in zip(before, after, strict=True):
+        assert torch.equal(a.k, b.k) and torch.equal(a.v, b.v)

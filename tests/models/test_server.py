@@ -36,12 +36,19 @@ def test_chat_answers_deterministically():
 
 
 def test_greedy_is_reproducible_without_cache(monkeypatch, tmp_path):
+    """The same request asked again of the server (no response cache) gives the same answer. Not compared with
+    the very first asking: that one evaluated its prompt after whatever the server held before (another test's
+    prompt shares the chat template), in one batch, where the repeats evaluate only the last prompt token over the
+    cached rest; llama.cpp's batched and single-token products differ in the last bits, enough to part a
+    135M model's near-ties (seen once in a full test run)."""
     m = get_model(SMOL)
     msg = [{"role": "user", "content": "Name three colours."}]
     first = m.chat(msg, max_tokens=16)
-    monkeypatch.setenv("LCRAG_CACHE_DIR", str(tmp_path / "fresh"))
-    second = m.chat(msg, max_tokens=16)
-    assert second.source == "network" and second.text == first.text
+    repeats = []
+    for i in range(2):
+        monkeypatch.setenv("LCRAG_CACHE_DIR", str(tmp_path / f"fresh{i}"))
+        repeats.append(m.chat(msg, max_tokens=16))
+    assert first.text and {r.source for r in repeats} == {"network"} and repeats[0].text == repeats[1].text
 
 
 def test_logprobs_for_letter_scoring():

@@ -131,6 +131,13 @@ def score_insights(
     ``gold``: insight id -> ids of the documents containing it (1-based positions in the haystack).
     P/R/F1 are NaN for insights that are not covered (they do not enter the citation average).
     """
+    return pd.DataFrame(insight_rows(bullets, judgments, gold, partial=partial, link_policy=link_policy),
+                        columns=INSIGHT_COLUMNS)
+
+
+def insight_rows(bullets: Sequence[str], judgments: Iterable[Mapping], gold: Mapping[str, Iterable[int]], *,
+                 partial: float = 0.5, link_policy: str = "parity") -> list[dict]:
+    """:func:`score_insights` as a list of row dicts (for callers that score thousands of summaries)."""
     rows = []
     for j in judgments:
         label = normalize_label(j["coverage"])
@@ -165,7 +172,7 @@ def score_insights(
                 joint=cov * f1,
             )
         rows.append(row)
-    return pd.DataFrame(rows, columns=INSIGHT_COLUMNS)
+    return rows
 
 
 def micro_average(scores: pd.DataFrame, by: str | list[str] | None = None) -> pd.DataFrame:

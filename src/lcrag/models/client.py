@@ -25,7 +25,7 @@ from functools import cached_property
 import openai
 
 from lcrag import config
-from lcrag.models import model_files, server, usage
+from lcrag.models import model_files, server, token_counts, usage
 from lcrag.models.answers import MalformedResponse, normalise
 from lcrag.models.cache import DiskCache, content_key
 from lcrag.models.registry import ModelInfo, UnknownModelError, cost_usd, parse_spec
@@ -105,7 +105,7 @@ class Model:
         return tok.tokenizer_for(self.info)
 
     def count_tokens(self, text: str) -> int:
-        return len(self.tokenizer.encode(text))
+        return token_counts.count(self.tokenizer, text)  # a long text's count from the store where it has one
 
     def fit(self, text: str, budget: int, policy: str = "truncate_middle") -> tuple[str, tok.Truncation]:
         """Cut ``text`` to ``budget`` tokens of this model (for prompts built from parts)."""

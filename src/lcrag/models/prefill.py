@@ -83,6 +83,7 @@ class PrefillLlama(_Llama):
         prefill_runtime: str = "llama.cpp",
         prefill_compile: bool = False,
         prefill_attention: str = "gemm",
+        prefill_compile_min_tokens: int | None = None,
         **kwargs,
     ):
         if prefill_runtime not in RUNTIMES:
@@ -96,13 +97,12 @@ class PrefillLlama(_Llama):
             from lcrag.models.torch_prefill import TorchPrefill
 
             threads = kwargs.get("n_threads_batch") or kwargs.get("n_threads") or None
+            extra = {} if prefill_compile_min_tokens is None else {"compile_min_tokens": prefill_compile_min_tokens}
             self.torch_model = TorchPrefill(prefill_model_path, n_threads=threads, compile=prefill_compile,
-                                            bf16_attention=prefill_attention)
+                                            bf16_attention=prefill_attention, **extra)
             if self.torch_model.hp.n_embd != self.n_embd():
                 raise ValueError(f"{prefill_model_path} is not the same model as {model_path}")
             self._cache_layout = self._probe_cache_layout()
-            if prefill_compile:  # compile now, at the server's start, not inside the first request
-                self.torch_model.warm_up(self.prefill_min_tokens + 1)
         else:
             self.prefill_llm = _Llama(prefill_model_path, **{**kwargs, "logits_all": False})
             if self.prefill_llm.n_vocab() != self.n_vocab() or self.prefill_llm.n_embd() != self.n_embd():
@@ -191,6 +191,7 @@ class ServerOptions:
     prefill_runtime: str = "llama.cpp"
     prefill_compile: bool = False
     prefill_attention: str = "gemm"  # the bf16 attention kernel (torch runtime): "sdpa" or "gemm"
+    prefill_compile_min_tokens: int | None = None  # None: torch_prefill.COMPILE_MIN_TOKENS
     use_extra_bufts: bool = False
     server_argv: tuple[str, ...] = ()  # the rest, for llama_cpp.server
 
@@ -200,7 +201,8 @@ class ServerOptions:
             return {}
         return {"prefill_model_path": self.prefill_model, "prefill_min_tokens": self.prefill_min_tokens,
                 "prefill_runtime": self.prefill_runtime, "prefill_compile": self.prefill_compile,
-                "prefill_attention": self.prefill_attention}
+                "prefill_attention": self.prefill_attention,
+                "prefill_compile_min_tokens": self.prefill_compile_min_tokens}
 
 
 def _flag(value: str) -> bool:
@@ -221,6 +223,7 @@ def parse_server_options(argv: list[str]) -> ServerOptions:
     ap.add_argument("--prefill_runtime", choices=RUNTIMES, default="llama.cpp")
     ap.add_argument("--prefill_compile", type=_flag, default=False)
     ap.add_argument("--prefill_attention", choices=("sdpa", "gemm"), default="gemm")
+    ap.add_argument("--prefill_compile_min_tokens", type=int, default=None)
     ap.add_argument("--use_extra_bufts", type=_flag, default=False)
     ours, rest = ap.parse_known_args(argv)
     return ServerOptions(**vars(ours), server_argv=tuple(rest))

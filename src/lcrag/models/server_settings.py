@@ -36,7 +36,14 @@ PREFILL_RUNTIME = {k: "torch" for k in PREFILL_WEIGHTS}
 # evaluates their long prompts as well, where it is the faster kernel.
 FLASH_ATTN = {"smollm2": False, "gemma3": True, "qwen2.5-coder-0.5b": False, "qwen2.5-coder-1.5b": False}
 WEIGHT_KEYS = ("weights", "weights_sha256", "prefill_weights", "prefill_sha256", "source")  # lcrag's, not the server's
-PREFILL_KEYS = ("prefill_runtime", "prefill_compile", "prefill_attention", "use_extra_bufts")  # lcrag.models.prefill's own
+PREFILL_KEYS = ("prefill_runtime", "prefill_compile", "prefill_compile_min_tokens", "prefill_attention",
+                "use_extra_bufts")  # lcrag.models.prefill's own
+# torch.compile for the torch prefill, per built-in model (default: on): SmolLM2's time is in its matrix products,
+# and op by op it evaluates long prompts as fast (README, Serving speed), so it does not pay 10 s to compile.
+PREFILL_COMPILE = {"smollm2": False}
+# The shortest prompt that uses the compiled layers (torch_prefill.COMPILE_MIN_TOKENS, which a test keeps equal;
+# not imported here: this module is read by clients that never load torch).
+PREFILL_COMPILE_MIN_TOKENS = 2048
 
 
 def logprobs_ctx(path: Path, n_ctx: int) -> int:
@@ -88,9 +95,11 @@ def serving_settings(info: ModelInfo) -> dict:
         # in PyTorch (lcrag.models.torch_prefill), whichever the benchmark found faster for this model.
         "prefill_runtime": PREFILL_RUNTIME.get(info.gguf, "llama.cpp"),
         # The torch runtime's elementwise work (norms, RoPE, GELU, casts: half its time when run op by op)
-        # fused by torch.compile into a few C++ loops; needs a C++ compiler, compiled once per server start
-        # (about 20 s cold, seconds from torch's inductor cache).
-        "prefill_compile": PREFILL_RUNTIME.get(info.gguf) == "torch",
+        # fused by torch.compile into a few C++ loops; needs a C++ compiler, compiled once per server when the
+        # first prompt of prefill_compile_min_tokens tokens comes (20-30 s the first time on a machine, then
+        # 10-20 s from torch's inductor cache); shorter prompts always run op by op.
+        "prefill_compile": PREFILL_RUNTIME.get(info.gguf) == "torch" and PREFILL_COMPILE.get(info.gguf, True),
+        "prefill_compile_min_tokens": PREFILL_COMPILE_MIN_TOKENS,
         # The attention of the bf16 prefill (the Qwen models): torch's flash kernel on a CPU with AMX bf16 tiles
         # (about 10x the blocked bf16 products there at 16k keys), the blocked products elsewhere (measured the
         # faster on an AMD EPYC); torch_layers.attention.
@@ -147,6 +156,8 @@ def _server_args(path: Path, port: int, settings: dict, prefill: Path | None = N
     if prefill:
         args += ["--prefill_model", str(prefill), "--prefill_runtime", settings.get("prefill_runtime") or "llama.cpp"]
         args += ["--prefill_compile", str(bool(settings.get("prefill_compile"))).lower()]
+        if settings.get("prefill_compile_min_tokens") is not None:
+            args += ["--prefill_compile_min_tokens", str(int(settings["prefill_compile_min_tokens"]))]
         if settings.get("prefill_attention"):
             args += ["--prefill_attention", settings["prefill_attention"]]
     for key, value in settings.items():

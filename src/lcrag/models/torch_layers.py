@@ -66,17 +66,22 @@ def _block_probs_eager(scores: torch.Tensor, diagonal_bias: torch.Tensor, scale:
     return torch.softmax(s, dim=-1).to(scores.dtype)
 
 
-_block_probs = _block_probs_eager
+_block_probs_compiled = None  # made on first use: compiling costs seconds
 
 
-def compile_attention() -> None:
-    """Fuse the bf16 attention's casts, scaling, mask and softmax into one loop (``torch.compile``)."""
-    global _block_probs
-    if _block_probs is _block_probs_eager:
-        _block_probs = torch.compile(_block_probs_eager, dynamic=True)
+def block_probs(compiled: bool = False):
+    """The blocked attention's softmax step: op by op, or its casts, scaling, mask and softmax fused into one
+    loop by ``torch.compile`` (compiled once per process, on first use)."""
+    global _block_probs_compiled
+    if not compiled:
+        return _block_probs_eager
+    if _block_probs_compiled is None:
+        _block_probs_compiled = torch.compile(_block_probs_eager, dynamic=True)
+    return _block_probs_compiled
 
 
-def attention_gemm(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float) -> torch.Tensor:
+def attention_gemm(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float, compiled: bool = False
+                   ) -> torch.Tensor:
     """Causal attention through batched matrix products in the inputs' type (bf16), for queries that are the
     last ``n_q`` of the ``n_k`` keys: (heads, tokens, dim) in, (tokens, heads*dim) out.
 
@@ -85,7 +90,9 @@ def attention_gemm(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: flo
     :func:`attention_sdpa`); so the queries go in blocks of ``ATTN_BLOCK``, each block's scores over all
     keys up to its last position are one bf16 product per KV head (its query heads stacked: grouped-query
     attention without copying keys), the softmax is taken in f32, and the probabilities times the values are a
-    second bf16 product. Only the diagonal block wastes work on masked scores."""
+    second bf16 product. Only the diagonal block wastes work on masked scores. ``compiled``: the softmax step
+    fused by torch.compile (:func:`block_probs`)."""
+    softmax = block_probs(compiled)
     n_head, n_q, dim = q.shape
     n_kv, n_k = k.shape[0], k.shape[1]
     group, n_past = n_head // n_kv, n_k - n_q
@@ -95,7 +102,7 @@ def attention_gemm(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: flo
         e = min(n_q, s + ATTN_BLOCK)
         b, end = e - s, n_past + e
         scores = torch.bmm(qg[:, :, s:e].reshape(n_kv, group * b, dim), k[:, :end].transpose(1, 2))
-        probs = _block_probs(scores.view(n_kv, group, b, end), causal_block_bias(b, torch.float32), scale)
+        probs = softmax(scores.view(n_kv, group, b, end), causal_block_bias(b, torch.float32), scale)
         o = torch.bmm(probs.view(n_kv, group * b, end), v[:, :end])
         out[s:e] = o.view(n_kv, group, b, dim).permute(2, 0, 1, 3).reshape(b, n_head, dim)
     return out.reshape(n_q, -1)
@@ -128,7 +135,7 @@ def attention_sdpa(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: flo
 
 def attention(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, q_pos0: int, k_pos0: int, window: int, scale: float,
-    bf16_kernel: str = "gemm",
+    bf16_kernel: str = "gemm", compiled: bool = False,
 ) -> torch.Tensor:
     """Causal (and, with ``window``, sliding-window) attention of queries at positions ``q_pos0...`` over keys
     at positions ``k_pos0...`` that end with the last query: (heads, tokens, dim) in, (tokens, heads*dim) out.
@@ -139,14 +146,17 @@ def attention(
     torch evaluates without the flash kernel: 2x slower on a 3.4k chat prompt behind a cached template). With
     a window, or a long cache behind few queries (padding would cost more than it saves), queries go in chunks
     of ``WINDOW_CHUNK``, each over only the keys its window reaches, with an explicit mask for its edges.
-    bf16 inputs without a window go to ``bf16_kernel``: :func:`attention_sdpa` or :func:`attention_gemm`.
+    bf16 inputs without a window go to ``bf16_kernel``: :func:`attention_sdpa` or :func:`attention_gemm` (its
+    softmax step compiled when ``compiled``).
     """
     n_q, group = q.shape[1], q.shape[0] // k.shape[0]
     n_past = k.shape[1] - n_q
     if not window and q.dtype == torch.bfloat16:
         if bf16_kernel not in BF16_KERNELS:
             raise ValueError(f"bf16_kernel must be one of {BF16_KERNELS}, not {bf16_kernel!r}")
-        return (attention_sdpa if bf16_kernel == "sdpa" else attention_gemm)(q, k, v, scale)
+        if bf16_kernel == "sdpa":
+            return attention_sdpa(q, k, v, scale)
+        return attention_gemm(q, k, v, scale, compiled)
     q, k, v = q[None], k[None], v[None]  # 4-d: torch's CPU flash kernel does not take 3-d inputs
     if not window and n_past <= n_q:
         if n_past:

@@ -14,10 +14,14 @@ looked-up rows are dequantized. It re-implements llama.cpp's graphs for the thre
 for each layer the keys (after RoPE, exactly as llama.cpp stores them) and values of the new tokens. Keys and
 values are rounded to the cache type (f16) before attention, as llama.cpp's attention reads them from its f16
 cache; with bf16 weights, attention runs in bf16 too.
-With ``compile=True`` (the server's default, setting ``prefill_compile``) each layer's two halves around the
-attention call are compiled by ``torch.compile`` with a dynamic token count: the norms, RoPE, Gemma-3's GELU
-lookup and the casts, which take about half the time when run op by op, become a few fused C++ loops (Gemma-3:
-1.25x at 2k tokens, 1.45x at 7k; SmolLM2, whose time is in its matrix products, about the same).
+With ``compile=True`` (the server's default for Gemma-3 and the Qwen models, setting ``prefill_compile``) each
+layer's two halves around the attention call are compiled by ``torch.compile`` with a dynamic token count: the
+norms, RoPE, Gemma-3's GELU lookup and the casts, which take about half the time when run op by op, become a few
+fused C++ loops (Gemma-3: 1.25x at 2k tokens, 1.45x at 7k; SmolLM2, whose time is in its matrix products, about
+the same, so it runs op by op). Compiling costs 10-20 s per process (seconds more the first time on a machine),
+more than it saves on short prompts: only prompts of at least ``compile_min_tokens`` tokens
+(``COMPILE_MIN_TOKENS``, setting ``prefill_compile_min_tokens``) use the compiled layers, compiled when the first
+such prompt comes; shorter ones always run op by op, so a prompt's result does not depend on what came before.
 
 Where. This module holds the model (:class:`TorchPrefill`: per layer, attention over the cache and the new
 tokens, then the row-wise rest of the layer in chunks of ``ROW_CHUNK`` tokens); :mod:`lcrag.models.torch_gguf`
@@ -39,13 +43,15 @@ import torch.nn.functional as F
 from lcrag.models.torch_gguf import GGUF, HParams, TorchPrefillError, dequantize_rows
 from lcrag.models.torch_layers import (
     attention,
-    compile_attention,
     gelu_f16_table,
     rms_norm,
     rope,
     rope_tables,
 )
 
+# Prompts of at least this many tokens use the compiled layers (when compiling): Gemma-3 evaluates 2k tokens 1.7x
+# faster compiled (README, Serving speed), while compiling costs 10-20 s per server (smoke runs and tests: a loss).
+COMPILE_MIN_TOKENS = 2048
 ROW_CHUNK = 2048  # tokens per call of the row-wise rest of a layer (output projection, feed-forward)
 # (1.5B at 8k tokens: 161 tok/s with 64, 156 with 128, 108 with 512; at 2k: 244, 230, 213)
 
@@ -64,17 +70,14 @@ class TorchPrefill:
     values."""
 
     def __init__(self, f32_gguf: Path | str, n_threads: int | None = None, compile: bool = False,
-                 bf16_attention: str = "gemm"):
+                 bf16_attention: str = "gemm", compile_min_tokens: int = COMPILE_MIN_TOKENS):
         self.gguf = GGUF.open(f32_gguf)
         self.hp = HParams.from_gguf(self.gguf)
         self.n_threads = n_threads
         self.compiled = compile
+        self.compile_min_tokens = compile_min_tokens
+        self._compiled_layers = None  # (layer_in, layer_out) fused by torch.compile, made for the first long prompt
         self.bf16_attention = bf16_attention  # the attention kernel of bf16 weights (torch_layers.attention)
-        self._layer_in, self._layer_out = self._layer_in_eager, self._layer_out_eager
-        if compile:  # each layer's elementwise chain fused into a few C++ loops (see ``compile_prefill``)
-            self._layer_in = torch.compile(self._layer_in_eager, dynamic=True)
-            self._layer_out = torch.compile(self._layer_out_eager, dynamic=True)
-            compile_attention()
         g, hp = self.gguf, self.hp
         self.embd_type = g.tensors["token_embd.weight"][0]
         self.embd_raw = g.raw("token_embd.weight")
@@ -146,10 +149,15 @@ class TorchPrefill:
             m = rms_norm(m, w["post_ffw_norm"], hp.rms_eps)
         return x + m
 
-    def warm_up(self, n_tokens: int) -> None:
-        """One forward pass over ``n_tokens`` dummy tokens: compiles the layers (with a dynamic token count,
-        so later prompt lengths reuse the kernels)."""
-        self.forward([1] * n_tokens, 0, [None] * self.hp.n_layer)
+    def layers_for(self, n_end: int) -> tuple:
+        """(layer_in, layer_out, compiled) for tokens that end at position ``n_end``: the compiled layers (made
+        now if this is the first long prompt) from ``compile_min_tokens`` on when compiling, else op by op."""
+        if not self.compiled or n_end < self.compile_min_tokens:
+            return self._layer_in_eager, self._layer_out_eager, False
+        if self._compiled_layers is None:  # a dynamic token count: every later length reuses the kernels
+            self._compiled_layers = (torch.compile(self._layer_in_eager, dynamic=True),
+                                     torch.compile(self._layer_out_eager, dynamic=True))
+        return (*self._compiled_layers, True)
 
     # ---- forward
 
@@ -163,12 +171,13 @@ class TorchPrefill:
         hp = self.hp
         positions = torch.arange(pos0, pos0 + len(tokens))
         tables = {b: rope_tables(positions, hp.head_dim, b) for b in {hp.rope_base, hp.rope_base_swa}}
+        layer_in, layer_out, compiled = self.layers_for(pos0 + len(tokens))
         x = self.embed(tokens)
         new = []
         scale = 1.0 if hp.arch == "gemma3" else 1.0 / math.sqrt(hp.head_dim)
         for il, w in enumerate(self.layers):
             cos, sin = tables[hp.rope_base_swa if hp.swa_layers[il] else hp.rope_base]
-            qh, k, v = self._layer_in(w, x, cos, sin, kv_dtype)
+            qh, k, v = layer_in(w, x, cos, sin, kv_dtype)
             new.append(LayerKV(pos0, k, v))
             if il == hp.n_layer - 1:
                 break  # the last layer's output is not needed for the cache
@@ -184,9 +193,9 @@ class TorchPrefill:
             window = hp.n_swa if hp.swa_layers[il] else 0
             kh = k_all.to(qh.dtype).reshape(-1, hp.n_head_kv, hp.head_dim).transpose(0, 1)
             vh = v_all.to(qh.dtype).reshape(-1, hp.n_head_kv, hp.head_dim).transpose(0, 1)
-            a = attention(qh, kh, vh, pos0, k_pos0, window, scale, self.bf16_attention).float()
+            a = attention(qh, kh, vh, pos0, k_pos0, window, scale, self.bf16_attention, compiled).float()
             # the rest of the layer works row by row: in chunks, its f32 feed-forward activations (about 200 KB a
             # token for a 1.5B) stay a few hundred MB at any prompt length
-            x = torch.cat([self._layer_out(w, x[s : s + ROW_CHUNK], a[s : s + ROW_CHUNK])
+            x = torch.cat([layer_out(w, x[s : s + ROW_CHUNK], a[s : s + ROW_CHUNK])
                            for s in range(0, len(tokens), ROW_CHUNK)])  # fmt: skip
         return new

@@ -24,6 +24,7 @@ import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 POLICIES = ("error", "truncate_middle", "truncate_end")
@@ -80,8 +81,16 @@ class GGUFTokenizer:
         from lcrag.models import llama_load
 
         self.name = name or os.path.basename(path)
+        self._path = Path(path)
         self._llm = llama_load.load(path, vocab_only=True, verbose=False)
         self._memo = _EncodeMemo()
+
+    @functools.cached_property
+    def identity(self) -> dict:
+        """What the stored token counts of this tokenizer are keyed by (:mod:`lcrag.models.token_counts`)."""
+        from lcrag.models.model_files import model_digest
+
+        return {"gguf_sha256": model_digest(self._path)}
 
     def _encode(self, text: str) -> list[int]:
         return self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
@@ -204,10 +213,12 @@ def fit(text: str, budget: int, tokenizer: Tokenizer, policy: str = "error") -> 
     """Make ``text`` at most ``budget`` tokens under ``policy``; return the text and what was done."""
     if policy not in POLICIES:
         raise ValueError(f"unknown context policy {policy!r}; use one of {', '.join(POLICIES)}")
-    tokens = tokenizer.encode(text)
-    n = len(tokens)
+    from lcrag.models import token_counts  # late: lcrag.models reads this module
+
+    n = token_counts.count(tokenizer, text)  # a long text's stored count: no tokenizing when it fits
     if n <= budget:
         return text, Truncation(policy, n, n)
+    tokens = tokenizer.encode(text)
     if policy == "error" or budget <= 0:
         raise ContextWindowExceeded(
             f"input of {n} tokens exceeds the budget of {budget} tokens ({tokenizer.name}); "

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from lcrag.models import token_counts
 from lcrag.papers.summhay.paper_numbers import PAPER_SHAPE
 
 
@@ -46,7 +47,7 @@ def shape_table(haystacks: Mapping, tokenizer=None) -> pd.DataFrame:
             "words": int(h.documents["n_words"].sum()),
         }
         if tokenizer is not None:
-            row["tokens"] = sum(len(tokenizer.encode(t)) for t in h.documents["text"])
+            row["tokens"] = sum(token_counts.count(tokenizer, t) for t in h.documents["text"])
             row["tokenizer"] = tokenizer.name
         rows.append(row)
     return pd.DataFrame(rows)

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from lcrag.models import token_counts
 from lcrag.papers.summhay.prompts import SUMMARIZATION_PROMPTS
 from lcrag.papers.summhay.retrievers import LIVE_RETRIEVERS, oracle_scores, ranked, retriever_scores
 
@@ -140,7 +141,7 @@ def haystack_participants(haystack) -> list[str]:
 
 def document_tokens(haystack, tokenizer) -> list[int]:
     """Tokens of each document (stored order) in ``tokenizer``."""
-    return [len(tokenizer.encode(t)) for t in haystack.documents["text"]]
+    return [token_counts.count(tokenizer, t) for t in haystack.documents["text"]]
 
 
 def live_contexts(
@@ -189,7 +190,7 @@ def live_contexts(
                     "kind": kind,
                     "documents": [i + 1 for _, i in docs],
                     "n_documents": len(docs),
-                    "context_tokens": sum(len(tokenizer.encode(t)) for t, _ in docs),
+                    "context_tokens": sum(token_counts.count(tokenizer, t) for t, _ in docs),
                     "last_truncated": last_cut,
                     "relevant_in_context": int(sum(oracle[i] > 0 for _, i in docs)),
                     "prompt": summary_prompt(h, sid, docs, people),

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from lcrag.metrics.summhay import micro_average, score_insights, words_per_bullet
+from lcrag.metrics.summhay import INSIGHT_COLUMNS, insight_rows, micro_average, words_per_bullet
 from lcrag.papers.summhay.dataset_shape import gold_documents
 from lcrag.papers.summhay.names import (
     POSITION_SETTINGS,
@@ -42,44 +42,26 @@ def rescore(
     each haystack (smoke runs). A haystack without released summaries (the conversation copies) adds no rows;
     a summary without judgments is skipped and counted in ``attrs["summaries_without_judgments"]``.
     """
-    frames, unjudged = [], 0
+    rows, unjudged = [], 0
+    front = ["haystack", "subtopic_id", "summary_key", "summarizer", "setting", "n_bullets", "words_per_bullet"]
     for name, h in haystacks.items():
         gold = gold_documents(h.documents)
         keep = list(h.subtopics["subtopic_id"])[: max_subtopics or None]
         judged = h.judgments[h.judgments["subtopic_id"].isin(keep)]
-        by_summary = {k: g for k, g in judged.groupby(["subtopic_id", "summary_key"], sort=False)}
+        judged = judged.assign(bullet_id=judged["bullet_id"].astype(object).where(judged["bullet_id"].notna(), "NA"))
+        by_summary: dict[tuple, list[dict]] = {}
+        for j in judged.to_dict("records"):  # plain dicts: pandas calls per summary (thousands) took seconds
+            by_summary.setdefault((j["subtopic_id"], j["summary_key"]), []).append(j)
         for s in h.summaries[h.summaries["subtopic_id"].isin(keep)].itertuples():
             judgments = by_summary.get((s.subtopic_id, s.summary_key))
             if judgments is None:
                 unjudged += 1
                 continue
-            j = judgments.assign(
-                bullet_id=judgments["bullet_id"].astype(object).where(judgments["bullet_id"].notna(), "NA")
-            )
-            scores = score_insights(s.bullets, j.to_dict("records"), gold, link_policy=link_policy)
             summarizer, setting = parse_summary_key(s.summary_key)
-            frames.append(
-                scores.assign(
-                    haystack=name,
-                    subtopic_id=s.subtopic_id,
-                    summary_key=s.summary_key,
-                    summarizer=summarizer,
-                    setting=setting,
-                    n_bullets=len(s.bullets),
-                    words_per_bullet=words_per_bullet(s.bullets),
-                )
-            )
-    front = [
-        "haystack",
-        "subtopic_id",
-        "summary_key",
-        "summarizer",
-        "setting",
-        "n_bullets",
-        "words_per_bullet",
-    ]
-    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=front)
-    out = out[front + [c for c in out.columns if c not in front]]
+            where = dict(zip(front, (name, s.subtopic_id, s.summary_key, summarizer, setting, len(s.bullets),
+                                     words_per_bullet(s.bullets)), strict=True))
+            rows += [{**where, **r} for r in insight_rows(s.bullets, judgments, gold, link_policy=link_policy)]
+    out = pd.DataFrame(rows, columns=front + INSIGHT_COLUMNS).astype({"linked_bullet": "Int64"})
     out.attrs["summaries_without_judgments"] = unjudged
     return out
 

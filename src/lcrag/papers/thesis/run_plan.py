@@ -79,24 +79,22 @@ def build_prompts(
 ) -> pd.DataFrame:
     """The plan with its user prompts: ``prompt_text``, the retrieved ``chunks`` (RAG), ``context_chars``,
     the correct ``answer`` and ``kept``."""
-    by_case = cases.set_index(["task", "case"])
-    ret = (
-        retrieval.set_index(["task", "case", "pipeline"])
-        if retrieval is not None and len(retrieval)
-        else None
-    )
+    # plain dicts: a DataFrame lookup per plan row (thousands) took seconds
+    by_case = {(c["task"], c["case"]): c for c in cases.to_dict("records")}
+    ret = ({(r["task"], r["case"], r["pipeline"]): r for r in retrieval.to_dict("records")}
+           if retrieval is not None and len(retrieval) else None)
     out = []
     for row in plan.itertuples(index=False):
-        item = by_case.loc[(row.task, row.case)]
+        item = by_case[(row.task, row.case)]
         chunks: list[int] = []
         if row.setting == "full":
             parts = [item["content"]]
         elif row.setting == "evidence":
             parts = [item["evidence"]]
         else:
-            if ret is None or (row.task, row.case, row.pipeline) not in ret.index:
+            if ret is None or (row.task, row.case, row.pipeline) not in ret:
                 raise ValueError(f"no retrieval for {row.task} case {row.case} pipeline {row.pipeline}")
-            r = ret.loc[(row.task, row.case, row.pipeline)]
+            r = ret[(row.task, row.case, row.pipeline)]
             parts, chunks = list(r["parts"]), list(r["chunks"])
         text = build_prompt(
             row.prompt,
