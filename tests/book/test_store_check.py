@@ -21,7 +21,7 @@ from lcrag.models.store import ResponseStore, read_entries, recordings_in_progre
 pytestmark = pytest.mark.slow
 
 STORE = ROOT / "responses"
-CHAPTERS = sorted(p.name for p in STORE.iterdir() if p.is_dir() and p.name != "embeddings") if STORE.exists() else []
+CHAPTERS = sorted(p.name for p in STORE.iterdir() if p.is_dir() and p.name not in ("embeddings", "tokens")) if STORE.exists() else []
 
 
 def _run_alone(chapter, tmp_path, monkeypatch, mirror):
