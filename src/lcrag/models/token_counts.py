@@ -95,8 +95,10 @@ def counts_for(name: str, identity: dict) -> TokenCounts | None:
 def count(tokenizer, text: str) -> int:
     """The number of tokens of ``text`` in ``tokenizer``: from the store where it holds the text's count (a
     tokenizer with an ``identity``, a text of ``MIN_CHARS`` or more), else counted (and, when recording, stored)."""
-    identity = getattr(tokenizer, "identity", None)
-    store = counts_for(tokenizer.name, identity) if identity and len(text) >= MIN_CHARS else None
+    store = None
+    if len(text) >= MIN_CHARS and config.store_mode() != "off":
+        identity = getattr(tokenizer, "identity", None)  # a GGUF's sha256: computed once per machine
+        store = counts_for(tokenizer.name, identity) if identity else None
     n = store.get(text) if store is not None else None
     if n is None:
         n = len(tokenizer.encode(text))
