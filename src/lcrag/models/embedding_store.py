@@ -82,7 +82,7 @@ class EmbeddingStore:
         new = list({keys[i]: i for i in new}.values())  # a key twice in one call is stored once
         if not new:
             return 0
-        safe = re.sub(r"[^A-Za-z0-9._-]+", "-", chapter) or "misc"
+        safe = file_stem(chapter)
         self.folder.mkdir(parents=True, exist_ok=True)
         with file_lock(self.folder / f"{safe}.lock", LOCK_TIMEOUT_S):
             dim = self._dim()
@@ -120,13 +120,22 @@ _STORES: dict[Path, EmbeddingStore] = {}
 _STORES_LOCK = threading.Lock()
 
 
+def file_stem(chapter: str) -> str:
+    """A chapter's file name in a store folder (``misc`` outside a chapter run)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", chapter) or "misc"
+
+
+def one_per_folder(stores: dict, store):
+    """The store of ``store.folder`` this process loaded first (``stores``: folder -> store), else ``store``."""
+    with _STORES_LOCK:
+        return stores.setdefault(store.folder, store)
+
+
 def store_for(name: str, identity: dict) -> EmbeddingStore | None:
     """The store the current ``LCRAG_STORE`` mode reads (None for ``off``), loaded once per process."""
     if config.store_mode() == "off":
         return None
-    store = EmbeddingStore(name, identity)
-    with _STORES_LOCK:
-        return _STORES.setdefault(store.folder, store)
+    return one_per_folder(_STORES, EmbeddingStore(name, identity))
 
 
 def recording() -> bool:

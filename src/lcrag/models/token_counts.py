@@ -68,7 +68,7 @@ class TokenCounts:
         key, counts = text_key(text), self._load()
         if key in counts:
             return False
-        safe = "".join(c if c.isalnum() or c in "._-" else "-" for c in chapter) or "misc"
+        safe = embedding_store.file_stem(chapter)
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"{safe}.tsv"
         with file_lock(self.folder / f"{safe}.lock", LOCK_TIMEOUT_S):  # a killed append's partial line merges
@@ -80,16 +80,13 @@ class TokenCounts:
 
 
 _STORES: dict[Path, TokenCounts] = {}
-_STORES_LOCK = threading.Lock()
 
 
 def counts_for(name: str, identity: dict) -> TokenCounts | None:
     """The counts the current ``LCRAG_STORE`` mode reads (None for ``off``), loaded once per process."""
     if config.store_mode() == "off":
         return None
-    store = TokenCounts(name, identity)
-    with _STORES_LOCK:
-        return _STORES.setdefault(store.folder, store)
+    return embedding_store.one_per_folder(_STORES, TokenCounts(name, identity))
 
 
 def count(tokenizer, text: str) -> int:
