@@ -24,13 +24,13 @@ BOOK_FLAGS := --profile $(PROFILE) $(if $(MODEL),--model $(MODEL)) $(if $(filter
 book: install data
 	$(BIN)/lcrag book $(BOOK_FLAGS)
 
-# Two lanes: the quick tests on every core (pytest-xdist), then the slow ones (model servers, notebook runs, the
-# book built once from the store, the browser) one after another in one process, sharing its servers and book.
-# (xdist's --dist loadgroup cannot keep them on one worker with pytest 9: it rewrites node ids pytest 9 no
-# longer reads, so the book was built once per worker.)
+# The quick tests on every core (pytest-xdist), then the slow ones (model servers, notebook runs, the book built
+# once from the store, the browser) in two lanes at once, each pinned to half of the cores (tests/slow_lanes.py;
+# each lane's tests share its servers, lane 1 holds the book). (xdist's --dist loadgroup cannot keep tests on one
+# worker with pytest 9: it rewrites node ids pytest 9 no longer reads, so the book was built once per worker.)
 test: install
 	LCRAG_DATA_MIRROR="$(MIRROR)" $(BIN)/pytest -q -m "not slow" -n auto
-	LCRAG_DATA_MIRROR="$(MIRROR)" $(BIN)/pytest -q -m slow --durations=15
+	LCRAG_DATA_MIRROR="$(MIRROR)" $(BIN)/python tests/slow_lanes.py -q --durations=15
 
 # The tests that start no model server and execute no notebook (a few minutes): .github/workflows/tests.yml.
 test-quick: install

@@ -47,6 +47,26 @@ def report() -> list[str]:
     return _REPORT
 
 
+# The slow tests run in two lanes at once (tests/slow_lanes.py): lane 1 holds the book built from the store (one
+# core: about 400 s) and the tests that read it, plus the prefill comparisons, so that both lanes take about as
+# long (measured: 410 + 55 + 330 s against the rest's 900 s); lane 2 everything else.
+LANE_ONE = ("tests/book/test_store_check.py", "tests/built_book/", "tests/book/test_build.py", "tests/book/test_claims.py",
+            "tests/models/test_prefill.py")
+
+
+def in_lane(nodeid: str, lane: str) -> bool:
+    return nodeid.startswith(LANE_ONE) == (lane == "1")
+
+
+def pytest_collection_modifyitems(config, items):
+    lane = os.environ.get("LCRAG_TEST_LANE")
+    if lane not in ("1", "2"):
+        return
+    kept = [item for item in items if in_lane(item.nodeid, lane)]
+    config.hook.pytest_deselected(items=[item for item in items if not in_lane(item.nodeid, lane)])
+    items[:] = kept
+
+
 def pytest_sessionfinish(session):
     output = getattr(session.config, "workeroutput", None)  # an xdist worker: hand the report to the controller
     if output is not None:
@@ -95,6 +115,8 @@ def built_book(mirror, tmp_path_factory):
     (``tests/bookbuild.py``): its run directories and HTML, for the store-consistency and browser tests."""
     from bookbuild import build_from_store
 
+    if os.environ.get("LCRAG_TEST_LANE") == "2":  # it would be built a second time, beside lane 1's
+        pytest.fail("the book built from the store is lane 1's: add this test's file to LANE_ONE (conftest.py)")
     return build_from_store(ROOT, tmp_path_factory.mktemp("book"), mirror)
 
 

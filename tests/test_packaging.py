@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import tomllib
@@ -158,3 +159,19 @@ def test_no_module_is_longer_than_400_lines():
     long = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / "src" / "lcrag").rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
     assert long == {}, "split these modules by concept"
+
+
+# ------------------------------------------------------------------ the slow lanes (tests/slow_lanes.py)
+
+
+def test_the_slow_lanes_split_the_cores_and_keep_the_book_in_lane_one():
+    from conftest import LANE_ONE, in_lane
+    from slow_lanes import lane_cpus
+
+    assert lane_cpus([0, 1]) == ([0], [1]) and lane_cpus([0, 1, 2]) == ([0], [1, 2])
+    assert lane_cpus(list(range(8))) == ([0, 1, 2, 3], [4, 5, 6, 7])
+    users = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").rglob("test_*.py")
+                   if re.search(r"def test_\w+\([^)]*\bbuilt_book\b", p.read_text()))
+    assert users and all(in_lane(f"{u}::test", "1") for u in users), f"built_book users outside LANE_ONE: {users}"
+    assert not any(in_lane(f"{u}::test", "2") for u in users)
+    assert all((ROOT / p).exists() for p in LANE_ONE), "LANE_ONE names a path that does not exist"

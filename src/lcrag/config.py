@@ -28,6 +28,15 @@ from pathlib import Path
 DEFAULT_MODEL = "local/smollm2-135m-instruct"
 
 
+def available_cpus() -> int:
+    """The CPUs this process may run on: its affinity mask (``taskset``, a container's cpuset), else all of them.
+    Thread counts and parallel jobs follow it, so that two processes pinned to different cores (the test
+    suite's two slow lanes) never run more threads than they have cores."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 def _env_path(name: str) -> Path | None:
     value = os.environ.get(name)
     return Path(value).expanduser().resolve() if value else None

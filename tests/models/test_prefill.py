@@ -11,9 +11,12 @@ import numpy as np
 import pytest
 from helpers import ROOT, fetched_data_dir
 
+from lcrag import config
 from lcrag.models import llama_load, model_files, server, server_settings, weights
 from lcrag.models.client import Model
 from lcrag.models.registry import LOCAL_MODELS, parse_spec
+
+THREADS = min(2, config.available_cpus())  # as the server does: never more threads than cores this lane has
 
 SMOL = "local/smollm2-135m-instruct"
 GGML_F32, GGML_Q8_0 = 0, 8
@@ -117,7 +120,7 @@ def split_llm():
 
     s = server_settings.serving_settings(LOCAL_MODELS["smollm2-135m-instruct"])
     path, prefill = server_settings.serving_model_paths(LOCAL_MODELS["smollm2-135m-instruct"], s)
-    llm = llama_load.load(path, cls=PrefillLlama, prefill_model_path=str(prefill), n_ctx=4096, n_threads=2,
+    llm = llama_load.load(path, cls=PrefillLlama, prefill_model_path=str(prefill), n_ctx=4096, n_threads=THREADS,
                           n_batch=512, flash_attn=s["flash_attn"], verbose=False)
     yield llm
     llm.close()
@@ -224,7 +227,7 @@ def split_model(spec: str, runtime: str, n_ctx: int = 8192, **kw):
 
     info = parse_spec(spec)
     return llama_load.load(model_files.gguf_path(info), cls=PrefillLlama, prefill_model_path=str(f32_path(spec)),
-                           prefill_runtime=runtime, n_ctx=n_ctx, n_threads=2, n_batch=512,
+                           prefill_runtime=runtime, n_ctx=n_ctx, n_threads=THREADS, n_batch=512,
                            flash_attn=served_flash_attn(spec), verbose=False, **kw)
 
 
@@ -283,11 +286,11 @@ def test_torch_keys_and_values_are_what_llama_cpp_stores(spec, compiled):
     from lcrag.models.torch_prefill import TorchPrefill
 
     flash = served_flash_attn(spec)
-    llm = llama_load.load(f32_path(spec), n_ctx=1024, n_threads=2, n_batch=512, flash_attn=flash, verbose=False)
+    llm = llama_load.load(f32_path(spec), n_ctx=1024, n_threads=THREADS, n_batch=512, flash_attn=flash, verbose=False)
     tokens = [llm.token_bos()] + essay_tokens(llm, 0, 699)
     llm.eval(tokens)
     raw = kv_state.get_seq_state(llm._ctx.ctx)
-    model = TorchPrefill(f32_path(spec), n_threads=2, compile=compiled, compile_min_tokens=0)  # 700 tokens
+    model = TorchPrefill(f32_path(spec), n_threads=THREADS, compile=compiled, compile_min_tokens=0)  # 700 tokens
     caches = kv_state.read_seq_state(raw, len(kv_state._layer_caches(model.hp)))
     assert {c.v_trans for c in caches} == {not flash}
     assert kv_state.write_seq_state(caches) == raw
@@ -424,7 +427,7 @@ def test_only_long_prompts_use_the_compiled_layers_and_short_ones_do_not_depend_
 
     from lcrag.models.torch_prefill import TorchPrefill
 
-    model = TorchPrefill(f32_path(GEMMA), n_threads=2, compile=True, compile_min_tokens=300)
+    model = TorchPrefill(f32_path(GEMMA), n_threads=THREADS, compile=True, compile_min_tokens=300)
     llm = split_model(GEMMA, "torch", n_ctx=1024)
     short, long = essay_tokens(llm, 0, 120), essay_tokens(llm, 1000, 400)
     llm.close()

@@ -149,7 +149,7 @@ def default_jobs() -> int:
         if not value.isdigit() or int(value) < 1:
             raise UsageError(f"LCRAG_JOBS must be a positive integer, not {value!r}")
         return int(value)
-    return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+    return max(1, min(4, config.available_cpus()))
 
 
 def _report(res: RunResult, label: str, log: Callable[[str], None]) -> RunResult:

@@ -247,7 +247,7 @@ def _probe_main(path: str, use_extra_bufts: bool) -> None:
     import numpy as np
 
     with model_params(use_extra_bufts):
-        llm = llama_cpp.Llama(path, n_ctx=256, n_batch=64, n_threads=min(2, os.cpu_count() or 1),
+        llm = llama_cpp.Llama(path, n_ctx=256, n_batch=64, n_threads=min(2, config.available_cpus()),
                               verbose=False)
     text = "The quick brown fox jumps over the lazy dog. " * 4
     tokens = llm.tokenize(text.encode(), add_bos=True)[:PROBE_TOKENS]

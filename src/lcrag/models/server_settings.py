@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from lcrag import config
 from lcrag.models import llama_load, weights
 from lcrag.models.model_files import gguf_path, model_digest, model_source
 from lcrag.models.registry import ModelInfo
@@ -76,7 +77,7 @@ def serving_settings(info: ModelInfo) -> dict:
     prefill = prefill_weights(info)
     settings = {
         "n_ctx": info.context_window,
-        "n_threads": min(2, os.cpu_count() or 1),
+        "n_threads": min(2, config.available_cpus()),
         "n_batch": 512,
         "logits_all": False,  # the server's default (True) computes logits for every prompt token: slow
         # Prompt caching: llama.cpp keeps the KV cache of the previous prompt and re-evaluates only what

@@ -1,0 +1,24 @@
+"""lcrag.config: the CPUs a process may use follow its affinity mask (taskset, a container's cpuset)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from lcrag import config
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no affinity masks on this platform")
+def test_available_cpus_follow_the_affinity_mask():
+    one = sorted(os.sched_getaffinity(0))[:1]
+    code = ("import os; from lcrag import config; from lcrag.book.build import default_jobs; "
+            "from lcrag.models import registry, server_settings; "
+            "info = registry.LOCAL_MODELS['smollm2-135m-instruct']; "
+            "print(config.available_cpus(), default_jobs(), server_settings.serving_settings(info)['n_threads'])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "LCRAG_JOBS": ""}, preexec_fn=lambda: os.sched_setaffinity(0, one))
+    assert out.stdout.split() == ["1", "1", "1"]  # one core: one chapter at a time, one server thread
+    assert config.available_cpus() == len(os.sched_getaffinity(0))
