@@ -48,10 +48,10 @@ def report() -> list[str]:
 
 
 # The slow tests run in two lanes at once (tests/slow_lanes.py): lane 1 holds the book built from the store (one
-# core: about 400 s) and the tests that read it, plus the prefill comparisons, so that both lanes take about as
-# long (measured: 410 + 55 + 330 s against the rest's 900 s); lane 2 everything else.
+# core: about 400 s) and the tests that read it, plus the prefill comparisons and the quickstart's runs, so that
+# both lanes take about as long (measured on one core each: 880 + 90 s against 1020 - 90 s); lane 2 the rest.
 LANE_ONE = ("tests/book/test_store_check.py", "tests/built_book/", "tests/book/test_build.py", "tests/book/test_claims.py",
-            "tests/models/test_prefill.py")
+            "tests/models/test_prefill.py", "tests/chapters/test_quickstart.py")
 
 
 def in_lane(nodeid: str, lane: str) -> bool:

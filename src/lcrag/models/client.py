@@ -21,8 +21,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
-
-import openai
+from typing import TYPE_CHECKING
 
 from lcrag import config
 from lcrag.models import model_files, server, token_counts, usage
@@ -33,6 +32,9 @@ from lcrag.models.retry import RetryPolicy, failure_kind
 from lcrag.models.store import default_store
 from lcrag.progress import progress as bar
 from lcrag.text import tokens as tok
+
+if TYPE_CHECKING:  # the SDK is imported where a request is sent (about 1 s): a run read from the store never is
+    import openai
 
 TEMPLATE_OVERHEAD = 16  # tokens a chat template adds around a conversation (margin)
 MESSAGE_OVERHEAD = 8  # tokens per message (role markers)
@@ -235,6 +237,8 @@ class Model:
     # ------------------------------------------------------------------ the network
     def _endpoint(self, logprobs: bool) -> tuple[openai.OpenAI, str, dict | None]:
         """The client to call, the model name to send, and (local models) the server's settings."""
+        import openai
+
         if self.info.is_local:
             if logprobs not in self._local:  # start (or find) the server once per process
                 handle = server.start(self.spec, logits_all=logprobs)
@@ -255,6 +259,8 @@ class Model:
     def _request(self, kind: str, body: dict, params: dict, failures: dict[str, int]) -> dict:
         """One completion from the endpoint, retried on transient failures (:mod:`lcrag.models.retry`); each
         failed attempt is counted by kind in ``failures``."""
+        import openai
+
         last: Exception | None = None
         start = time.monotonic()
         for attempt in range(self.retry.max_retries + 1):

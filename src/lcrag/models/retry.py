@@ -15,8 +15,6 @@ import random
 import time
 from dataclasses import dataclass, field
 
-import openai
-
 #: Failure kinds, as counted in usage records and manifests.
 RATE_LIMITED, SERVER_ERROR, TIMEOUT, CONNECTION, MALFORMED = (
     "rate_limited", "server_error", "timeout", "connection", "malformed")  # fmt: skip
@@ -81,6 +79,8 @@ def retry_after(exc: Exception | None, now: float | None = None) -> float | None
 
 def failure_kind(exc: Exception) -> str:
     """The kind of a retryable failure, for the counts in usage records and manifests."""
+    import openai  # loaded already: the failure came from it
+
     if isinstance(exc, openai.APITimeoutError):
         return TIMEOUT
     if isinstance(exc, openai.APIConnectionError):
