@@ -9,7 +9,8 @@ torch and chapter jobs take only the cores their lane has (``lcrag.config.availa
 run more threads than there are cores. ``LCRAG_TEST_LANE`` (1 or 2) tells ``conftest.py`` which tests a lane
 runs (``LANE_ONE``): the book built from the store and the tests that read it go to lane 1, with enough other
 work that both lanes take about as long. Lane 2 prints as it goes; lane 1's output follows when both are done.
-The exit status is the first failing lane's. On one core, one lane runs them all.
+The exit status is the first failing lane's. On one core (or where processes cannot be pinned), one lane
+runs them all.
 """
 
 from __future__ import annotations
@@ -29,19 +30,19 @@ def lane_cpus(cpus: list[int]) -> tuple[list[int], list[int]]:
     return cpus[:half], cpus[half:]
 
 
-def _pytest(args: list[str], lane: str | None, cpus: list[int], stdout) -> subprocess.Popen:
+def _pytest(args: list[str], lane: str | None, cpus: list[int] | None, stdout) -> subprocess.Popen:
     env = dict(os.environ)
     if lane:
         env["LCRAG_TEST_LANE"] = lane
     return subprocess.Popen([sys.executable, "-m", "pytest", "-m", "slow", *args], cwd=ROOT, env=env,
                             stdout=stdout, stderr=subprocess.STDOUT,
-                            preexec_fn=lambda: os.sched_setaffinity(0, cpus))
+                            preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
 
 
 def main(args: list[str]) -> int:
-    cpus = sorted(os.sched_getaffinity(0))
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []  # none on macOS, Windows
     if len(cpus) < 2:
-        return _pytest(args, None, cpus, None).wait()
+        return _pytest(args, None, None, None).wait()
     one, two = lane_cpus(cpus)
     with tempfile.TemporaryFile("w+") as log:
         first = _pytest(args, "1", one, log)
