@@ -182,9 +182,9 @@ def time_ci() -> None:
                 report.append(line.rstrip())
             elif re.match(r"\d+\.\d+s (call|setup|teardown) ", line):  # the slow lane's --durations
                 report.append("slowest: " + line.rstrip())
-            if re.search(r"(pytest|ruff|pip install)\b", line) and not line.startswith((" ", ".")):
+            if re.search(r"(pytest|ruff|pip install|slow_lanes\.py)\b", line) and not line.startswith((" ", ".")):
                 marks.append((time.perf_counter() - t0, line.strip()[:100]))
-            elif re.search(r"\b(passed|failed)\b.* in [\d.]+s", line):  # a pytest lane's summary
+            elif re.search(r"\b(passed|failed)\b.* in [\d.]+s", line):  # a pytest lane's summary (the slow lanes print two: lane 2, then lane 1)
                 marks.append((time.perf_counter() - t0, line.strip()[:100]))
         rc = proc.wait()
         total = time.perf_counter() - t0
