@@ -130,6 +130,27 @@ def test_a_recorded_server_that_stops_answering_is_ended_before_a_new_one_starts
         server.stop(SMOL)
 
 
+def test_a_server_whose_state_directory_is_removed_ends_itself(tmp_path, monkeypatch):
+    """A test session removes its state directory at exit; a server it did not stop (found leaking from an xdist
+    worker) could then be found and stopped by nobody: it ends itself within seconds."""
+    import json
+    import shutil
+    import time
+
+    monkeypatch.setenv("LCRAG_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("LCRAG_SERVING", json.dumps({"prefill_compile": False}))
+    handle = server.start(SMOL)
+    assert server.healthy(handle.base_url)
+    shutil.rmtree(tmp_path / "state")
+    deadline = time.monotonic() + 30
+    while server._alive(handle.pid) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    alive = server._alive(handle.pid)
+    if alive:
+        server._terminate(handle.pid)
+    assert not alive, "the server outlived its state directory by 30 s"
+
+
 def test_an_openai_compatible_spec_counts_with_the_served_models_own_tokenizer():
     """Pointed at the embedded server as a user points lcrag at theirs, the counts are the GGUF's own (the server
     speaks llama-cpp-python's /extras/tokenize dialect, which adds BOS by itself: stripped)."""

@@ -35,8 +35,13 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import os
+import signal
 import sys
+import threading
+import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import llama_cpp
 import numpy as np
@@ -229,13 +234,32 @@ def parse_server_options(argv: list[str]) -> ServerOptions:
     return ServerOptions(**vars(ours), server_argv=tuple(rest))
 
 
+def watch_state_dir(servers_dir: Path, every_s: float = 5.0) -> threading.Thread | None:
+    """End this server (SIGTERM, as ``lcrag serve stop`` does) once its state directory is gone: no lcrag process
+    can find or stop it any more (a test session removes its own at exit). Nothing is watched when the directory
+    does not exist at start."""
+    if not servers_dir.is_dir():
+        return None
+
+    def watch() -> None:
+        while servers_dir.is_dir():
+            time.sleep(every_s)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    thread = threading.Thread(target=watch, name="lcrag-state-watch", daemon=True)
+    thread.start()
+    return thread
+
+
 def main(argv: list[str] | None = None) -> None:
     """llama-cpp-python's server, every model it loads built with the extra-buffer setting given
     (:mod:`lcrag.models.llama_load`) and, with ``--prefill_model``, wrapped in :class:`PrefillLlama`."""
     from llama_cpp.server import __main__ as server_main
 
+    from lcrag import config
     from lcrag.models import llama_load
 
+    watch_state_dir(config.state_dir() / "servers")
     # torch.compile keeps its kernels in torch's own cache directory (TORCHINDUCTOR_CACHE_DIR, by default under
     # the system's temporary directory), shared by every server on the machine.
     opts = parse_server_options(sys.argv[1:] if argv is None else argv)
