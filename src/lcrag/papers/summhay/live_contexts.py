@@ -44,14 +44,16 @@ def token_limited(
 ) -> list[tuple[str, int]]:
     """The released ``get_docs_token_limit``: documents in ``order`` (0-based positions), whole while they fit;
     the first one that would reach ``budget`` tokens is cut to the tokens left and ends the context (it is added
-    even when nothing is left of it, as in the released code). Returns ``(text, position)`` pairs."""
+    even when nothing is left of it, as in the released code). Returns ``(text, position)`` pairs. A whole
+    document's size is its stored count where the store has it (:mod:`lcrag.models.token_counts`); only the one cut
+    is encoded."""
     out, total = [], 0
     for i in order:
-        toks = tokenizer.encode(texts[i])
-        if total + len(toks) >= budget:
-            out.append((tokenizer.decode(toks[: budget - total]), int(i)))
+        n = token_counts.count(tokenizer, texts[i])
+        if total + n >= budget:
+            out.append((tokenizer.decode(tokenizer.encode(texts[i])[: budget - total]), int(i)))
             break
-        total += len(toks)
+        total += n
         out.append((texts[i], int(i)))
     return out
 
