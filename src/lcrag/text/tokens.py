@@ -115,9 +115,9 @@ class GGUFTokenizer:
         return self._memo.get(text, self._encode)
 
     def decode(self, tokens: list[int]) -> str:
-        """llama-cpp-python's ``detokenize(tokens).decode("utf-8", errors="ignore")``, byte for byte, in linear
-        time: it appends each token's piece to a growing bytes object (quadratic: 0.3 s for a 32k-token
-        haystack); here the pieces are looked up once per token id and joined."""
+        """llama-cpp-python's ``detokenize(tokens).decode("utf-8", errors="ignore")``, byte for byte: it asks
+        llama.cpp for every token's piece through ctypes (0.2 s for a 32k-token needle haystack); here each token
+        id's piece is asked once per tokenizer and the pieces are joined (8 ms)."""
         pieces, parts = self._pieces, []
         for t in tokens:
             piece = pieces.get(t, _UNREAD)
