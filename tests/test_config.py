@@ -22,3 +22,16 @@ def test_available_cpus_follow_the_affinity_mask():
                          env={**os.environ, "LCRAG_JOBS": ""}, preexec_fn=lambda: os.sched_setaffinity(0, one))
     assert out.stdout.split() == ["1", "1", "1"]  # one core: one chapter at a time, one server thread
     assert config.available_cpus() == len(os.sched_getaffinity(0))
+
+
+def test_server_idle_seconds_default_never_and_bad_values(monkeypatch):
+    monkeypatch.delenv("LCRAG_SERVER_IDLE_S", raising=False)
+    assert config.server_idle_s() == 1800.0
+    monkeypatch.setenv("LCRAG_SERVER_IDLE_S", "0")
+    assert config.server_idle_s() == 0.0
+    monkeypatch.setenv("LCRAG_SERVER_IDLE_S", " 90 ")
+    assert config.server_idle_s() == 90.0
+    for bad, says in (("soon", "not a number"), ("-5", "use 0")):
+        monkeypatch.setenv("LCRAG_SERVER_IDLE_S", bad)
+        with pytest.raises(ValueError, match=says):
+            config.server_idle_s()

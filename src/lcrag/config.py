@@ -100,3 +100,20 @@ def default_model() -> str:
 
 def offline() -> bool:
     return os.environ.get("LCRAG_OFFLINE", "") not in {"", "0", "false", "False"}
+
+
+SERVER_IDLE_S = 1800.0
+SERVER_IDLE_MARK = "=== lcrag: idle"  # the log line of a server that stopped itself unused (models.server.death)
+
+
+def server_idle_s() -> float:
+    """Seconds an embedded model server may sit unused before it stops itself (``LCRAG_SERVER_IDLE_S``, default
+    half an hour; 0 keeps it until ``lcrag serve stop``): the next call starts it again."""
+    value = os.environ.get("LCRAG_SERVER_IDLE_S", "")
+    try:
+        seconds = float(value) if value.strip() else SERVER_IDLE_S
+    except ValueError:
+        raise ValueError(f"LCRAG_SERVER_IDLE_S={value!r} is not a number of seconds") from None
+    if seconds < 0:
+        raise ValueError(f"LCRAG_SERVER_IDLE_S={value!r}: use 0 (never) or a positive number of seconds")
+    return seconds

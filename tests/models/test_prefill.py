@@ -438,3 +438,23 @@ def test_only_long_prompts_use_the_compiled_layers_and_short_ones_do_not_depend_
     after = model.forward(short, 0, [None] * model.hp.n_layer)
     for a, b in zip(before, after, strict=True):
         assert torch.equal(a.k, b.k) and torch.equal(a.v, b.v)
+
+
+def test_activity_counts_idle_time_from_the_end_of_the_last_call_and_none_while_one_runs():
+    from lcrag.models.prefill import Activity
+
+    now = [100.0]
+    activity = Activity(clock=lambda: now[0])
+    now[0] = 130.0
+    assert activity.idle_for() == 30.0  # unused since the server started
+    with activity.call():
+        now[0] = 2000.0  # a 30-minute summary is not idleness
+        assert activity.idle_for() == 0.0
+        with activity.call():  # a chat completion calls create_completion inside
+            pass
+        assert activity.idle_for() == 0.0
+    now[0] = 2010.0
+    assert activity.idle_for() == 10.0
+    with pytest.raises(RuntimeError), activity.call():
+        raise RuntimeError("a failed call ends too")
+    assert activity.busy == 0 and activity.idle_for() == 0.0

@@ -151,6 +151,37 @@ def test_a_server_whose_state_directory_is_removed_ends_itself(tmp_path, monkeyp
     assert not alive, "the server outlived its state directory by 30 s"
 
 
+def test_an_unused_server_stops_itself_and_the_next_call_starts_it_again(tmp_path, monkeypatch):
+    """LCRAG_SERVER_IDLE_S: the server ends itself once unused that long, says so in its log, and a later call is
+    neither reported as a crash nor failed: it starts a new server."""
+    import json
+    import time
+
+    from lcrag.models.client import Model
+    from lcrag.models.registry import parse_spec
+
+    monkeypatch.setenv("LCRAG_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("LCRAG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("LCRAG_SERVING", json.dumps({"prefill_compile": False}))
+    monkeypatch.setenv("LCRAG_SERVER_IDLE_S", "3")
+    model = Model(parse_spec(SMOL))
+    try:
+        first = model.chat([{"role": "user", "content": "Say hello."}], max_tokens=4)
+        pid = server.status()[0]["pid"]
+        deadline = time.monotonic() + 30
+        while server._alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not server._alive(pid), "the server outlived 3 s unused by 30 s"
+        log = server.status()[0]["log"]
+        assert "=== lcrag: idle for 3 s (LCRAG_SERVER_IDLE_S): stopping ===" in open(log).read()
+        assert server.death(SMOL) is None and server.status() == []  # stopped on purpose: not a crash
+        second = model.chat([{"role": "user", "content": "Say goodbye."}], max_tokens=4)  # the same client
+        assert first.source == second.source == "network"
+        assert server.status()[0]["pid"] != pid and server.status()[0]["alive"]
+    finally:
+        server.stop(SMOL)
+
+
 def test_an_openai_compatible_spec_counts_with_the_served_models_own_tokenizer():
     """Pointed at the embedded server as a user points lcrag at theirs, the counts are the GGUF's own (the server
     speaks llama-cpp-python's /extras/tokenize dialect, which adds BOS by itself: stripped)."""

@@ -34,6 +34,7 @@ The logprobs server (``logits_all``) does not split: prompt logprobs need every 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import os
 import signal
@@ -45,6 +46,8 @@ from pathlib import Path
 
 import llama_cpp
 import numpy as np
+
+from lcrag import config
 
 PREFILL_MIN_TOKENS = 64
 RUNTIMES = ("llama.cpp", "torch")
@@ -234,6 +237,50 @@ def parse_server_options(argv: list[str]) -> ServerOptions:
     return ServerOptions(**vars(ours), server_argv=tuple(rest))
 
 
+class Activity:
+    """When the served model last finished a call, and how many calls it has in flight."""
+
+    def __init__(self, clock=time.monotonic):
+        self.clock = clock
+        self.last = clock()
+        self.busy = 0
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def call(self):
+        with self._lock:
+            self.busy += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.busy -= 1
+                self.last = self.clock()
+
+    def idle_for(self) -> float:
+        """Seconds since the last call ended; 0 while one runs."""
+        with self._lock:
+            return 0.0 if self.busy else self.clock() - self.last
+
+
+def watch_idle(activity: Activity, idle_s: float, every_s: float = 5.0) -> threading.Thread | None:
+    """Stop this server (SIGTERM) once its model has been unused for ``idle_s`` seconds (never when 0), after
+    writing ``config.SERVER_IDLE_MARK`` to its log: a laptop does not keep a 1.5B model in memory long after the
+    chapter, and a client finds the server gone on purpose and starts it again."""
+    if idle_s <= 0:
+        return None
+
+    def watch() -> None:
+        while (idle := activity.idle_for()) < idle_s:
+            time.sleep(min(every_s, idle_s - idle))
+        print(f"{config.SERVER_IDLE_MARK} for {idle_s:g} s (LCRAG_SERVER_IDLE_S): stopping ===", flush=True)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    thread = threading.Thread(target=watch, name="lcrag-idle-watch", daemon=True)
+    thread.start()
+    return thread
+
+
 def watch_state_dir(servers_dir: Path, every_s: float = 5.0) -> threading.Thread | None:
     """End this server (SIGTERM, as ``lcrag serve stop`` does) once its state directory is gone: no lcrag process
     can find or stop it any more (a test session removes its own at exit). Nothing is watched when the directory
@@ -256,7 +303,6 @@ def main(argv: list[str] | None = None) -> None:
     (:mod:`lcrag.models.llama_load`) and, with ``--prefill_model``, wrapped in :class:`PrefillLlama`."""
     from llama_cpp.server import __main__ as server_main
 
-    from lcrag import config
     from lcrag.models import llama_load
 
     watch_state_dir(config.state_dir() / "servers")
@@ -268,10 +314,22 @@ def main(argv: list[str] | None = None) -> None:
     # speed about 3x (SmolLM2: 28 vs 88 tok/s, benchmarks/serving_variants.py), so it is not the default.
     split = opts.split_kwargs()
 
+    activity, watching = Activity(), []
+
     class ServedLlama(PrefillLlama if split else _Llama):
         def __init__(self, model_path: str, **kwargs):
-            with llama_load.model_params(opts.use_extra_bufts):
+            with activity.call(), llama_load.model_params(opts.use_extra_bufts):
                 super().__init__(model_path, **split, **kwargs)
+            if not watching:  # idle from the moment the model is loaded
+                watching.append(watch_idle(activity, config.server_idle_s()))
+
+        def create_completion(self, *args, **kwargs):  # chat completions and __call__ come through here
+            with activity.call():
+                return super().create_completion(*args, **kwargs)
+
+        def tokenize(self, *args, **kwargs):  # the /extras/tokenize endpoint (lcrag.text.endpoint_tokenizer)
+            with activity.call():
+                return super().tokenize(*args, **kwargs)
 
     # The server builds its model with ``llama_cpp.Llama(...)``, looked up at call time.
     llama_cpp.Llama = ServedLlama  # type: ignore[misc]

@@ -132,6 +132,7 @@ def start(spec: str, logits_all: bool = False) -> ServerHandle:
     if not info.is_local:
         raise ServerError(f"{spec} is not a local model; nothing to serve")
     settings = serving_settings(info)
+    config.server_idle_s()  # a malformed LCRAG_SERVER_IDLE_S fails here, not in the server's log
     if logits_all:  # no split prefill: prompt logprobs need the logits of every prompt token
         # llama.cpp evaluates whole prompts there, where its flash-attention kernel is the faster one
         settings.update(logits_all=True, n_ctx=logprobs_ctx(gguf_path(info), settings["n_ctx"]),
@@ -180,11 +181,17 @@ def start(spec: str, logits_all: bool = False) -> ServerHandle:
 
 def death(spec: str, logits_all: bool = False) -> ServerDied | None:
     """A :class:`ServerDied` describing how the recorded server for ``spec`` ended, or None while it lives (or
-    when none is recorded: stopped on purpose). Names the signal where it is known (a server this process
-    started, or the faulthandler's line in the log) and quotes the log of its last start."""
-    state_path, _, log_path = _paths(parse_spec(spec), logits_all)
+    when it stopped on purpose: none recorded, or it stopped itself unused, ``LCRAG_SERVER_IDLE_S``). Names the
+    signal where it is known (a server this process started, or the faulthandler's line in the log) and quotes
+    the log of its last start."""
+    state_path, lock_path, log_path = _paths(parse_spec(spec), logits_all)
     state = _read_state(state_path)
     if not state or _alive(state["pid"]):
+        return None
+    if config.SERVER_IDLE_MARK in _log_tail(log_path, 400).split("=== lcrag: starting")[-1]:  # stopped itself
+        with _locked(lock_path):
+            if (_read_state(state_path) or {}).get("pid") == state["pid"]:
+                state_path.unlink(missing_ok=True)
         return None
     how = "ended"
     proc = _CHILDREN.get(state["pid"])
