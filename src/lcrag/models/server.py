@@ -5,7 +5,8 @@ One server per model per machine, reused across notebooks and processes:
 - machine-wide state in ``config.state_dir()/servers/<slug>.{json,lock,log}`` (pid, port, settings, log file);
 - a file lock serialises starts, so two notebooks never start the same model twice;
 - a health check (``GET /v1/models``) decides whether a recorded server is still usable;
-- ``stop()`` ends it cleanly (SIGTERM, then SIGKILL after a grace period);
+- ``stop()`` ends it cleanly (SIGTERM, then SIGKILL after a grace period); unused for ``LCRAG_SERVER_IDLE_S``
+  (half an hour) it ends itself, and the next call starts it again (:func:`death` tells that from a crash);
 - prompt (KV) caching: calls that share a long prefix with the previous call only evaluate the new tokens.
 
 What it serves: the model's GGUF files (:mod:`lcrag.models.model_files`) with the settings of
