@@ -50,7 +50,8 @@ def report() -> list[str]:
 # The slow tests run in two lanes at once (tests/slow_lanes.py): lane 1 holds the book built from the store (one
 # core: about 330 s, more with each companion run) and the tests that read it, plus the prefill comparisons and two
 # chapter tests, so that both lanes take about as long (measured on one core each at ee2bad8: 731 s against 842 s,
-# before the Long²RAG chapter test (43 s) and the recording test (33 s) moved to lane 1); lane 2 the rest.
+# before the Long²RAG chapter test (43 s) and the recording test (33 s) moved to lane 1; after: 676 s and 685 s
+# at 7a50d46); lane 2 the rest.
 LANE_ONE = ("tests/book/test_store_check.py", "tests/built_book/", "tests/book/test_build.py", "tests/book/test_claims.py",
             "tests/models/test_prefill.py", "tests/papers/long2rag/test_long2rag.py", "tests/book/test_recording.py")
 
