@@ -254,7 +254,8 @@ def stop(spec: str | None = None) -> list[str]:
 
 
 def status() -> list[dict]:
-    """Every recorded embedded server with ``alive`` and ``healthy`` flags."""
+    """Every recorded embedded server with ``alive`` and ``healthy`` flags (one that stopped itself unused is no
+    longer recorded; one that died is listed, not alive)."""
     root = config.state_dir() / "servers"
     out = []
     for state_path in sorted(root.glob("*.json")) if root.exists() else []:
@@ -262,6 +263,8 @@ def status() -> list[dict]:
         if not state:
             continue
         alive = _alive(state["pid"])
+        if not alive and death(state["spec"], bool(state.get("logits_all"))) is None:
+            continue
         out.append({**state, "alive": alive, "healthy": alive and healthy(state["base_url"])})
     return out
 
