@@ -33,12 +33,12 @@ book: install data
 # each lane's tests share its servers, lane 1 holds the book). (xdist's --dist loadgroup cannot keep tests on one
 # worker with pytest 9: it rewrites node ids pytest 9 no longer reads, so the book was built once per worker.)
 test: install
-	LCRAG_DATA_MIRROR="$(MIRROR)" $(BIN)/pytest -q -m "not slow" -n auto
+	LCRAG_DATA_MIRROR="$(MIRROR)" $(BIN)/pytest -q -m "not slow" -n auto --dist worksteal
 	LCRAG_DATA_MIRROR="$(MIRROR)" $(BIN)/python tests/slow_lanes.py -q --durations=15
 
 # The tests that start no model server and execute no notebook (a few minutes): .github/workflows/tests.yml.
 test-quick: install
-	LCRAG_DATA_MIRROR="$(abspath $(MIRROR))" $(BIN)/pytest -q -m "not slow" -n auto
+	LCRAG_DATA_MIRROR="$(abspath $(MIRROR))" $(BIN)/pytest -q -m "not slow" -n auto --dist worksteal
 
 data: install
 	$(BIN)/lcrag data fetch $(if $(MIRROR),--mirror "$(MIRROR)")
