@@ -3,15 +3,21 @@ in flight in several processes are computed once (:meth:`DiskCache.computing`).
 
 Layers, read in order: the committed response store (``lcrag.models.store``), then this disk cache.
 A hit never touches the network. The API key is never part of a key nor stored.
+
+Derived tables (:func:`cached_table`): tables that depend only on data, a model's identity and parameters (the
+thesis's ranking distances, the same for every model a chapter runs on), computed once per cache directory.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
+import pickle
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -124,3 +130,38 @@ def file_sha256(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+DERIVED_LOCK_TIMEOUT_S = 3600.0
+
+
+@functools.cache
+def _code_sha256() -> str:
+    from lcrag.book.reuse import code_sha256  # late: lcrag.book imports this module
+
+    return code_sha256(Path(__file__).resolve().parent.parent)
+
+
+def cached_table(kind: str, inputs: Any, compute: Callable[[], Any]) -> Any:
+    """``compute()``, a table that depends only on ``inputs`` (JSON: the data it reads, a model's identity, its
+    parameters) and on lcrag's code, computed once per cache directory: kept in
+    ``<cache>/tables/<kind>-<key>.pkl``, keyed by ``inputs`` and the package's code digest, so a change to either
+    computes it again. Pickled (exact dtypes and floats; the cache holds only what this process wrote). Processes
+    that need the same table take turns: the first computes it, the others read it. An unreadable file is a miss."""
+    key = content_key({"kind": kind, "inputs": inputs, "code": _code_sha256()})
+    path = config.cache_dir() / "tables" / f"{kind}-{key[:24]}.pkl"
+
+    def read() -> Any:
+        try:
+            return pickle.loads(path.read_bytes())
+        except (FileNotFoundError, pickle.UnpicklingError, EOFError, ValueError):
+            return None
+
+    table = read()
+    if table is None:
+        with file_lock(path.with_suffix(".lock"), DERIVED_LOCK_TIMEOUT_S):
+            table = read()
+            if table is None:
+                table = compute()
+                atomic_write_bytes(path, pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL))
+    return table

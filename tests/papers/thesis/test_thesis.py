@@ -325,6 +325,17 @@ def test_distance_study_bm25_with_evidence_is_the_target(cases):
     assert set(s.columns) >= {"median", "iqr", "n"} and s["n"].eq(4).all()
 
 
+def test_the_cached_distance_study_is_the_study_and_a_second_run_reads_it(cases, monkeypatch):
+    first = thesis_cases.first_cases(cases[cases["kept"]], 1)
+    params = {"rankers": ("bm25", "naive"), "chunk_size": 512, "chunk_overlap": 50}
+    direct = distance.distance_study(first, **params)
+    pd.testing.assert_frame_equal(distance.cached_distance_study(first, **params), direct)
+    monkeypatch.setattr(distance, "distance_study", lambda *a, **k: pytest.fail("computed again"))
+    pd.testing.assert_frame_equal(distance.cached_distance_study(first, **params), direct)
+    with pytest.raises(pytest.fail.Exception, match="computed again"):  # other parameters: another table
+        distance.cached_distance_study(first, **{**params, "chunk_size": 256})
+
+
 # --------------------------------------------------------------------------- patterns and claims
 
 

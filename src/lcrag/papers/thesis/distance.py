@@ -92,6 +92,22 @@ def distance_study(
     return pd.DataFrame(rows)
 
 
+def cached_distance_study(cases: pd.DataFrame, embedder=None, **params) -> pd.DataFrame:
+    """:func:`distance_study`, computed once per cache directory for these cases, embedder and parameters: the
+    same for every model the thesis chapter runs on (a cold book build runs it for four), so the others read it
+    (:func:`lcrag.models.cache.cached_table`)."""
+    from lcrag.models.cache import cached_table
+
+    if embedder is None:
+        from lcrag.models.embeddings import get_embedder
+
+        embedder = get_embedder()
+    read = ["task", "case", "content", "question", "evidence"]
+    inputs = {"cases": cases[read].to_numpy().tolist(), "embedder": embedder.identity,
+              "params": {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in params.items()}}
+    return cached_table("thesis-ranking-distance", inputs, lambda: distance_study(cases, embedder, **params))
+
+
 def distance_summary(dist: pd.DataFrame) -> pd.DataFrame:
     """Median, quartiles and IQR of the distances per k × α × query × ranker."""
     g = dist.groupby(["k", "alpha", "query", "ranker"], sort=False)["distance"]
