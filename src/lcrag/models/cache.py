@@ -146,7 +146,7 @@ def cached_table(kind: str, inputs: Any, compute: Callable[[], Any]) -> Any:
     """``compute()``, a table that depends only on ``inputs`` (JSON: the data it reads, a model's identity, its
     parameters) and on lcrag's code, computed once per cache directory: kept in
     ``<cache>/tables/<kind>-<key>.pkl``, keyed by ``inputs`` and the package's code digest, so a change to either
-    computes it again. Pickled (exact dtypes and floats; the cache holds only what this process wrote). Processes
+    computes it again. Pickled (exact dtypes and floats; the cache directory holds what lcrag wrote). Processes
     that need the same table take turns: the first computes it, the others read it. An unreadable file is a miss."""
     key = content_key({"kind": kind, "inputs": inputs, "code": _code_sha256()})
     path = config.cache_dir() / "tables" / f"{kind}-{key[:24]}.pkl"
