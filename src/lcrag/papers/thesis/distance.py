@@ -103,8 +103,7 @@ def cached_distance_study(cases: pd.DataFrame, embedder=None, **params) -> pd.Da
 
         embedder = get_embedder()
     read = ["task", "case", "content", "question", "evidence"]
-    inputs = {"cases": cases[read].to_numpy().tolist(), "embedder": embedder.identity,
-              "params": {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in params.items()}}
+    inputs = {"cases": cases[read].to_numpy().tolist(), "embedder": embedder.identity, "params": params}  # JSON
     return cached_table("thesis-ranking-distance", inputs, lambda: distance_study(cases, embedder, **params))
 
 
