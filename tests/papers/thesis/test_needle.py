@@ -323,3 +323,27 @@ def test_a_run_on_an_embedded_model_tests_all_four_its_own_first():
     assert plan.tested_models(SMOL) == [SMOL, qwen, GEMMA, qwen05]
     assert plan.tested_models("openai/gpt-4o-mini") == ["openai/gpt-4o-mini"]
     assert plan.tested_models(qwen, [SMOL, GEMMA]) == [SMOL, GEMMA]  # the smoke and quick profiles' choice
+
+
+def _explanation_tables(simple_per_10k, complex_per_10k, competitors, fails):
+    freq = pd.DataFrame({"needle": ["simple", "complex"], "word": ["a", "b"],
+                         "per_10k_words": [simple_per_10k, complex_per_10k]})
+    relation = pd.DataFrame([{"model": m, "needle": n, "mean_rank": 1.0, "mean_competitors": competitors[n],
+                              "fail_rate": f}
+                             for m, pair in fails.items() for n, f in zip(("simple", "complex"), pair, strict=True)])
+    return freq, relation
+
+
+def test_the_explanation_is_read_from_the_tables():
+    """Section 7 ends with a reading computed from its tables: the thesis's explanation needs frequent words,
+    competitors and more failures for the simple needle; the book's haystacks gave none of the three."""
+    freq, rel = _explanation_tables(0.75, 4.19, {"simple": 0.0, "complex": 0.17},
+                                    {"m1": (0.02, 0.0), "m2": (0.3, 0.8), "m3": (0.0, 0.0)})
+    text = analysis.explanation_reading(freq, rel)
+    assert "0.75 times per 10,000" in text and "complex needle's 4.19" in text
+    assert "for 1 of 3 models (m1)" in text
+    assert "do not support" in text and "its words are not the more frequent ones" in text
+    assert "no more competitors" in text and "does not fail more often" in text
+    freq, rel = _explanation_tables(5.0, 1.0, {"simple": 2.0, "complex": 0.0}, {"m1": (0.5, 0.1), "m2": (0.4, 0.2)})
+    assert analysis.explanation_reading(freq, rel).endswith("consistent with the thesis's explanation.")
+    assert "run both" in analysis.explanation_reading(freq[freq["needle"] == "simple"], rel)

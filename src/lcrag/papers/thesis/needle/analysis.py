@@ -166,3 +166,36 @@ def explanation_relation(explain: pd.DataFrame) -> pd.DataFrame:
                      "spearman_fail_vs_competitors": spearmanr(g["competitors"], g["fail_rate"]).statistic
                      if ok else None})
     return pd.DataFrame(rows)
+
+
+
+def explanation_reading(freq: pd.DataFrame, relation: pd.DataFrame) -> str:
+    """What the data of section 7 say about the thesis's explanation (the simple needle is missed because its
+    common words recur in the essays), as one Markdown paragraph generated from :func:`word_frequencies` and
+    :func:`explanation_relation`: the explanation holds only if the simple needle's words are the more frequent,
+    it has more BM25 competitors than the complex needle, and it fails more often for most models."""
+    if not {"simple", "complex"} <= set(freq["needle"]) & set(relation["needle"]):
+        return "The explanation compares the two needles: run both (`needles`) to test it."
+    per_10k = freq.groupby("needle")["per_10k_words"].mean()
+    by_needle = relation.groupby("needle")[["mean_rank", "mean_competitors"]].mean()
+    fails = relation.pivot(index="model", columns="needle", values="fail_rate").dropna()
+    more_fail = list(fails.index[fails["simple"] > fails["complex"]])
+    conditions = {
+        "its words are not the more frequent ones": per_10k["simple"] > per_10k["complex"],
+        "it has no more competitors than the complex needle":
+            by_needle.loc["simple", "mean_competitors"] > by_needle.loc["complex", "mean_competitors"],
+        "it does not fail more often for most models": len(more_fail) > len(fails) / 2,
+    }
+    text = (f"The simple needle's content words occur {per_10k['simple']:.2f} times per 10,000 essay words on "
+            f"average, the complex needle's {per_10k['complex']:.2f}. BM25 ranks the needle sentence at a mean rank "
+            f"of {by_needle.loc['simple', 'mean_rank']:.1f} (simple) and {by_needle.loc['complex', 'mean_rank']:.1f}"
+            f" (complex), with {by_needle.loc['simple', 'mean_competitors']:.2f} and "
+            f"{by_needle.loc['complex', 'mean_competitors']:.2f} competing sentences on average. The simple needle "
+            f"fails more often than the complex one for {len(more_fail)} of {len(fails)} models"
+            + (f" ({', '.join(more_fail)})." if more_fail else "."))
+    failed = [why for why, holds in conditions.items() if not holds]
+    if not failed:
+        return text + " **Reading:** these data are consistent with the thesis's explanation."
+    return (text + " **Reading:** these data do not support the thesis's explanation, which needs the simple "
+            "needle's words to be the frequent ones, to give it competitors and to make it fail more; here "
+            + "; ".join(failed) + ".")
