@@ -13,14 +13,15 @@ The experiment, as *cases → retrieval → prompt → solver → scorer → tab
 - :mod:`~lcrag.papers.thesis.run_plan` — which (case, setting, pipeline, prompt) to ask, and each user prompt;
 - :mod:`~lcrag.papers.thesis.solver` — greedy answers, and the three scorers (raw, lenient, logprob);
 - :mod:`~lcrag.papers.thesis.accuracy` — accuracy per run with bootstrap intervals, paired tests (bootstrap,
-  McNemar), and the verdict helpers (``at_least``, ``floor_of``);
+  McNemar), and the verdict helpers (``interval_in`` for every threshold, ``floor_of``);
 - :mod:`~lcrag.papers.thesis.tables_6` — Tables 6.1, 6.2, 6.3 recomputed beside the printed values, and the
   embedding sanity check;
 - :mod:`~lcrag.papers.thesis.patterns` — the Full / RAG / Evidence patterns (FRE ... ---), their counts, the F-E
   tile grid (Fig. 6.7), and paired tests from counts (Fig. 6.3);
 - :mod:`~lcrag.papers.thesis.distance` — the ranking-distance study (Fig. 6.2, Hungarian assignment);
 - :mod:`~lcrag.papers.thesis.cost` — tokens and cost per run;
-- :mod:`~lcrag.papers.thesis.claims` — the claims H1-H16 (H4: ``needle.claims``);
+- :mod:`~lcrag.papers.thesis.claims` — the claims H1-H16 (H4: ``needle.claims``); those decided without a language
+  model (H6, H6b, H14, H16) in :mod:`~lcrag.papers.thesis.claims_retrieval`;
 - :mod:`~lcrag.papers.thesis.comparison` (and ``needle.comparison``) — the chapters' families in the synthesis;
   :mod:`~lcrag.papers.thesis.chapter` declares the paper and its two chapters (:mod:`lcrag.chapters`).
 

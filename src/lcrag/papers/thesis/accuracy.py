@@ -1,6 +1,6 @@
 """Accuracy and paired tests: accuracy per run with bootstrap intervals (:func:`accuracy_table`), paired
 comparisons of two runs on their common cases (:func:`paired_tests`: a paired bootstrap interval of the difference
-and McNemar's exact test), and the verdict helpers the claims use (:func:`at_least`, :func:`floor_of`).
+and McNemar's exact test), and the verdict helpers the claims use (:func:`interval_in` for every threshold, :func:`floor_of`).
 
 A *run* is (setting, pipeline, prompt): ``("full", "-", "BAMBOO")``, ``("rag", "CQT", "CTX1")``.
 """
@@ -154,28 +154,39 @@ def all_of(*verdicts: bool | None) -> bool | None:
     return True if all(v is True for v in parts) else None
 
 
-def within_margin(ci: tuple[float, float], margin: float) -> bool | None:
-    """Is a difference no larger than ``margin`` (an equivalence test, one-sided)? True when the whole interval
-    lies below the margin, False when it lies above it, None otherwise (or if missing)."""
-    if any(math.isnan(x) for x in ci):
+def interval_in(ci: tuple[float, float], low: float = -math.inf, high: float = math.inf) -> bool | None:
+    """Is a quantity in ``[low, high]``, judged on its 95 % interval ``ci``? True when the whole interval lies
+    inside, False when the whole interval lies outside (wholly below ``low`` or wholly above ``high``), None when
+    it reaches across a bound (or is missing). Every threshold claim of the chapter uses it: "at least m" is
+    ``interval_in(ci, low=m)``, "at most m" ``interval_in(ci, high=m)``, "within t of p" ``interval_in(ci, p - t,
+    p + t)``."""
+    lo, hi = ci
+    if any(x is None or math.isnan(x) for x in (lo, hi)):
         return None
-    if ci[1] < margin:
+    if low <= lo and hi <= high:
         return True
-    if ci[0] > margin:
+    if hi < low or lo > high:
         return False
     return None
+
+
+def within_margin(ci: tuple[float, float], margin: float) -> bool | None:
+    """Is a difference no larger than ``margin`` (an equivalence test, one-sided)? :func:`interval_in`: True when the
+    whole interval lies at or below the margin, False when it lies above it, None otherwise (or if missing)."""
+    return interval_in(ci, high=margin)
 
 
 def at_least(diff: float, ci: tuple[float, float], margin: float) -> bool | None:
-    """Is a difference at least ``margin``, and real? True when the point value reaches the margin and the
-    interval excludes 0; False when the whole interval lies below the margin; None otherwise (or if missing)."""
-    if any(math.isnan(x) for x in (diff, *ci)):
-        return None
-    if diff >= margin and ci[0] > 0:
-        return True
-    if ci[1] < margin:
-        return False
-    return None
+    """Is a difference at least ``margin``? :func:`interval_in`: True when the whole interval lies at or above the
+    margin, False when it lies wholly below it; None otherwise (or if missing), whatever the point value ``diff``."""
+    return None if math.isnan(diff) else interval_in(ci, low=margin)
+
+
+def proportion_in(k: int, n: int, low: float = -math.inf, high: float = math.inf) -> bool | None:
+    """:func:`interval_in` for a proportion ``k / n`` on its 95 % Wilson interval (None for no cases)."""
+    from lcrag.stats import wilson_interval
+
+    return interval_in(wilson_interval(int(k), int(n)), low, high) if n else None
 
 
 CHANCE = 0.25  # the kept cases have four options

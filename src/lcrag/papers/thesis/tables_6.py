@@ -1,6 +1,7 @@
 """The thesis's Tables 6.1-6.3 recomputed, beside the printed values (:mod:`lcrag.papers.thesis.numbers`):
 Full-setting accuracy per prompt (6.1), the per-case CQT answers on MeetingQA (6.2), the rankers' top-5 chunks for
-MeetingQA cases 1-3 (6.3), and the two cosine similarities the thesis quotes (:func:`embedding_sanity`).
+MeetingQA cases 1-3 (6.3), and the two cosine similarities the thesis quotes (:func:`embedding_sanity`). The
+thesis's values are in the columns whose names start with ``paper_`` (the book's glossary), ours in the others.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ def table_6_1(scored: pd.DataFrame, grid_cases: pd.DataFrame | None = None) -> p
     ``cases`` says which cases: "kept" (every kept case the prompt was asked on), "grid" (the kept cases of
     the grid subset, where every prompt ran: the fair comparison between prompts), and "original" (kept and
     removed cases, when the removed ones were asked: the table's first row, read with the raw scorer).
+    ``paper_accuracy`` is Table 6.1's value and ``paper_cases`` the cases it is on: always the whole set ("kept":
+    every kept case; "original": every case), so on a "grid" row it is not the same cases as ours.
     """
     full = scored[scored["setting"] == "full"]
     grid_keys = case_keys(grid_cases) if grid_cases is not None else set()
@@ -54,7 +57,8 @@ def table_6_1(scored: pd.DataFrame, grid_cases: pd.DataFrame | None = None) -> p
                         "raw": 100 * t["correct_raw"].mean(),
                         "lenient": 100 * t["correct"].mean(),
                         "logprob": 100 * lp["correct_logprob"].mean() if len(lp) else float("nan"),
-                        "thesis": _thesis_6_1(label, prompt, task),
+                        "paper_accuracy": _thesis_6_1(label, prompt, task),
+                        "paper_cases": "original" if label == "original" else "kept",
                     }
                 )
     return pd.DataFrame(rows)
@@ -74,8 +78,8 @@ def table_6_2(
     pipeline: str = "CQT",
     prompt: str = "BAMBOO",
 ) -> pd.DataFrame:
-    """Per MeetingQA case: the correct letter, the thesis's CQT + BAMBOO answer and ours ("-" removed,
-    "None" no letter)."""
+    """Per MeetingQA case: the correct letter, the thesis's CQT + BAMBOO answer (``paper_answer``, ``paper_correct``)
+    and ours ("-" removed, "None" no letter)."""
     mq = cases[cases["task"] == "meetingqa"].sort_values("case")
     ours = scored[
         (scored["task"] == "meetingqa")
@@ -90,9 +94,9 @@ def table_6_2(
                 {
                     "case": item.case,
                     "gt": "-",
-                    "thesis": "-",
+                    "paper_answer": "-",
                     "ours": "-",
-                    "thesis_correct": None,
+                    "paper_correct": None,
                     "ours_correct": None,
                 }
             )
@@ -108,9 +112,9 @@ def table_6_2(
             {
                 "case": item.case,
                 "gt": item.answer,
-                "thesis": thesis,
+                "paper_answer": thesis,
                 "ours": mine,
-                "thesis_correct": thesis == item.answer,
+                "paper_correct": thesis == item.answer,
                 "ours_correct": (mine == item.answer) if mine else None,
             }
         )
@@ -118,12 +122,12 @@ def table_6_2(
 
 
 def table_6_2_wide(t62: pd.DataFrame, blocks: int = 4) -> pd.DataFrame:
-    """Table 6.2 laid out as the thesis prints it: ``blocks`` side-by-side blocks of Case / GT / thesis / ours."""
+    """Table 6.2 laid out as the thesis prints it: ``blocks`` side-by-side blocks of Case / GT / paper / ours."""
     n = math.ceil(len(t62) / blocks)
     parts = []
     for b in range(blocks):
-        part = t62.iloc[b * n : (b + 1) * n][["case", "gt", "thesis", "ours"]].reset_index(drop=True)
-        part.columns = pd.MultiIndex.from_product([[f"block {b + 1}"], ["case", "GT", "thesis", "ours"]])
+        part = t62.iloc[b * n : (b + 1) * n][["case", "gt", "paper_answer", "ours"]].reset_index(drop=True)
+        part.columns = pd.MultiIndex.from_product([[f"block {b + 1}"], ["case", "GT", "paper", "ours"]])
         parts.append(part)
     return pd.concat(parts, axis=1)
 
@@ -133,10 +137,11 @@ def table_6_3(
 ) -> pd.DataFrame:
     """Top-5 chunk numbers per ranker for MeetingQA cases 1-3 (the evidence as query), next to Table 6.3.
 
-    Columns: case, ranker, n_chunks, thesis, ours, exact (same list), top2 (same first two),
-    chunk11_top3 (case 3: chunk 11 among our first three, the thesis's observation for every ranker).
+    Columns: case, ranker, n_chunks, paper_top5 (the thesis's list), ours, exact (same list), top2 (same first
+    two), chunk11_top3 (case 3: chunk 11 among our first three, the thesis's observation for every ranker), and
+    embedder (the embedding model of the cosine and SVM rows; the thesis's was "davinci-002").
     """
-    rows = []
+    rows, name = [], _name(embedder)
     mq = cases[(cases["task"] == "meetingqa")].set_index("case")
     for case, thesis_rows in THESIS_TABLE_6_3.items():
         item = mq.loc[case]
@@ -148,20 +153,31 @@ def table_6_3(
                     "case": case,
                     "ranker": ranker,
                     "n_chunks": len(chunks),
-                    "thesis": thesis,
+                    "paper_top5": thesis,
                     "ours": ours,
                     "exact": ours == thesis,
                     "top2": ours[:2] == thesis[:2],
                     "chunk11_top3": (11 in ours[:3]) if case == 3 else None,
+                    "embedder": name,
                 }
             )
     return pd.DataFrame(rows)
 
 
+def _name(embedder) -> str:
+    """The embedder's spec; with none given, the default one :func:`lcrag.retrieval.get_ranker` builds."""
+    if embedder is None:
+        from lcrag.models.embeddings import get_embedder
+
+        embedder = get_embedder()
+    return str(embedder.name)
+
+
 def embedding_sanity(embedder) -> pd.DataFrame:
-    """The thesis's two cosine similarities (H16), recomputed with ``embedder``."""
+    """The thesis's two cosine similarities (H16: ``paper_cosine``, with davinci-002), recomputed with ``embedder``
+    (``ours``; its spec in ``embedder``)."""
     rows = []
     for (a, b), thesis in THESIS_SANITY.items():
         va, vb = embedder.embed([a, b])
-        rows.append({"a": a, "b": b, "thesis": thesis, "ours": float(np.dot(va, vb))})
+        rows.append({"a": a, "b": b, "paper_cosine": thesis, "ours": float(np.dot(va, vb)), "embedder": _name(embedder)})
     return pd.DataFrame(rows)
