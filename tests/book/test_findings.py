@@ -26,8 +26,21 @@ def test_claims_are_counted_by_source_and_verdict_and_the_floor_is_named():
     assert "published numbers or released files, 3 in all: 2 reproduced, 1 not reproduced." in text
     assert "checked on our run with local/m, 3 in all: 1 inconclusive, 2 not testable with this model." in text
     assert "at the floor on the arms of H2, H3" in text
-    assert "need no model, 1 in all: 1 reproduced." in text
+    assert "computed without any model (not about a model's behaviour), 1 in all: 1 reproduced." in text
     assert claims_sentences(_claims([])) == ["This chapter checks no claim."]
+
+
+def test_claims_on_our_runs_are_counted_per_model_and_no_model_checks_are_not_behaviour():
+    claims = _claims([
+        ("C1", "our run", NOT_TESTABLE, "local/small"),
+        ("C15", "our run", NOT_REPRODUCED, "local/judge"),  # decided by another model's outputs (a judge)
+        ("C18", "no model", NOT_REPRODUCED, "no model"),
+    ])  # fmt: skip
+    text = " ".join(claims_sentences(claims))
+    assert "checked on our run with local/small, 1 in all: 1 not testable with this model." in text
+    assert "checked on our run with local/judge, 1 in all: 1 not reproduced." in text
+    assert "at the floor on the arms of C1:" in text and "C15:" not in text
+    assert text.count("about behaviour") == 2 and "no model, 1" not in text
 
 
 def test_claims_decided_without_their_floored_datasets_are_named():

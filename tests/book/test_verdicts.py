@@ -50,6 +50,15 @@ def test_each_verdict_from_a_constructed_case(passed, floor, expected, tmp_path)
     assert read_claims(tmp_path / "claims.csv")["verdict"].tolist() == [expected]
 
 
+def test_a_claim_the_run_cannot_test_says_why_without_calling_it_a_floor():
+    """A reason other than an arm at the floor (the paper's embedding model is not ours) also gives "not testable",
+    with the reason in the evidence under its own label."""
+    c = ClaimsLedger("ch", "thesis", "no model").check("X16", "davinci-002 tells the families apart", 0.84, 0.84,
+                                                       True, evidence="0.8415 > 0.8051", untestable="not davinci-002")
+    assert c.verdict == "not testable with this model" and c.source == "no model"
+    assert c.evidence == "0.8415 > 0.8051; not testable: not davinci-002" and "floor" not in c.evidence
+
+
 def test_point_values_inside_noise_are_inconclusive_not_a_verdict():
     # "+0.00 pp vs +0.00 pp" on 8 cases: the paired interval contains 0, so the claim cannot be decided
     assert greater(0.0, 0.0, ci=(-0.25, 0.25)) is None
@@ -63,6 +72,16 @@ def test_sources_are_inferred_from_the_ledger_and_checked():
     assert ledger.check("X5", "BM25 top-5", 1, 1, True, source="no model").source == "no model"
     with pytest.raises(ValueError, match="source must be one of"):
         ledger.check("X6", "t", 1, 1, True, source="vibes")
+
+
+def test_a_claim_decided_by_another_models_outputs_or_by_none_names_it():
+    assert V.source_of("no model") == V.source_of("no model (a tokenizer's count)") == "no model"
+    ledger = ClaimsLedger("c", "summhay", "local/summarizer")
+    judged = ledger.check("X7", "the judge agrees", 1, 0, False, model="local/judge")
+    assert (judged.model, judged.source) == ("local/judge", "our run")
+    counted = ledger.check("X8", "a ceiling", 1, 1, True, model="no model")
+    assert (counted.model, counted.source) == ("no model", "no model")
+    assert ledger.check("X9", "t", 1, 1, True).model == "local/summarizer"  # the ledger's model otherwise
 
 
 def test_a_judge_needs_enough_labelled_pairs_to_decide():

@@ -169,17 +169,23 @@ class ClaimsLedger:
         anchor: str = "",
         floor: str | None = None,
         source: str | None = None,
+        model: str | None = None,
+        untestable: str | None = None,
     ) -> Claim:
         """Record a claim with the verdict that ``passed`` (a computed test's outcome) implies, or *not testable
         with this model* when ``floor`` gives a reason (an arm at the floor: :func:`lcrag.book.verdicts.
-        floor_reason`), whatever the test said. ``source`` overrides the ledger's for this claim (e.g. a
-        check in a model's ledger that needs no model).
+        floor_reason`), or when ``untestable`` gives another reason the run cannot test the claim (e.g. the
+        paper's embedding model is not ours), whatever the test said. ``model`` overrides the ledger's for this claim: the model whose
+        outputs decide it (e.g. a judge of released summaries in a summarizer's ledger; ``"no model"`` for a
+        computation that needs none), and ``source`` defaults to what it names (:func:`lcrag.book.verdicts.
+        source_of`); ``source`` overrides both (e.g. a check in a model's ledger that needs no model).
 
         A claim declared in ``lcrag/papers/<paper>/claims.csv`` takes its text and paper value from there (give
         neither: a paper's number is typed once); a claim whose text depends on the run gives both."""
         text, paper_value = self._declared(str(claim_id), text, paper_value)
-        if floor:
-            evidence = f"{evidence}; at the floor: {floor}" if evidence else f"at the floor: {floor}"
+        for label, reason in (("at the floor", floor), ("not testable", untestable)):
+            if reason:
+                evidence = f"{evidence}; {label}: {reason}" if evidence else f"{label}: {reason}"
         claim = Claim(
             chapter=self.chapter,
             claim_id=str(claim_id),
@@ -187,11 +193,11 @@ class ClaimsLedger:
             text=text,
             paper_value=paper_value,
             our_value=our_value,
-            model=self.model,
-            verdict=NOT_TESTABLE if floor else verdict(passed),
+            model=model or self.model,
+            verdict=NOT_TESTABLE if floor or untestable else verdict(passed),
             evidence=evidence,
             anchor=anchor,
-            source=_checked_source(source or self.source),
+            source=_checked_source(source or (source_of(model) if model else self.source)),
         )
         self._claims[claim.claim_id] = claim
         return claim

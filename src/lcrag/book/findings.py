@@ -30,8 +30,10 @@ def _counts(df: pd.DataFrame) -> str:
 
 
 def claims_sentences(claims: pd.DataFrame) -> list[str]:
-    """What the claims ledger says: the claims decided on the paper's own numbers (or released files), and those
-    on this run's model, by verdict; the claims the model cannot test, by id."""
+    """What the claims ledger says: the claims decided on the paper's own numbers (or released files); those on our
+    runs, by the model whose outputs decide them (a chapter may decide a claim on another model's outputs, e.g. a
+    judge's) and by verdict; the claims that model cannot test, by id; and the checks that need no model, which are
+    not about any model's behaviour."""
     out: list[str] = []
     if claims.empty:
         return ["This chapter checks no claim."]
@@ -39,23 +41,24 @@ def claims_sentences(claims: pd.DataFrame) -> list[str]:
     if len(own):
         out.append(f"Of the paper's claims checked on its own published numbers or released files, {len(own)} in "
                    f"all: {_counts(own)}.")
-    for source, what in ((OUR_RUN, "on our run"), (NO_MODEL, "on computations that need no model")):
-        part = claims[claims["source"] == source]
-        if part.empty:
-            continue
-        models = sorted({str(m) for m in part["model"] if str(m) and str(m) != "nan"})
-        by = f" with {', '.join(models)}" if source == OUR_RUN and models else ""
-        out.append(f"Of the claims about behaviour checked {what}{by}, {len(part)} in all: {_counts(part)}.")
+    ours = claims[claims["source"] == OUR_RUN]
+    for model, part in ours.groupby(ours["model"].astype(str), sort=False):
+        by = f" with {model}" if model and model != "nan" else ""
+        out.append(f"Of the claims about behaviour checked on our run{by}, {len(part)} in all: {_counts(part)}.")
         floor = part[part["verdict"] == NOT_TESTABLE]
-        if source == OUR_RUN and len(floor):
+        if len(floor):
             out.append(f"The model is at the floor on the arms of {', '.join(map(str, floor['claim_id']))}: those "
                        "claims measure the model, not the paper, and wait for a more capable one.")
         evidence = part["evidence"] if "evidence" in part.columns else pd.Series("", index=part.index)
         partial = part[evidence.astype(str).str.contains(PARTIAL_FLOOR, regex=False)]
-        if source == OUR_RUN and len(partial):
+        if len(partial):
             verb = "were" if len(partial) > 1 else "was"
             out.append(f"{', '.join(map(str, partial['claim_id']))} {verb} decided only where the arms are above the "
                        "floor (the evidence column names the datasets or arms left out).")
+    computed = claims[claims["source"] == NO_MODEL]
+    if len(computed):
+        out.append(f"Of the checks computed without any model (not about a model's behaviour), {len(computed)} in "
+                   f"all: {_counts(computed)}.")
     return out
 
 

@@ -113,12 +113,14 @@ def choose_judge(agreement: pd.DataFrame, judges: Sequence[str], min_pairs: int 
 
 def source_of(model: str) -> str:
     """The evidence source a ledger's ``model`` field implies: the papers' tables and released artefacts are
-    named as such by the chapters (``PAPER_TABLES_MODEL``, ``ARTEFACT_MODEL``); anything else is a model run."""
+    named as such by the chapters (``PAPER_TABLES_MODEL``, ``ARTEFACT_MODEL``), a computation without a model as
+    ``"no model"`` (or ``"no model (...)"``, saying what it used instead: a tokenizer); anything else is a model
+    run."""
     text = str(model).lower()
     if "published tables" in text or "paper tables" in text:
         return PAPER_TABLES
     if "released artefacts" in text:
         return RELEASED_ARTEFACTS
-    if text in ("", "none", NO_MODEL):
+    if text in ("", "none") or text.startswith(NO_MODEL):
         return NO_MODEL
     return OUR_RUN

@@ -42,3 +42,12 @@ def test_without_per_summary_scores_the_pooled_difference_has_no_interval():
     # one subtopic is no pairing either
     (o,) = comparison.comparisons(_settings({"full": 0.30, "oracle": 0.50}), _per({"full": [0.3], "oracle": [0.5]}))
     assert np.isnan(o["ci_low"])
+
+
+def test_the_floor_is_the_chapters_rule_for_its_live_settings():
+    from lcrag.papers.summhay.live_claims import setting_floor
+
+    (o,) = comparison.comparisons(_settings({"full": 0.004, "oracle": 0.30}))
+    assert o["reading"] == "not testable with this model"
+    assert o["evidence"].endswith(f"at the floor: {setting_floor({'Full': 0.4, 'oracle': 30.0})}")
+    assert setting_floor({"Full": 0.4, "oracle": 30.0, "random": float("nan")}) == "Full: score 0.004 below 0.05"

@@ -312,6 +312,18 @@ def test_synthetic_haystack_loads_with_the_summhay_loader(tmp_path):
     assert rep["found_in"].tolist() == [2, 2, 1]
 
 
+def test_a_degenerate_synthetic_haystack_is_called_so():
+    """SmolLM2's haystack had one insight, its subtopic's title again: its 100 % coverage measures nothing."""
+    raw = _raw_haystack()
+    text = synthetic.synthesis_reading(raw, synthetic.synthesis_report(raw), planned_insights=4, calls=12)
+    assert text == "The model wrote 2 subtopics with 3 insights (4 planned) and 3 documents, in 12 model calls."
+    raw["subtopics"] = raw["subtopics"][:1]
+    raw["subtopics"][0]["insights"] = [{"insight_id": "I1", "insight_name": "t", "insight": "The opening day."}]
+    text = synthetic.synthesis_reading(raw, synthetic.synthesis_report(raw), planned_insights=4, calls=9)
+    assert text.startswith("The model wrote 1 subtopic with 1 insight (4 planned)")
+    assert "**This haystack is degenerate** (only 1 insight; insights that only repeat their subtopic's title: 1 of 1)" in text
+
+
 # ------------------------------------------------------------------------------------------- real model (slow)
 
 

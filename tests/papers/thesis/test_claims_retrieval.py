@@ -77,6 +77,7 @@ def test_h16_and_h6b_are_not_testable_with_another_embedding_model():
     for claim in ("H16", "H6b"):
         assert t.loc[claim, "verdict"] == NOT_TESTABLE, claim
         assert "davinci-002" in t.loc[claim, "evidence"] and "local/all-minilm-l6-v2" in t.loc[claim, "evidence"]
+        assert "not testable: " in t.loc[claim, "evidence"] and "floor" not in t.loc[claim, "evidence"]
     assert t.loc["H16", "our_value"] == "0.8415 > 0.8051" and "the order holds" in t.loc["H16", "evidence"]
 
 

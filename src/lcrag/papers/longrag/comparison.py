@@ -2,7 +2,8 @@
 (:data:`FAMILY`).
 
 Reads the chapter's ``answers.csv`` (one row per dataset x question x generator x strategy, with its F1) and
-pairs the Full arm with each of the paper's five strategies over (dataset, question); Closed is shown, not
+pairs the Full arm with each of the paper's five strategies over (dataset, question), on the datasets the
+chapter's floor rule lets decide (:func:`lcrag.papers.longrag.claims_runs.dataset_floor`); Closed is shown, not
 compared.
 """
 
@@ -10,8 +11,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from lcrag.papers.longrag.claims_runs import dataset_floor
 from lcrag.stats import bootstrap_diff
-from lcrag.synthesis import Family, bar_panel, comparison, group_means, load_table, score_floor
+from lcrag.synthesis import Family, bar_panel, comparison, group_means, load_table
 
 NAME = "longrag"
 
@@ -32,7 +34,10 @@ def summary(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.Da
 
 
 def comparisons(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> list[dict]:
-    """The Full arm vs each of the paper's strategies, paired over (dataset, question)."""
+    """The Full arm vs each of the paper's strategies, paired over (dataset, question), under the chapter's floor
+    rule (:func:`lcrag.papers.longrag.claims_runs.dataset_floor`, the one its claims use): a dataset where either
+    arm's mean F1 is at the floor decides nothing and is left out of the pairs (the evidence names it); with every
+    dataset at the floor the comparison is *not testable with this model*."""
     out = []
     for model, g in questions.groupby("model", sort=False):
         wide = g.pivot_table(
@@ -44,12 +49,16 @@ def comparisons(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> l
             both = wide[["Full", strategy]].dropna()
             if both.empty:
                 continue
+            deciding, floor, note = dataset_floor(g, ("Full", strategy))
+            if not floor:  # the datasets above the floor decide; with none, every pair is shown, not testable
+                both = both[both.index.get_level_values("dataset").isin(deciding)]
             diff, lo, hi = bootstrap_diff(both["Full"], both[strategy], n=n_boot, seed=seed)
             out.append(comparison(
                 NAME, model, f"Full vs {strategy} (F1)", "Full", float(both["Full"].mean()), strategy,
                 float(both[strategy].mean()), diff, lo, hi, len(both), "questions",
-                f"paired bootstrap over {len(both)} questions", g["source"].iloc[0],
-                floor=score_floor({"Full": both["Full"].mean(), strategy: both[strategy].mean()})))  # fmt: skip
+                f"paired bootstrap over {len(both)} questions"
+                f" of {', '.join(dict.fromkeys(both.index.get_level_values('dataset')))}{note}",
+                g["source"].iloc[0], floor=floor))  # fmt: skip
     return out
 
 

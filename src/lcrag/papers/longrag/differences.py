@@ -110,3 +110,28 @@ def strategy_differences(
     ]
     return pd.DataFrame(records, columns=cols)
 
+
+
+def arm_sentence(diffs: pd.DataFrame, arm: str = "Full") -> str:
+    """What the paired intervals of :func:`strategy_differences` say about ``arm`` against the strategies, written
+    from the table (never typed): how many of its differences have a 95 % interval that excludes 0, which ones, and
+    the number of questions per dataset they rest on."""
+    rows = diffs[(diffs["a"] == arm) | (diffs["b"] == arm)]
+    if rows.empty:
+        return f"No difference with the {arm} arm was computed."
+    sizes = rows.groupby("dataset", sort=False)["n_questions"].max()
+    per = (f"{sizes.iloc[0]} questions per dataset" if sizes.nunique() == 1
+           else ", ".join(f"{n} questions on {d}" for d, n in sizes.items()))
+    clear = rows[(rows["diff_lo"] > 0) | (rows["diff_hi"] < 0)]
+
+    def item(r) -> str:
+        return (f"{r.a} − {r.b} on {r.dataset} {100 * r.diff:+.1f} points "
+                f"[{100 * r.diff_lo:+.1f}, {100 * r.diff_hi:+.1f}]")
+
+    if clear.empty:
+        return (f"With {per}, every one of the {len(rows)} paired 95 % intervals of a difference with the {arm} "
+                f"arm above contains 0: this run cannot tell the {arm} arm from any strategy it was compared with.")
+    rest = len(rows) - len(clear)
+    tail = f"; the other {rest} contain 0" if rest else ""
+    return (f"With {per}, {len(clear)} of the {len(rows)} paired 95 % intervals of a difference with the {arm} "
+            f"arm above exclude 0: {'; '.join(item(r) for r in clear.itertuples())}{tail}.")

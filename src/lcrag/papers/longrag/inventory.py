@@ -161,3 +161,17 @@ def derived_checks() -> pd.DataFrame:
     to = token_order()
     add("C13 token order and E&F > R&B (SFT model x dataset, of 12)", 12, int(to["holds"].sum()))
     return pd.DataFrame(rows)
+
+
+def disagreements_markdown(checks: pd.DataFrame) -> str:
+    """The checks of :func:`derived_checks` whose recomputed value disagrees with the inventory's, in full (a table
+    cell would cut them): one bullet each with both values and the detail, or a sentence saying that all agree."""
+    bad = checks[~checks["agrees"].astype(bool)]
+    if bad.empty:
+        return f"All {len(checks)} checks agree with the inventory."
+    items = [f"- **{r.check}**: the inventory expects {r.inventory_expected}; the paper's tables give "
+             f"{r.recomputed_from_paper}" + (f" ({r.detail})" if str(r.detail or "") else "") + "."
+             for r in bad.itertuples()]
+    head = (f"{len(bad)} of the {len(checks)} checks disagree with the inventory:" if len(bad) > 1
+            else f"1 of the {len(checks)} checks disagrees with the inventory:")
+    return "\n".join([head, "", *items])

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from lcrag.papers.summhay.live_claims import setting_floor
 from lcrag.stats import bootstrap_diff
-from lcrag.synthesis import Family, bar_panel, comparison, count, load_table, score_floor
+from lcrag.synthesis import Family, bar_panel, comparison, count, load_table
 
 NAME = "summhay"
 SCORES = ("coverage", "citation", "joint")
@@ -91,7 +92,8 @@ def comparisons(settings: pd.DataFrame, per: pd.DataFrame | None = None, n_boot:
             out.append(comparison(
                 NAME, model, f"Full vs {label} (Joint)", "Full", full_v, setting, other_v, diff, lo, hi, n, units,
                 evidence, s.loc["full", "source"],
-                floor=score_floor({"Full": s.loc["full", "joint"], setting: s.loc[setting, "joint"]})))  # fmt: skip
+                floor=setting_floor({"Full": 100 * s.loc["full", "joint"],  # the chapter's rule, 0-100
+                                     setting: 100 * s.loc[setting, "joint"]})))  # fmt: skip
     return out
 
 

@@ -2,23 +2,38 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
+from lcrag.book.verdicts import NO_MODEL
 from lcrag.papers.summhay.paper_numbers import PAPER_ORACLE_CEILING
 
 
 def live_ledger(model: str, *, live: pd.DataFrame, position: pd.DataFrame, ceilings: pd.DataFrame,
-                judges: pd.DataFrame | None, n_subtopics: int, haystacks, budget: int, judge: str = "lexical"):
-    """A claims ledger of our own runs (model: ``model`` "(our runs)") with the claims they speak to
-    (:func:`check_live_claims`; ``ceilings`` at every budget, the claims read the 15k-token one)."""
+                judges: pd.DataFrame | None, n_subtopics: int, haystacks, budget: int, judge: str = "lexical",
+                judge_specs: Mapping[str, str] | None = None):
+    """A claims ledger of our own runs (model: ``model``, the summarizer, spelled as every chapter spells a model)
+    with the claims they speak to (:func:`check_live_claims`; ``ceilings`` at every budget, the claims read the
+    15k-token one; ``judge_specs``: each LLM judge's evaluator name to its model spec)."""
     from lcrag.book import ClaimsLedger
 
-    ledger = ClaimsLedger(None, paper="summhay", model=f"{model} (our runs)")
+    ledger = ClaimsLedger(None, paper="summhay", model=model)
     scope = f"{n_subtopics} subtopics of {', '.join(haystacks)}, {budget}-token contexts"
     check_live_claims(ledger, live=live, position=position, ceiling=ceilings[ceilings["budget_tokens"] == 15000],
-                      judges=judges, scope=scope, judge=judge)
+                      judges=judges, scope=scope, judge=judge, judge_specs=judge_specs)
     return ledger
+
+
+def setting_floor(scores: Mapping[str, float]) -> str | None:
+    """The chapter's floor rule for its live settings, in one place (its claims and its comparison in the synthesis,
+    :mod:`lcrag.papers.summhay.comparison`, both ask it): why a comparison of these settings' pooled scores (0-100;
+    NaN: not run) is *not testable with this model*, i.e. the settings below 5 points
+    (:func:`lcrag.book.verdicts.floor_reason`), else None."""
+    from lcrag.book.verdicts import floor_reason
+
+    return floor_reason({label: {"score": x / 100} for label, x in scores.items() if not np.isnan(x)})
 
 
 def _judge_for_c15(judges: pd.DataFrame) -> tuple[str, str] | None:
@@ -46,6 +61,7 @@ def check_live_claims(
     judges: pd.DataFrame | None,
     scope: str,
     judge: str = "lexical",
+    judge_specs: Mapping[str, str] | None = None,
 ) -> None:
     """The claims our own runs can speak to, recorded in ``ledger`` (whose ``model`` names our model: these are
     our model's verdicts, not checks of the paper's numbers). ``live``:
@@ -54,9 +70,11 @@ def check_live_claims(
     :func:`~lcrag.papers.summhay.live_runs.oracle_citation_ceiling` at 15k tokens; ``judges``: the judges table
     (:func:`~lcrag.papers.summhay.our_judges.judges_table`, per half) on the records our LLM judges read (or None);
     ``judge``: the live table's judge whose scores decide. A claim on a setting whose score is at the floor
-    (below 5 points: :func:`lcrag.book.verdicts.floor_reason`) is *not testable with this model*."""
-    from lcrag.book.verdicts import floor_reason
+    (below 5 points: :func:`lcrag.book.verdicts.floor_reason`) is *not testable with this model*.
 
+    Each claim names the model whose outputs decide it: the summarizer (the ledger's model) for the live claims,
+    the LLM judge for C15 (its labels of the released summaries; ``judge_specs`` maps its evaluator name to its
+    spec), and no model for C18 (a tokenizer's count)."""
     lex = live[(live["judge"] == judge) & (live["kind"] == "retrieval")].set_index("setting")
     ev = f"our live runs, {judge} judge; {scope}"
 
@@ -64,8 +82,7 @@ def check_live_claims(
         return float(lex.loc[setting, metric]) if setting in lex.index else float("nan")
 
     def floor(metric: str, *settings: str) -> str | None:  # a setting whose score is at the floor (0-100 scale)
-        values = {s: v(s, metric) for s in settings}
-        return floor_reason({f"{s} ({metric})": {"score": x / 100} for s, x in values.items() if not np.isnan(x)})
+        return setting_floor({f"{s} ({metric})": v(s, metric) for s in settings})
 
     if len(lex):
         best = lex["joint"].idxmax()
@@ -118,12 +135,13 @@ def check_live_claims(
             our_value=f"{s:.1f}",
             passed=bool(s >= 9),
             evidence=f"window-sized haystack, orders {', '.join(c for c in position.columns)}; {ev}",
-            floor=floor_reason({f"order {c} (joint)": {"score": float(position[c].iloc[0]) / 100}
-                                for c in position.columns if c != "sensitivity"}),
+            floor=setting_floor({f"order {c} (joint)": float(position[c].iloc[0])
+                                 for c in position.columns if c != "sensitivity"}),
         )
     tested = _judge_for_c15(judges) if judges is not None and len(judges) else None
     if tested is not None:
         e, half = tested
+        spec = (judge_specs or {}).get(e, e)
         j = judges[judges["half"] == half].set_index("evaluator")
         where = ("chosen on the fit half, tested on the held-out half" if half == "held-out"
                  else "on the summaries it read")
@@ -135,8 +153,9 @@ def check_live_claims(
             our_value=f"{e}: {j.loc[e, 'cov_corr']:.3f} (GPT-4o on the same summaries "
             f"{j.loc['gpt-4o', 'cov_corr']:.3f})",
             passed=bool(j.loc[e, "cov_corr"] >= j.loc["gpt-4o", "cov_corr"] - 0.05),
-            evidence=f"eval_benchmark_data.json, {int(j.loc[e, 'n_insights'])} insights ({where}); "
-            "pass = within 0.05 of GPT-4o on them",
+            evidence=f"{spec} judging the released summaries (eval_benchmark_data.json), "
+            f"{int(j.loc[e, 'n_insights'])} insights ({where}); pass = within 0.05 of GPT-4o on them",
+            model=spec,
         )  # fmt: skip
     row = ceiling.set_index("haystack").loc["all"]
     ledger.check(
@@ -145,6 +164,7 @@ def check_live_claims(
         paper_value=PAPER_ORACLE_CEILING,
         our_value=f"{row['ceiling_f1']:.3f}",
         passed=bool(abs(row["ceiling_f1"] - PAPER_ORACLE_CEILING) <= 0.02),
-        evidence=f"{int(row['insights'])} insights, Oracle contexts of {int(row['budget_tokens'])} tokens in "
-        f"{row['tokenizer']} (the paper: cl100k_base, not loadable offline); pass = within 0.02",
+        evidence=f"no model call: {int(row['insights'])} insights, Oracle contexts of {int(row['budget_tokens'])} "
+        f"tokens (tokenizer of {row['tokenizer']}; the paper: cl100k_base, not loadable offline); pass = within 0.02",
+        model=NO_MODEL,
     )

@@ -253,3 +253,29 @@ def synthesis_report(raw: dict) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows)
+
+
+def synthesis_reading(raw: dict, report: pd.DataFrame, planned_insights: int, calls: int) -> str:
+    """What the synthesis produced, in one Markdown sentence or two from the haystack file and
+    :func:`synthesis_report`: subtopics, insights (of those planned), documents, model calls; and a warning when
+    the haystack is degenerate (fewer than two insights, or insights that only repeat their subtopic's title), so
+    that the scores computed on it are not read as a measurement."""
+    from lcrag.papers.summhay.retrievers import NLTK_STOPWORDS
+
+    def words(text: str) -> set[str]:
+        return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in NLTK_STOPWORDS}
+
+    def count(n: int, noun: str) -> str:
+        return f"{n} {noun}{'' if n == 1 else 's'}"
+
+    echoes = int(sum(words(r.insight) <= words(r.subtopic) for r in report.itertuples()))
+    text = (f"The model wrote {count(len(raw['subtopics']), 'subtopic')} with {count(len(report), 'insight')} "
+            f"({planned_insights} planned) and {count(len(raw['documents']), 'document')}, in "
+            f"{count(calls, 'model call')}.")
+    if len(report) >= 2 and echoes == 0:
+        return text
+    why = [f"only {count(len(report), 'insight')}"] if len(report) < 2 else []
+    if echoes:
+        why.append(f"insights that only repeat their subtopic's title: {echoes} of {len(report)}")
+    return (text + f" **This haystack is degenerate** ({'; '.join(why)}): a summary that names the topic covers it, "
+            "so the scores below describe the model's failure to write a haystack, not the benchmark.")

@@ -1,0 +1,56 @@
+"""LongRAG's claims on our runs (lcrag.papers.longrag.claims_runs): each claim's text says what decides it, and the
+chapter's floor rule is the one its synthesis comparison asks."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from lcrag.book.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, ClaimsLedger
+from lcrag.papers.longrag import claims_runs
+
+N = 40
+
+
+def _results(per_dataset: dict[str, dict[str, list[float]]]) -> pd.DataFrame:
+    return pd.DataFrame([{"dataset": d, "strategy": s, "f1": f, "question_id": f"{d}-{i}", "generator": "local/tiny"}
+                         for d, by_s in per_dataset.items() for s, scores in by_s.items()
+                         for i, f in enumerate(scores)])
+
+
+def _c8(rl_minus_rb: dict[str, list[float]]):
+    """C8-ours on datasets where R&B scores 0.5 and R&L 0.5 + the given per-question shifts."""
+    base = [0.5] * N
+    cells = {d: {s: base for s in ("R&B", "Ext", "Fil", "E&F")} | {"R&L": [0.5 + x for x in shift]}
+             for d, shift in rl_minus_rb.items()}
+    ledger = ClaimsLedger("longrag", paper="longrag", model="local/tiny")
+    claims_runs.run_claims(ledger, _results(cells), n=500)
+    return next(c for c in ledger.claims if c.claim_id == "C8-ours")
+
+
+def test_c8_text_states_what_decides_it_and_the_verdicts_follow_it():
+    noisy = [0.3 if i % 2 else -0.3 for i in range(N)]  # mean 0: an interval that contains 0
+    below, above = [-0.2] * N, [0.2] * N
+    c = _c8({"a": noisy, "b": noisy})
+    assert c.text == ("R&L is not robustly better than R&B: on some dataset the 95 % CI of R&L − R&B lies at or "
+                      "below 0 (if it lies above 0 on every dataset, not reproduced)")
+    assert c.verdict == INCONCLUSIVE  # both intervals contain 0: neither at or below 0, nor above it
+    assert _c8({"a": noisy, "b": below}).verdict == REPRODUCED
+    assert _c8({"a": above, "b": above}).verdict == NOT_REPRODUCED
+
+
+def test_c10_text_states_the_interval_rule():
+    cell = {s: [0.5] * N for s in ("R&B", "R&L", "Ext", "Fil", "E&F")}
+    ledger = ClaimsLedger("longrag", paper="longrag", model="local/tiny")
+    claims_runs.run_claims(ledger, _results({"a": cell}), n=500)
+    c10 = next(c for c in ledger.claims if c.claim_id == "C10-ours")
+    assert c10.text.endswith("the 95 % CI of Fil − R&B lies at or below 2 points on every dataset")
+
+
+def test_dataset_floor_names_the_deciding_datasets():
+    rows = _results({"2wikimqa": {"Full": [0.12] * 4, "R&B": [0.2] * 4},
+                     "musique": {"Full": [0.03] * 4, "R&B": [0.11] * 4}})
+    deciding, reason, note = claims_runs.dataset_floor(rows, ("Full", "R&B"))
+    assert deciding == ["2wikimqa"] and reason is None
+    assert note == "; not deciding (at the floor): Full on musique (mean F1): score 0.030 below 0.05"
+    deciding, reason, _ = claims_runs.dataset_floor(rows[rows["dataset"] == "musique"], ("Full", "R&B"))
+    assert deciding == [] and reason == "Full on musique (mean F1): score 0.030 below 0.05"
