@@ -15,6 +15,7 @@ from lcrag.book.claims import (
     greater,
     less,
     read_claims,
+    save_and_show,
     verdict,
     within,
 )
@@ -283,3 +284,15 @@ def test_a_malformed_claims_file_names_its_line(tmp_path):
     with pytest.raises(ValueError, match=r"claims.csv: the header must be claim_id,text,paper_value"):
         parse_claims(path.read_text(encoding="utf-8"), path)
     assert parse_claims("claim_id,text,paper_value\nC2,up by {paper_value}%,6.5\n", path)["C2"].text == "up by 6.5%"
+
+
+def test_the_chapter_view_shows_every_claim_with_its_evidence_in_full(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # save_ledgers writes claims.csv into the run directory (here: the cwd)
+    long = "Fisher's exact test of fail rates, " + "x" * 300 + " END"
+    a, b = ClaimsLedger("ch", "thesis", "local/m"), ClaimsLedger("ch", "thesis", "no model")
+    a.check("X1", "long context beats RAG", 0.1, 0.2, True, evidence=long)
+    b.check("X2", "BM25 ranks first", "1", "1", True, evidence="rank 1")
+    html = save_and_show([a, b]).to_html()
+    assert long in html and "rank 1" in html  # not cut at display.max_colwidth
+    assert html.index("X1") < html.index("X2") and ">evidence<" in html
+    assert (tmp_path / "claims.csv").is_file()

@@ -251,13 +251,16 @@ def save_ledgers(ledgers: list[ClaimsLedger], path: Path | None = None) -> Path:
 
 
 #: The columns a chapter shows of its claims (``claims.csv`` keeps them all).
-SHOWN_COLUMNS = ("claim_id", "model", "text", "paper_value", "our_value", "verdict")
+SHOWN_COLUMNS = ("claim_id", "model", "text", "paper_value", "our_value", "verdict", "evidence")
 
 
-def save_and_show(ledgers: list[ClaimsLedger], columns=SHOWN_COLUMNS) -> pd.DataFrame:
-    """:func:`save_ledgers`, then the chapter's view of the claims: every ledger's rows in order, ``columns``."""
+def save_and_show(ledgers: list[ClaimsLedger], columns=SHOWN_COLUMNS):
+    """:func:`save_ledgers`, then the chapter's view of the claims: every ledger's rows in order, ``columns``
+    (the evidence included: it names the test, the interval and any arm at the floor), each cell in full (a
+    pandas Styler: no text cut at ``display.max_colwidth``, no index)."""
     save_ledgers(ledgers)
-    return pd.concat([ledger.table() for ledger in ledgers], ignore_index=True)[list(columns)]
+    table = pd.concat([ledger.table() for ledger in ledgers], ignore_index=True)[list(columns)]
+    return table.style.hide(axis="index").set_table_attributes('class="dataframe"')  # styled like the others
 
 
 def read_claims(path: Path) -> pd.DataFrame:
