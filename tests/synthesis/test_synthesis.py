@@ -180,7 +180,7 @@ def book_runs(tmp_path) -> Path:
         SMOL,
         {
             "answers": pd.concat(
-                [needle_answers(SMOL, [1, 1, 1, 0], [1, 1]), needle_answers(GEMMA, [1, 0, 0, 0], [0, 1])]
+                [needle_answers(SMOL, [1, 1, 1, 0], [1, 1]), needle_answers(GEMMA, [1, 0, 0.5, 0], [0, 1])]
             )
         },
     )
@@ -213,8 +213,21 @@ def test_a_comparison_with_an_arm_at_the_floor_is_not_testable(tmp_path):
     assert rag["reading"] == S.NOT_TESTABLE == "not testable with this model"
     assert "at the floor: RAG CQT: accuracy" in rag["evidence"] and "interval contains chance 0.25" in rag["evidence"]
     assert c.loc[("thesis", "Evidence"), "reading"] != S.NOT_TESTABLE  # Full 0.8 and Evidence 0.7: above it
-    assert S.score_floor({"Full": 0.3, "R&B": 0.01}) == "R&B: score 0.010 below 0.05"
-    assert S.score_floor({"Full": 0.3, "R&B": 0.2}) is None
+
+
+def test_the_synthesis_has_no_floor_rule_of_its_own():
+    """Whether an arm is at the floor is each chapter's rule, declared once in its package for its claims and its
+    family (e.g. ``lcrag.papers.thesis.accuracy.accuracy_floor``): neither the synthesis nor a family's comparison
+    module applies :func:`lcrag.book.verdicts.floor_reason` itself, so a row cannot disagree with its chapter."""
+    import inspect
+    import sys
+
+    assert not hasattr(S, "score_floor")
+    modules = {sys.modules[f.compare.__module__] for f in S.families()} | {
+        sys.modules[m] for m in list(sys.modules) if m.startswith("lcrag.synthesis")}
+    assert {m.__name__ for m in modules} >= {f"lcrag.papers.{p}.comparison" for p in ("thesis", "long2rag",
+                                                                                      "longrag", "summhay")}
+    assert [m.__name__ for m in modules if "floor_reason" in inspect.getsource(m)] == []
 
 
 def test_find_runs_keeps_the_latest_successful_run_of_the_preferred_profile(tmp_path):
@@ -252,7 +265,7 @@ def test_every_family_and_model_from_the_tables(book_runs):
     smol = c.loc[("needle", SMOL, "RAG")]
     assert (smol["long_value"], smol["other_value"], smol["diff"], smol["n"]) == (0.5, 1.0, -0.5, 2)
     gemma = c.loc[("needle", GEMMA, "RAG")]
-    assert (gemma["long_value"], gemma["other_value"], gemma["n"]) == (0.0, 0.5, 2)
+    assert (gemma["long_value"], gemma["other_value"], gemma["n"]) == (0.25, 0.5, 2)  # above the floor (0.05)
     assert "inside the local/smollm2-135m-instruct run" in gemma["source"]
 
     # thesis: exactly the chapter's paired bootstrap row
@@ -545,7 +558,7 @@ def test_truncating_to_the_floor_is_the_long2rag_effect_not_a_floor(book_runs):
     j.loc[j["variant"] == "none", "value"] = j.loc[j["variant"] == "none", "value"] * 0.0
     write_run(book_runs, "long2rag", SMOL, tables)
     row = S.synthesize(book_runs, n_boot=200).comparisons.set_index("family").loc["long2rag"]
-    assert row["reading"] == S.NOT_TESTABLE and "whole: score 0.000 below 0.05" in row["evidence"]
+    assert row["reading"] == S.NOT_TESTABLE and "none (mean KPR): score 0.000 below 0.05" in row["evidence"]
 
 
 def test_the_written_answer_follows_the_headlines_largest_model_first(book_runs):

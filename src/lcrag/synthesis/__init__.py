@@ -49,7 +49,6 @@ from lcrag.synthesis.family import (
     group_means,
     mean_ci,
     reading,
-    score_floor,
 )
 from lcrag.synthesis.figure import bar_panel, bars, empty_panel, plot_model, plot_models
 from lcrag.synthesis.runs import (
@@ -79,6 +78,6 @@ __all__ = [
     "claims_by_size",
     "compare_runs", "comparison", "conclusions", "count", "coverage", "detail_table", "empty_panel", "families", "find_runs",
     "format_diff", "group_means", "headline", "load_table", "mean_ci", "model_chapters", "model_view",
-    "overview", "plot_model", "plot_models", "plot_size_axis", "profiles_to_read", "reading", "rerun_cost", "score_floor",
+    "overview", "plot_model", "plot_models", "plot_size_axis", "profiles_to_read", "reading", "rerun_cost",
     "size_table", "synthesize", "unsized_models", "written_answer",
 ]  # fmt: skip

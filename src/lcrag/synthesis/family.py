@@ -141,8 +141,9 @@ def comparison(
     floor: str | None = None,
 ) -> dict:
     """One comparison row (:data:`COMPARISON_COLUMNS`), with its :func:`reading`; when an arm is at the floor
-    (``floor``: why, from :func:`lcrag.book.verdicts.floor_reason`), the reading is "not testable with this
-    model", as for the chapters' claims (book/verdicts.md), and the evidence says why."""
+    (``floor``: why, from the chapter's own floor rule, the one its claims use: e.g.
+    :func:`lcrag.papers.thesis.accuracy.accuracy_floor`), the reading is "not testable with this model", as for the
+    chapter's claims (book/verdicts.md), and the evidence says why. The synthesis has no floor rule of its own."""
     return {
         "family": family, "model": model, "comparison": comparison, "long_arm": long_arm,
         "long_value": long_value, "other_arm": other_arm, "other_value": other_value, "diff": diff,
@@ -150,13 +151,6 @@ def comparison(
         "reading": NOT_TESTABLE if floor else reading(diff, lo, hi, long_arm, other_arm),
         "evidence": f"{evidence}; at the floor: {floor}" if floor else evidence, "source": source,
     }  # fmt: skip
-
-
-def score_floor(values: dict[str, float]) -> str | None:
-    """Why a comparison of 0-1 scores (F1, KPR, Joint) is not testable: the arms below the floor score."""
-    from lcrag.book.verdicts import floor_reason
-
-    return floor_reason({arm: {"score": v} for arm, v in values.items()})
 
 
 def group_means(df: pd.DataFrame, keys: list[str], value: str, name: str, extra, n_boot: int,

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from lcrag import stats
-from lcrag.book.claims import ClaimsLedger
+from lcrag.book.claims import NOT_TESTABLE, ClaimsLedger
 from lcrag.data import long2rag as D
 from lcrag.data.records import DataWarning
 from lcrag.data.summhay import load_eval_benchmark, load_haystack
@@ -463,3 +463,28 @@ def test_a_point_without_content_words_is_not_counted_in_kpp():
     assert point_support(["The Demon 170 reaches 1,025 hp on E85.", "It is what it is.", "The tank lasts a day."],
                          doc, 0.6) == (2, 1)
     assert point_support(["It is."], doc, 0.6) == (0, 0)
+
+
+def test_c12_and_the_synthesis_share_the_chapters_floor_rule():
+    """One floor rule for "truncating lowers KPR" (:func:`claims.truncation_floor`): at the edge of the floor (the
+    whole documents' mean KPR 0.045 against 0.05, which is not below it) claim C12 and the synthesis's whole vs
+    truncated rows are both not testable, or neither, with the same reason; the truncated arm's KPR (here 0) never
+    makes them so."""
+    from lcrag.papers.long2rag import comparison
+    from lcrag.synthesis import NOT_TESTABLE as SYNTHESIS_NOT_TESTABLE
+
+    assert comparison.truncation_floor is long2rag_claims.truncation_floor  # the synthesis asks the chapter's rule
+    assert comparison.question_kpr is long2rag_claims.question_kpr  # ... on the same per-question KPR
+    for first, floored in ((0.9, True), (1.0, False)):  # mean over 20 questions: 0.045, 0.05
+        per = _responses({"none": [first] + [0.0] * 19, "trunc512": [0.0] * 20, "trunc2048": [0.0] * 20})
+        claim = _verdicts(per).loc["C12"]
+        rows = comparison.comparisons(per.assign(model="m", source="run"), {"m": "j"}, n_boot=200)
+        assert [r["other_arm"] for r in rows] == ["trunc512", "trunc2048"]
+        assert (claim["verdict"] == NOT_TESTABLE) is floored, first
+        assert all((r["reading"] == SYNTHESIS_NOT_TESTABLE) is floored for r in rows), first
+        why = long2rag_claims.truncation_floor(long2rag_claims.question_kpr(per, "j"))
+        assert (why is not None) is floored
+        if floored:
+            assert why == "none (mean KPR): score 0.045 below 0.05"
+            assert claim["evidence"].endswith(f"at the floor: {why}")
+            assert all(r["evidence"].endswith(f"at the floor: {why}") for r in rows)

@@ -347,3 +347,39 @@ def test_the_explanation_is_read_from_the_tables():
     freq, rel = _explanation_tables(5.0, 1.0, {"simple": 2.0, "complex": 0.0}, {"m1": (0.5, 0.1), "m2": (0.4, 0.2)})
     assert analysis.explanation_reading(freq, rel).endswith("consistent with the thesis's explanation.")
     assert "run both" in analysis.explanation_reading(freq[freq["needle"] == "simple"], rel)
+
+
+def _floor_grid(first_full: float, rag: float) -> pd.DataFrame:
+    """Both needles at 5 lengths x 4 depths, full haystack and RAG on every cell: full recall 0 except
+    ``first_full`` in each needle's first cell (mean ``first_full / 20``), RAG recall ``rag`` everywhere."""
+    rows = [{"model": "m", "needle": needle, "setting": setting, "context_tokens": length, "depth": depth,
+             "recall": (first_full if i == 0 else 0.0) if setting == "full" else rag, "source": "run"}
+            for needle in ("simple", "complex") for setting in ("full", "rag")
+            for i, (length, depth) in enumerate((t, d) for t in (1000, 2000, 4000, 8000, 16000) for d in (0, 33, 66, 100))]
+    return analysis.add_found(pd.DataFrame(rows))
+
+
+def test_h4_and_the_synthesis_share_the_chapters_floor_rule():
+    """One floor rule (:func:`needle_claims.recall_floor`, mean recall below 0.05) for H4 and the synthesis's full
+    vs RAG row: at the edge of the floor (full mean recall 0.045 against 0.05, which is not below it) H4's three
+    parts and the row are all not testable, or none; RAG at the floor makes the row not testable, not H4 (which
+    reads the full haystack only)."""
+    from lcrag.book.claims import ClaimsLedger
+    from lcrag.papers.thesis.needle import comparison
+    from lcrag.synthesis import NOT_TESTABLE
+
+    assert comparison.recall_floor is needle_claims.recall_floor  # the synthesis asks the chapter's rule
+    for first, rag, h4_floored, row_floored in ((0.9, 1.0, True, True), (1.0, 1.0, False, False),
+                                                (1.0, 0.0, False, True)):
+        cells = _floor_grid(first, rag)
+        ledger = ClaimsLedger(None, paper="thesis", model="m")
+        needle_claims.check_h4(ledger, cells, window=16000)
+        t = ledger.table().set_index("claim_id")
+        (row,) = comparison.comparisons(cells, n_boot=200)
+        assert all((t.loc[c, "verdict"] == NOT_TESTABLE) is h4_floored for c in ("H4a", "H4b", "H4c")), first
+        assert (row["reading"] == NOT_TESTABLE) is row_floored, (first, rag)
+        if h4_floored:  # the same reason, from the same function
+            assert t.loc["H4c", "evidence"].endswith("at the floor: full, both needles (mean recall): score 0.045 "
+                                                     "below 0.05")
+            assert row["evidence"].endswith("at the floor: Full (mean recall): score 0.045 below 0.05")
+    assert needle_claims.recall_floor({"Full": pd.Series([0.05]), "RAG": pd.Series(dtype=float)}) is None

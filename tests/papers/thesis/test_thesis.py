@@ -765,3 +765,48 @@ def test_the_chapter_runs_in_the_smoke_profile(bamboo_data, tmp_path_factory, mo
     for name in ("pattern_counts", "ranking_distance", "tokens", "paired_tests", "table_6_1", "table_6_2"):
         assert (out / f"{name}.csv").exists(), name
 
+
+
+def _synthesis_rows(tmp_path, scored: pd.DataFrame) -> pd.DataFrame:
+    """The synthesis's thesis rows (``lcrag.papers.thesis.comparison``) on a run of ``scored``: accuracy.csv and
+    paired_tests.csv saved as the chapter saves them, read back as the synthesis reads them."""
+    from lcrag.papers.thesis import comparison
+
+    kept = scored[scored["kept"]]
+    accuracy.accuracy_table(kept, n_boot=200).to_csv(tmp_path / "accuracy.csv", index=False)
+    accuracy.paired_tests(kept, accuracy.standard_pairs(scored), n_boot=200).to_csv(
+        tmp_path / "paired_tests.csv", index=False)
+    runs = pd.DataFrame([{"chapter": "thesis", "model": "m", "slug": "m", "profile": "default", "finished": "",
+                          "book": True, "run_dir": str(tmp_path)}])
+    problems: list[str] = []
+    rows = comparison.comparisons(runs, comparison.arms(runs, problems), problems)
+    assert problems == []
+    return pd.DataFrame(rows).set_index("other_arm")
+
+
+@pytest.mark.parametrize("arm", ["RAG CQT", "Evidence"])
+def test_the_claims_and_the_synthesis_share_the_chapters_floor_rule(tmp_path, arm):
+    """One floor rule (:func:`accuracy.accuracy_floor`) for the claims and the synthesis's row: at the edge of the
+    floor (50 of 158 right: the exact interval still reaches 1/4; 51: it does not) the claim on the arm (H7 for
+    RAG, H8 for Evidence vs Full) and the synthesis's Full vs arm row are both not testable, or neither."""
+    from lcrag.papers.thesis import comparison
+    from lcrag.synthesis import NOT_TESTABLE as SYNTHESIS_NOT_TESTABLE
+
+    assert comparison.accuracy_floor is accuracy.accuracy_floor  # the synthesis asks the chapter's rule
+    assert binomtest(50, 158, 0.25).proportion_ci(0.95, method="exact").low <= 0.25
+    assert binomtest(51, 158, 0.25).proportion_ci(0.95, method="exact").low > 0.25
+    claim = {"RAG CQT": "H7", "Evidence": "H8"}[arm]
+    for right, floored in ((50, True), (51, False)):
+        counts = {"FRE": right, "F-E": 158 - right} if arm == "RAG CQT" else {"FRE": right, "FR-": 158 - right}
+        scored = thesis_shaped(counts)
+        t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), scored,
+                                       n_boot=200).set_index("claim_id")
+        row = _synthesis_rows(tmp_path, scored).loc[arm]
+        assert (t.loc[claim, "verdict"] == NOT_TESTABLE) is floored, (arm, right)
+        assert (row["reading"] == SYNTHESIS_NOT_TESTABLE) is floored, (arm, right)
+        why = f"accuracy {right / 158:.2f} of 158, interval contains chance 0.25"
+        assert (why in t.loc[claim, "evidence"]) is floored and (why in row["evidence"]) is floored
+        # the same counts give the same answer from the chapter's floor_of and the shared rule
+        run = ("rag", "CQT", "BAMBOO") if arm == "RAG CQT" else ("evidence", "-", "BAMBOO")
+        assert (accuracy.floor_of(scored, [run]) is not None) is floored
+        assert (accuracy.accuracy_floor({arm: (right, 158)}) is not None) is floored

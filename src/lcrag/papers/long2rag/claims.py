@@ -147,6 +147,36 @@ def _pp(x: float) -> str:
     return f"{x:+.3f}"
 
 
+def question_kpr(per_response: pd.DataFrame, judge: str) -> pd.DataFrame:
+    """Questions x variants: the mean KPR (0-1) of each question's responses by ``judge``
+    (:func:`lcrag.metrics.kpr.response_kpr`'s rows): what the run claims and the synthesis compare."""
+    mine = per_response[per_response["judge"] == judge]
+    return mine.pivot_table(index="question_id", columns="variant", values="recall", aggfunc="mean")
+
+
+def kpr_floor(means: Mapping[str, float]) -> str | None:
+    """The variants (or pools of responses) whose mean KPR (0-1) is at the floor, below 0.05
+    (:func:`lcrag.book.verdicts.floor_reason`), each named ``<label> (mean KPR)``; None when none is."""
+    from lcrag.book.verdicts import floor_reason
+
+    return floor_reason({f"{label} (mean KPR)": {"score": float(m)} for label, m in means.items()})
+
+
+def variant_floor(wide: pd.DataFrame, variants) -> str | None:
+    """:func:`kpr_floor` of these ``variants``' mean KPR over the questions of ``wide`` (:func:`question_kpr`);
+    variants not run are left out."""
+    return kpr_floor({v: wide[v].mean() for v in variants if v in wide})
+
+
+def truncation_floor(wide: pd.DataFrame) -> str | None:
+    """The chapter's floor rule for "truncating the documents lowers KPR", in one place: claim C12 and the
+    synthesis's whole-vs-truncated rows (:mod:`lcrag.papers.long2rag.comparison`) both ask it, so they always agree.
+    A change that lowers a score needs only the arm before it above the floor (book/verdicts.md): the comparison is
+    *not testable with this model* when the whole documents' (``none``) mean KPR over the questions of ``wide``
+    (:func:`question_kpr`) is below 0.05, whatever the truncated variants score; None otherwise."""
+    return variant_floor(wide, ["none"])
+
+
 def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[str, list[int]] | None = None,
                agreement: Mapping | None = None, scope: str = "", n_boot: int = 2000, seed: int = 0) -> object:
     """Decide the behavioural claims on our runs, with 95 % bootstrap intervals: C12 (truncation lowers KPR), C13
@@ -164,33 +194,30 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
     The floor (:func:`lcrag.book.verdicts.floor_reason`, rule 3) is read where the claim needs it: C12 and C13 say
     that a change (truncating; snippets or summaries instead of truncation) *lowers* KPR, so only the arm before
     the change must be above the floor (a change that takes KPR to the floor is the effect being measured): C12 is
-    not testable when the full documents are at the floor, and a C13 pair whose truncated arm is at the floor
+    not testable when the full documents are at the floor (:func:`truncation_floor`, the rule the synthesis's
+    comparison asks too), and a C13 pair whose truncated arm is at the floor
     decides nothing (as a floored dataset does, :func:`lcrag.book.verdicts.per_unit_floor`). C10, C14 and C15
     pool every response: they are not testable when the mean KPR of all of them is at the floor."""
-    from lcrag.book.verdicts import floor_reason, per_unit_floor
+    from lcrag.book.verdicts import per_unit_floor
     from lcrag.stats import bootstrap_diff, spearman_interval, unpaired_bootstrap_ci
 
     mine = per_response[per_response["judge"] == judge]
-    wide = mine.pivot_table(index="question_id", columns="variant", values="recall", aggfunc="mean")
+    wide = question_kpr(per_response, judge)
     ev = f"our runs, judge {judge}; {scope}"
-
-    def floor(variants) -> str | None:  # a variant whose mean KPR is at the floor: not testable with this model
-        means = wide[[v for v in variants if v in wide]].mean()
-        return floor_reason({f"{v} (mean KPR)": {"score": float(m)} for v, m in means.items()})
 
     def paired(a: str, b: str) -> tuple[str, bool | None]:
         both = wide[[a, b]].dropna()
         d, lo, hi = bootstrap_diff(both[a], both[b], n=n_boot, seed=seed)
         return f"{a} - {b} {_pp(d)} [{_pp(lo)}, {_pp(hi)}]", _verdict(lo, hi)
 
-    pooled = floor_reason({"all responses (mean KPR)": {"score": float(mine["recall"].mean())}})
+    pooled = kpr_floor({"all responses": mine["recall"].mean()})
     trunks = [t for t in ("trunc512", "trunc1024", "trunc2048") if t in wide]
     text = "Truncating each document lowers KPR versus the full documents"
     if "none" in wide and trunks:
         shown, verdicts = zip(*(paired("none", t) for t in trunks), strict=True)
         ledger.check("C12", text, paper_value="Table 2", our_value="; ".join(shown),
                      passed=_all_verdict(list(verdicts)), evidence=f"{ev}; 95 % bootstrap intervals, paired over questions",
-                     floor=floor(["none"]))
+                     floor=truncation_floor(wide))
     else:
         ledger.check("C12", text, paper_value="Table 2", our_value=None, passed=None,
                      evidence=f"not run: no untruncated and truncated variants; {ev}")
@@ -199,7 +226,7 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
     if proc and trunks:
         pairs = [(t, p) for p in proc for t in trunks]
         shown, verdicts = zip(*(paired(t, p) for t, p in pairs), strict=True)
-        floored = {t: why_t for t in trunks if (why_t := floor([t]))}  # a truncation arm at the floor
+        floored = {t: why_t for t in trunks if (why_t := variant_floor(wide, [t]))}  # a truncation arm at the floor
         why, note = per_unit_floor(floored, trunks)
         # its pairs decide nothing: they cannot confirm "every pair"; only a pair above the floor can refute it
         decided = [None if t in floored else v for (t, p), v in zip(pairs, verdicts, strict=True)]

@@ -1,6 +1,7 @@
 """Accuracy and paired tests: accuracy per run with bootstrap intervals (:func:`accuracy_table`), paired
 comparisons of two runs on their common cases (:func:`paired_tests`: a paired bootstrap interval of the difference
-and McNemar's exact test), and the verdict helpers the claims use (:func:`interval_in` for every threshold, :func:`floor_of`).
+and McNemar's exact test), the verdict helpers the claims use (:func:`interval_in` for every threshold,
+:func:`floor_of`) and the chapter's floor rule (:func:`accuracy_floor`, which the synthesis asks too).
 
 A *run* is (setting, pipeline, prompt): ``("full", "-", "BAMBOO")``, ``("rag", "CQT", "CTX1")``.
 """
@@ -8,7 +9,7 @@ A *run* is (setting, pipeline, prompt): ``("full", "-", "BAMBOO")``, ``("rag", "
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -192,15 +193,25 @@ def proportion_in(k: int, n: int, low: float = -math.inf, high: float = math.inf
 CHANCE = 0.25  # the kept cases have four options
 
 
-def floor_of(scored: pd.DataFrame, runs: Sequence[tuple[str, str, str]]) -> str | None:
-    """Why a claim on these runs (setting, pipeline, prompt) is *not testable with this model*: a run whose
-    accuracy interval contains chance (:func:`lcrag.book.verdicts.floor_reason`); None when every run is above it."""
+def accuracy_floor(counts: Mapping[str, tuple[int, int]]) -> str | None:
+    """The chapter's floor rule, in one place: why a comparison of these arms is *not testable with this model*,
+    given each arm's ``(correct, n)`` on the cases it is compared on: the arms whose accuracy's exact 95 % interval
+    contains :data:`CHANCE` (:func:`lcrag.book.verdicts.floor_reason`, rule 3 of book/verdicts.md); None when every
+    arm is above it. The chapter's claims (:func:`floor_of`) and its comparison in the synthesis
+    (:mod:`lcrag.papers.thesis.comparison`) both ask it, so a claim and the synthesis's row on the same arms and
+    cases always agree."""
     from lcrag.book.verdicts import floor_reason
 
-    arms = {}
+    return floor_reason({label: {"correct": int(k), "n": int(n), "chance": CHANCE} for label, (k, n) in counts.items()})
+
+
+def floor_of(scored: pd.DataFrame, runs: Sequence[tuple[str, str, str]]) -> str | None:
+    """Why a claim on these runs (setting, pipeline, prompt) is *not testable with this model*: a run whose
+    accuracy on its rows of ``scored`` is at the floor (:func:`accuracy_floor`); None when every run is above it
+    (runs without rows are left out)."""
+    counts = {}
     for setting, pipeline, prompt in runs:
         r = scored[(scored["setting"] == setting) & (scored["pipeline"] == pipeline) & (scored["prompt"] == prompt)]
         if len(r):
-            arms[f"{run_label(setting, pipeline)} {prompt}"] = {
-                "correct": int(r["correct"].sum()), "n": len(r), "chance": CHANCE}  # fmt: skip
-    return floor_reason(arms)
+            counts[f"{run_label(setting, pipeline)} {prompt}"] = (int(r["correct"].sum()), len(r))
+    return accuracy_floor(counts)

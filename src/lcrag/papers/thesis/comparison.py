@@ -1,15 +1,15 @@
 """The thesis chapter in the synthesis: the Full document against RAG and the gold Evidence (:data:`FAMILY`).
 
 Reads the chapter's ``accuracy.csv`` (per run, with its bootstrap interval) and ``paired_tests.csv`` (its paired
-bootstrap of two runs), on the main cases under the main prompt: the one Full ran on most cases.
+bootstrap of two runs), on the main cases under the main prompt: the one Full ran on most cases. Whether an arm
+is at the floor is the chapter's own rule (:func:`lcrag.papers.thesis.accuracy.accuracy_floor`), as for its claims.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from lcrag.book.verdicts import floor_reason
-from lcrag.papers.thesis.accuracy import CHANCE
+from lcrag.papers.thesis.accuracy import accuracy_floor
 from lcrag.synthesis import Family, bar_panel, comparison, load_table
 
 NAME = "thesis"
@@ -38,7 +38,10 @@ def arms(runs: pd.DataFrame, problems: list[str]) -> pd.DataFrame:
 
 
 def comparisons(runs: pd.DataFrame, arms: pd.DataFrame, problems: list[str]) -> list[dict]:
-    """Full vs RAG and Full vs Evidence from the chapter's paired bootstrap table (``paired_tests.csv``)."""
+    """Full vs RAG and Full vs Evidence from the chapter's paired bootstrap table (``paired_tests.csv``), under the
+    chapter's floor rule (:func:`lcrag.papers.thesis.accuracy.accuracy_floor`, the one its claims use): an arm whose
+    accuracy on the paired cases has an exact interval containing chance makes the comparison *not testable with
+    this model*."""
     cols = ["a", "b", "n", "accuracy_a", "accuracy_b", "diff", "ci_low", "ci_high"]
     paired = load_table(runs, NAME, "paired_tests", cols, problems)
     out = []
@@ -61,8 +64,7 @@ def comparisons(runs: pd.DataFrame, arms: pd.DataFrame, problems: list[str]) -> 
                 NAME, model, f"Full vs {other} ({prompt} prompt, accuracy)", "Full", float(full_acc), other,
                 float(other_acc), float(sign * r["diff"]), lo, hi, n, "cases",
                 f"the chapter's paired bootstrap over {n} cases", r["source"].replace("accuracy", "paired_tests"),
-                floor=floor_reason({arm: {"correct": round(acc * n), "n": n, "chance": CHANCE}
-                                    for arm, acc in (("Full", full_acc), (other, other_acc))})))  # fmt: skip
+                floor=accuracy_floor({"Full": (round(full_acc * n), n), other: (round(other_acc * n), n)})))  # fmt: skip
     return out
 
 

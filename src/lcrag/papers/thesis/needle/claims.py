@@ -1,9 +1,13 @@
 """The thesis's claim H4 on the needle test (§6.2): the complex needle is found everywhere, the simple one fails only
-beyond ~30 % of the window, and there is no failure cluster at long context with the needle near the end.
+beyond ~30 % of the window, and there is no failure cluster at long context with the needle near the end; and the
+chapter's floor rule (:func:`recall_floor`), which its claims and its comparison in the synthesis both ask.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+import numpy as np
 import pandas as pd
 
 from lcrag.papers.thesis.needle.analysis import FOUND_RECALL
@@ -12,6 +16,27 @@ from lcrag.stats import unpaired_bootstrap_ci
 #: H4c's equivalence margin: "no failure cluster" holds when the upper-right quadrant fails at most this much more
 #: often than the rest, with 95 % confidence (book/verdicts.md: a claim that an effect is absent).
 CLUSTER_MARGIN = 0.15
+
+
+def recall_floor(arms: Mapping[str, pd.Series]) -> str | None:
+    """The chapter's floor rule, in one place: why a claim or comparison on these arms (name -> the deterministic
+    recall, 0-1, of each of its cells) is *not testable with this model*: the arms whose mean recall is below 0.05
+    (:func:`lcrag.book.verdicts.floor_reason`, rule 3 of book/verdicts.md); None when every arm is above it (an arm
+    without cells is left out). H4 (:func:`check_h4`) and the synthesis's full-vs-RAG row
+    (:mod:`lcrag.papers.thesis.needle.comparison`) both ask it, so they always agree."""
+    from lcrag.book.verdicts import floor_reason
+
+    return floor_reason({f"{name} (mean recall)": {"score": float(np.mean(v))} for name, v in arms.items() if len(v)})
+
+
+def h4_floors(df: pd.DataFrame) -> dict[str, str | None]:
+    """H4's parts' floors (:func:`recall_floor`) on one model's full-context cells: H4a reads the complex needle,
+    H4b the simple one, H4c both needles pooled (a quadrant that fails is the effect it measures, not a floor)."""
+    full = df[df["setting"] == "full"]
+    complex_, simple = (full.loc[full["needle"] == n, "recall"] for n in ("complex", "simple"))
+    return {"H4a": recall_floor({"full, complex needle": complex_}),
+            "H4b": recall_floor({"full, simple needle": simple}),
+            "H4c": recall_floor({"full, both needles": pd.concat([complex_, simple])})}
 
 
 def h4_tests(df: pd.DataFrame, window: int) -> dict:
@@ -60,16 +85,18 @@ def h4_tests(df: pd.DataFrame, window: int) -> dict:
 
 
 def check_h4(ledger, df: pd.DataFrame, window: int, lengths_note: str = "") -> dict:
-    """H4's three parts as claims of ``ledger`` (one ledger per model); returns :func:`h4_tests`' values."""
+    """H4's three parts as claims of ``ledger`` (one ledger per model), each *not testable with this model* when the
+    full-context cells it reads are at the floor (:func:`h4_floors`); returns :func:`h4_tests`' values."""
     t = h4_tests(df, window)
+    floors = h4_floors(df)
     note = f" ({lengths_note})" if lengths_note else ""
     ledger.check("H4a", our_value=f"{t['complex_found']:.0%} of cells found", passed=t["complex_everywhere"],
                  evidence=f"deterministic recall >= {FOUND_RECALL} in every complex-needle cell{note}",
-                 anchor="needle-claims")
+                 anchor="needle-claims", floor=floors["H4a"])
     ledger.check("H4b", our_value=f"fail rate {t['simple_fail_rate']:.0%}; {t['simple_early_fails']} misses below "
                  f"{int(0.3 * window)} tokens", passed=t["simple_fails_late"],
                  evidence=f"window taken as {window} tokens (the longest length tested){note}",
-                 anchor="needle-claims")
+                 anchor="needle-claims", floor=floors["H4b"])
     lo, hi = t["ur_ci_low"], t["ur_ci_high"]
     ledger.check("H4c", our_value=f"fail {t['ur_fail']:.0%} upper right vs {t['rest_fail']:.0%} elsewhere "
                  f"(difference 95 % CI [{100 * lo:+.0f}, {100 * hi:+.0f}] pp; Fisher p = {t['ur_p']:.3f})",
@@ -77,7 +104,7 @@ def check_h4(ledger, df: pd.DataFrame, window: int, lengths_note: str = "") -> d
                  evidence=f"both needles; reproduced when the interval lies below +{100 * CLUSTER_MARGIN:.0f} pp, "
                           "not reproduced when Fisher's one-sided test finds a cluster (p < 0.05), inconclusive "
                           f"otherwise or when fewer than half of the other cells are found{note}",
-                 anchor="needle-claims")
+                 anchor="needle-claims", floor=floors["H4c"])
     return t
 
 
