@@ -322,7 +322,11 @@ def test_a_run_on_an_embedded_model_tests_all_four_its_own_first():
     assert plan.tested_models(qwen) == [qwen, SMOL, GEMMA, qwen05]
     assert plan.tested_models(SMOL) == [SMOL, qwen, GEMMA, qwen05]
     assert plan.tested_models("openai/gpt-4o-mini") == ["openai/gpt-4o-mini"]
-    assert plan.tested_models(qwen, [SMOL, GEMMA]) == [SMOL, GEMMA]  # the smoke and quick profiles' choice
+    assert plan.tested_models(qwen, [SMOL, GEMMA]) == [SMOL, GEMMA]  # named models: exactly those
+    # the smoke and quick profiles' embedded models: a run on another model asks that model first (or alone)
+    assert plan.tested_models(SMOL, embedded=[SMOL, GEMMA]) == [SMOL, GEMMA]
+    assert plan.tested_models(qwen, embedded=[SMOL, GEMMA]) == [qwen, SMOL, GEMMA]
+    assert plan.tested_models("openai/gpt-4o-mini", embedded=[SMOL, GEMMA]) == ["openai/gpt-4o-mini"]
 
 
 def _explanation_tables(simple_per_10k, complex_per_10k, competitors, fails):

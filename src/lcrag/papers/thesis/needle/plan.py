@@ -88,13 +88,14 @@ EMBEDDED = (
 RAG_MODES = ("longest", "all", "none")
 
 
-def tested_models(run_spec: str, models: Sequence[str] = ()) -> list[str]:
-    """The models a run tests: ``models`` when given; else the :data:`EMBEDDED` models, the run's first, when the
-    run's model is one of them; else the run's model alone."""
+def tested_models(run_spec: str, models: Sequence[str] = (), embedded: Sequence[str] = ()) -> list[str]:
+    """The models a run tests: ``models`` when given; else, when the run's model is an embedded one, the run's
+    model first and then the other ``embedded`` models (empty: every one of :data:`EMBEDDED`; the smoke and quick
+    profiles name the two small ones); else the run's model alone, so a run on a user's model always asks it."""
     if models:
         return list(models)
     if run_spec in EMBEDDED:
-        return [run_spec, *(m for m in EMBEDDED if m != run_spec)]
+        return [run_spec, *(m for m in (embedded or EMBEDDED) if m != run_spec)]
     return [run_spec]
 
 
@@ -124,9 +125,9 @@ class Setup:
 
 
 def setup(model: str | None, models: Sequence[str], judge: str, lengths: Sequence[int],
-          lengths_by_model: dict, needles: Sequence[str], rag: str, answer_tokens: int) -> Setup:
-    """The chapter's parameters resolved: ``models`` (empty: the :data:`EMBEDDED` models, the run's model first,
-    when it is one of them; else the run's model alone), the judge (:func:`~lcrag.metrics.judges.default_judge` when none is
+          lengths_by_model: dict, needles: Sequence[str], rag: str, answer_tokens: int,
+          embedded: Sequence[str] = ()) -> Setup:
+    """The chapter's parameters resolved: the models (:func:`tested_models` of ``models`` and ``embedded``), the judge (:func:`~lcrag.metrics.judges.default_judge` when none is
     named), each model's lengths (``lengths_by_model`` over ``lengths``, capped at its window); a ``rag`` mode
     other than :data:`RAG_MODES` raises ValueError before any model is asked."""
     from lcrag import data
@@ -137,7 +138,7 @@ def setup(model: str | None, models: Sequence[str], judge: str, lengths: Sequenc
     if rag not in RAG_MODES:
         raise ValueError(f"rag must be 'longest', 'all' or 'none', not {rag!r}")
     run_model = get_model(model)
-    specs = tested_models(run_model.spec, models)
+    specs = tested_models(run_model.spec, models, embedded)
     grid = {s: lengths_for(get_model(s), lengths_by_model.get(s, lengths), answer_tokens=answer_tokens)
             for s in specs}  # fmt: skip
     return Setup(run_model, specs, get_model(judge or default_judge(run_model)),
