@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 
+from lcrag import chapters
 from lcrag.book.claims import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED
 from lcrag.book.findings import claims_sentences, findings_markdown
 
@@ -53,7 +56,7 @@ def test_claims_decided_without_their_floored_datasets_are_named():
     assert "C8-ours" not in text and "at the floor on the arms" not in text  # C8: decided on every dataset
 
 
-def test_the_section_reads_the_runs_tables(toy_registered, tmp_path):
+def test_the_section_reads_the_runs_tables(toy_registered, tmp_path, monkeypatch):
     run = tmp_path / "runs" / "local--m" / "default" / "toy"
     run.mkdir(parents=True)
     pd.DataFrame({"item": [1, 2, 1, 2], "arm": ["long", "long", "short", "short"],
@@ -62,8 +65,13 @@ def test_the_section_reads_the_runs_tables(toy_registered, tmp_path):
                    "paper_value": "", "our_value": "", "model": "local/m", "source": "our run",
                    "verdict": INCONCLUSIVE, "evidence": "", "anchor": ""}]).to_csv(run / "claims.csv", index=False)
     md = findings_markdown("toy", run, "local/m")
+    assert md.startswith("Long context against retrieval, on this run:\n\n")
     assert "- local/m: Toy: long vs short context: **long higher (point estimates)**; long − short = +50.0 pp" in md
     assert "checked on our run with local/m, 1 in all: 1 inconclusive." in md
+    toy = chapters.chapter("toy")  # a family whose other arm is not retrieval names its comparison
+    renamed = dataclasses.replace(toy, family=dataclasses.replace(toy.family, versus="Long documents against short ones"))
+    monkeypatch.setattr(chapters, "chapter", lambda name: renamed if name == "toy" else None)
+    assert findings_markdown("toy", run, "local/m").startswith("Long documents against short ones, on this run:")
 
 
 def test_outside_a_chapter_run_it_says_so(monkeypatch):

@@ -102,3 +102,26 @@ def test_per_unit_floor_is_not_testable_only_when_every_unit_is_floored():
     assert per_unit_floor({}, ["a", "b"]) == (None, "")
     assert per_unit_floor({"b": "R&B on b"}, ["a", "b"]) == (None, f"; {PARTIAL_FLOOR}: R&B on b")
     assert per_unit_floor({"a": "x on a", "b": "y on b"}, ["a", "b", "b"]) == ("x on a; y on b", "")
+
+
+def test_not_testable_is_defined_for_both_of_its_reasons():
+    """book/verdicts.md and the glossary define *not testable with this model* by both reasons the ledger gives it
+    (``ClaimsLedger.check``'s ``floor`` and ``untestable``: the thesis's H6b and H16, whose embedding model is not
+    ours), and name the two labels its evidence carries."""
+    from pathlib import Path
+
+    from lcrag.book.claims import NOT_TESTABLE
+
+    ledger = ClaimsLedger("c", "thesis", "no model")
+    floored = ledger.check("F1", "t", 1, 1, True, evidence="e", floor="Full: score 0.000 below 0.05")
+    other = ledger.check("F2", "t", 1, 1, True, evidence="e", untestable="the thesis's embedding model is not ours")
+    assert floored.verdict == other.verdict == NOT_TESTABLE
+    assert "; at the floor: " in floored.evidence and "; not testable: " in other.evidence
+    root = Path(__file__).resolve().parents[2] / "book"
+    row = next(line for line in (root / "verdicts.md").read_text(encoding="utf-8").splitlines()
+               if line.startswith("| not testable with this model |"))
+    assert "at the floor" in row and "as the paper ran it" in row
+    verdicts = (root / "verdicts.md").read_text(encoding="utf-8")
+    assert '"not testable:"' in verdicts and '"at the floor:"' in verdicts
+    glossary = (root / "glossary.md").read_text(encoding="utf-8").split("\nverdict\n", 1)[1].split("\n\n", 1)[0]
+    assert "at the floor" in glossary and "as the paper ran it" in glossary

@@ -94,7 +94,8 @@ def findings_markdown(chapter: str | None = None, run_dir: Path | None = None, m
     lines = comparison_sentences(chapter, run_dir, model, n_boot, seed)
     text = ""
     if lines:
-        text += "Long context against retrieval, on this run:\n\n" + "\n".join(f"- {x}" for x in lines) + "\n\n"
+        versus = chapters.chapter(chapter).family.versus
+        text += f"{versus}, on this run:\n\n" + "\n".join(f"- {x}" for x in lines) + "\n\n"
     path = run_dir / CLAIMS_FILE
     claims = read_claims(path) if path.exists() else pd.DataFrame(columns=["source", "verdict", "model", "claim_id"])
     return text + " ".join(claims_sentences(claims)) + "\n"

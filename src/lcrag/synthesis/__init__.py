@@ -15,8 +15,9 @@ comparisons of "more context" against "less, retrieved context" that the registe
   (``live_results.csv``).
 
 Each comparison is a difference of the long-context arm minus the other arm on a 0-1 scale, with a paired
-95 % bootstrap interval where the tables keep per-question values (needle, thesis, long2rag, longrag); SummHay's
-live table keeps micro-averages only, so its differences have no interval and say so.
+95 % bootstrap interval where the tables keep per-item values (needle, thesis, long2rag, longrag, and SummHay
+where the run saved its per-summary scores; older SummHay runs keep micro-averages only, so their differences
+have no interval and say so).
 
 A model appears as soon as one of its tables does: the run's model, or a ``model`` column inside a run (the
 needle chapter runs Gemma-3 inside the SmolLM2 run). A chapter without a successful run is "not run yet".
@@ -24,9 +25,11 @@ needle chapter runs Gemma-3 inside the SmolLM2 run). A chapter without a success
     syn = synthesize(profiles=["default"])
     syn.comparisons            # one row per model x comparison
     overview(syn)              # family x model: the reading of each headline comparison
+    headline_rules(syn)        # which comparison is each family's headline, in words
     plot_model(syn, model)     # one figure per model
     plot_models(syn, models)   # the models' figures stacked in one
     size_table(syn)            # each family's headline difference against model size
+    length_note(syn)           # ... and where the long-context arm's length differs between models
     plot_size_axis(syn)        # ... as a figure
     claims_by_size(syn)        # each claim checked on our runs: its verdict per model size
     written_answer(syn)        # the answer in prose, model by model, then across sizes
@@ -59,7 +62,7 @@ from lcrag.synthesis.runs import (
     profiles_to_read,
     rerun_cost,
 )
-from lcrag.synthesis.size_axis import claims_by_size, plot_size_axis, size_table, unsized_models
+from lcrag.synthesis.size_axis import claims_by_size, length_note, plot_size_axis, size_table, unsized_models
 from lcrag.synthesis.views import (
     NO_COMPARISON,
     Synthesis,
@@ -68,6 +71,7 @@ from lcrag.synthesis.views import (
     coverage,
     detail_table,
     headline,
+    headline_rules,
     model_view,
     overview,
     synthesize,
@@ -77,7 +81,7 @@ __all__ = [
     "COMPARISON_COLUMNS", "NOT_RUN", "NOT_TESTABLE", "NO_COMPARISON", "RUN_COLUMNS", "Family", "Synthesis", "bar_panel", "bars",
     "claims_by_size",
     "compare_runs", "comparison", "conclusions", "count", "coverage", "detail_table", "empty_panel", "families", "find_runs",
-    "format_diff", "group_means", "headline", "load_table", "mean_ci", "model_chapters", "model_view",
+    "format_diff", "group_means", "headline", "headline_rules", "length_note", "load_table", "mean_ci", "model_chapters", "model_view",
     "overview", "plot_model", "plot_models", "plot_size_axis", "profiles_to_read", "reading", "rerun_cost",
     "size_table", "synthesize", "unsized_models", "written_answer",
 ]  # fmt: skip

@@ -10,10 +10,11 @@ from __future__ import annotations
 import pandas as pd
 
 from lcrag.models.registry import parameters, size_of
-from lcrag.synthesis.family import NOT_RUN, NOT_TESTABLE, count, format_diff
+from lcrag.synthesis.family import NOT_RUN, NOT_TESTABLE, Family, count, format_diff, short_title
 from lcrag.synthesis.views import NO_COMPARISON, Synthesis, headline, headline_of
 
-#: What a headline comparison says, in the order the paragraph gives them.
+#: What a headline comparison says, in the order the paragraph gives them; "long" and "other" are the default
+#: words, a family's :attr:`~lcrag.synthesis.Family.wins` replaces them (Long²RAG's other arm is not retrieval).
 OUTCOMES = {
     "long": "long context beats retrieval in",
     "other": "retrieval beats long context in",
@@ -22,6 +23,13 @@ OUTCOMES = {
     "floor": "not testable (an arm at the floor) in",
     "not run": "not run yet:",
 }
+
+
+def outcome_words(key: str, family: Family) -> str:
+    """What the paragraph says before the experiments of outcome ``key``: ``family.wins`` for a decided one."""
+    if key in ("long", "other"):
+        return f"{family.wins[0 if key == 'long' else 1]} in"
+    return OUTCOMES[key]
 
 
 def outcome(reading: str, long_arm: str, other_arm: str) -> str:
@@ -37,18 +45,15 @@ def outcome(reading: str, long_arm: str, other_arm: str) -> str:
     return "points"
 
 
-def short_title(title: str) -> str:
-    """A family's name without what it compares: ``"LongRAG: the full-context arm vs ..."`` -> ``"LongRAG"``."""
-    return title.split(":")[0]
-
-
 def _join(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def model_outcomes(syn: Synthesis) -> pd.DataFrame:
-    """One row per model x family: its headline's outcome (:data:`OUTCOMES`) and a short evidence string
-    (``Full − RAG +8.9 pp [+1.9, +15.8], 158 cases``; empty for a family not run)."""
+    """One row per model x family: its headline's outcome (:data:`OUTCOMES`), the words the paragraph gives it
+    (:func:`outcome_words`) and a short evidence string (``Full − RAG +8.9 pp [+1.9, +15.8], 158 cases``, with
+    the other comparisons that decide for a family with :attr:`~lcrag.synthesis.Family.others_in_answer`; empty
+    for a family not run)."""
     h = headline(syn)
     rows = []
     for model in syn.models:
@@ -56,14 +61,31 @@ def model_outcomes(syn: Synthesis) -> pd.DataFrame:
             r, status = headline_of(h, syn, family, model)
             name = short_title(family.title)
             if r is None:
-                rows.append({"model": model, "family": name, "outcome": "not run",
+                rows.append({"model": model, "family": name, "outcome": "not run", "words": OUTCOMES["not run"],
                              "evidence": status if status == NO_COMPARISON else ""})
                 continue
+            key = outcome(r["reading"], r["long_arm"], r["other_arm"])
             evidence = f"{r['long_arm']} − {r['other_arm']} {format_diff(r['diff'], r['ci_low'], r['ci_high'])}"
-            rows.append({"model": model, "family": name,
-                         "outcome": outcome(r["reading"], r["long_arm"], r["other_arm"]),
-                         "evidence": f"{evidence}, {count(r['n'], r['units'])}"})
-    return pd.DataFrame(rows, columns=["model", "family", "outcome", "evidence"])
+            evidence += f", {count(r['n'], r['units'])}"
+            if family.others_in_answer:
+                evidence += _others_decided(syn, family, model, r, key)
+            rows.append({"model": model, "family": name, "outcome": key, "words": outcome_words(key, family),
+                         "evidence": evidence})
+    return pd.DataFrame(rows, columns=["model", "family", "outcome", "words", "evidence"])
+
+
+def _others_decided(syn: Synthesis, family: Family, model: str, head: pd.Series, key: str) -> str:
+    """``; decided only against trunc512: whole − trunc512 +15.9 pp [+9.6, +23.7]`` (``also decided`` when the
+    headline is decided too): the family's other comparisons of ``model`` whose interval excludes zero (none at
+    the floor), or "" when none does."""
+    c = syn.comparisons
+    c = c[(c["family"] == family.name) & (c["model"] == model) & (c["other_arm"] != head["other_arm"])]
+    decided = [r for r in c.itertuples() if outcome(r.reading, r.long_arm, r.other_arm) in ("long", "other")]
+    if not decided:
+        return ""
+    arms = _join([r.other_arm for r in decided])
+    items = ", ".join(f"{r.long_arm} − {r.other_arm} {format_diff(r.diff, r.ci_low, r.ci_high)}" for r in decided)
+    return f"; {'also decided' if key in ('long', 'other') else 'decided only'} against {arms}: {items}"
 
 
 def _size_order(models: list[str]) -> list[str]:
@@ -73,35 +95,34 @@ def _size_order(models: list[str]) -> list[str]:
 
 
 def model_paragraph(model: str, outcomes: pd.DataFrame) -> str:
-    """One model's answer: each outcome with its experiments (and their evidence, where decided or unclear)."""
+    """One model's answer: each outcome with its experiments (and their evidence, where decided or unclear),
+    decided ones in their family's words."""
     o = outcomes[outcomes["model"] == model]
     size = size_of(model)
     parts = []
-    for key, words in OUTCOMES.items():
-        fams = o[o["outcome"] == key]
-        if fams.empty:
-            continue
+    for key in OUTCOMES:
         with_evidence = key in ("long", "other", "unclear", "points")
-        items = [f"{f.family} ({f.evidence})" if with_evidence or (key == "not run" and f.evidence) else f.family
-                 for f in fams.itertuples()]  # an arm at the floor: its difference is no evidence
-        parts.append(f"{words} {_join(items)}")
+        for words, fams in o[o["outcome"] == key].groupby("words", sort=False):
+            items = [f"{f.family} ({f.evidence})" if with_evidence or (key == "not run" and f.evidence) else f.family
+                     for f in fams.itertuples()]  # an arm at the floor: its difference is no evidence
+            parts.append(f"{words} {_join(items)}")
     head = f"**{model}**" + (f" ({size} parameters)" if size else "")
     return f"{head}: {'; '.join(parts)}." if parts else f"{head}: {NOT_RUN}."
 
 
 def across_sizes(outcomes: pd.DataFrame) -> str:
-    """Which experiments have a decided difference, and on which model sizes (known sizes only)."""
+    """Which experiments have a decided difference, and on which model sizes (known sizes only), each in its
+    family's words."""
     sized = outcomes[outcomes["model"].map(size_of).notna()]
     sentences = []
-    for key, words in (("long", "Long context beats retrieval"), ("other", "Retrieval beats long context")):
-        hits = sized[sized["outcome"] == key]
-        if hits.empty:
-            continue
-        per_family = [
-            f"{family} ({', '.join(sorted((size_of(m) for m in g['model']), key=parameters))})"
-            for family, g in hits.groupby("family", sort=False)
-        ]
-        sentences.append(f"{words} with an interval that excludes zero in {_join(per_family)}")
+    for key in ("long", "other"):
+        for words, hits in sized[sized["outcome"] == key].groupby("words", sort=False):
+            per_family = [
+                f"{family} ({', '.join(sorted((size_of(m) for m in g['model']), key=parameters))})"
+                for family, g in hits.groupby("family", sort=False)
+            ]
+            what = words.removesuffix(" in")
+            sentences.append(f"{what[0].upper()}{what[1:]} with an interval that excludes zero in {_join(per_family)}")
     if not sentences:
         return "On the models of known size, no experiment has a difference whose interval excludes zero yet."
     counts = sized.loc[sized["outcome"] != "not run", "outcome"].value_counts()

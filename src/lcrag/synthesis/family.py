@@ -40,6 +40,7 @@ COMPARISON_COLUMNS = (
     "reading",
     "evidence",
     "source",
+    "long_context",
 )
 
 #: ``tables(runs, problems, n_boot, seed)``: the family's tables, read from the runs (:func:`lcrag.synthesis.
@@ -58,7 +59,14 @@ class Family:
     ``tables`` returns the family's tables: the one named ``name`` is its detail table (indexed by
     ``detail_index``), others are named ``<name>_<what>``; ``rows_table`` is the one whose rows show that a model
     ran (default: the detail table). ``headline`` picks the headline comparison: the first whose other arm passes
-    it, else the first. ``plot`` draws ``panels`` panels of a model's figure (none without it).
+    it, else the first, or where the rule needs more than the arm's name, ``headline_pick`` of the model's
+    comparison rows (it overrides ``headline``); ``headline_rule`` says which that is, in words (the synthesis page states it), and
+    ``headline_name`` names it where the picked arm differs between models (``"best retriever"``). ``wins`` is
+    what the prose says when the long-context arm wins and when the other one does (``"long context beats
+    retrieval"``: a family whose other arm is not retrieval says what it is), ``versus`` the comparison as a
+    heading. ``others_in_answer``: the other
+    comparisons are the headline's contrast at other strengths (Long²RAG's truncations), and the written answer
+    names those that decide. ``plot`` draws ``panels`` panels of a model's figure (none without it).
     """
 
     name: str  # the chapter whose runs it reads
@@ -70,6 +78,12 @@ class Family:
     rows_table: str = ""
     plot: Plot | None = None
     panels: int = 1
+    headline_pick: Callable[[pd.DataFrame], pd.Series] | None = None
+    headline_rule: str = ""
+    headline_name: str = ""
+    wins: tuple[str, str] = ("long context beats retrieval", "retrieval beats long context")
+    versus: str = "Long context against retrieval"  # what the chapter's "What we found" compares, as a heading
+    others_in_answer: bool = False
 
     @property
     def model_rows(self) -> str:
@@ -80,6 +94,11 @@ class Family:
 def families() -> list[Family]:
     """The registered chapters' families, in the chapters' order (:func:`lcrag.chapters.chapters`)."""
     return [c.family for c in chapters.chapters() if c.family is not None]
+
+
+def short_title(title: str) -> str:
+    """A family's name without what it compares: ``"LongRAG: the full-context arm vs ..."`` -> ``"LongRAG"``."""
+    return title.split(":")[0]
 
 
 def reading(diff: float, lo: float, hi: float, long_arm: str, other_arm: str) -> str:
@@ -139,17 +158,23 @@ def comparison(
     evidence,
     source,
     floor: str | None = None,
+    long_context: str = "",
 ) -> dict:
     """One comparison row (:data:`COMPARISON_COLUMNS`), with its :func:`reading`; when an arm is at the floor
     (``floor``: why, from the chapter's own floor rule, the one its claims use: e.g.
     :func:`lcrag.papers.thesis.accuracy.accuracy_floor`), the reading is "not testable with this model", as for the
-    chapter's claims (book/verdicts.md), and the evidence says why. The synthesis has no floor rule of its own."""
+    chapter's claims (book/verdicts.md), and the evidence says why. The synthesis has no floor rule of its own.
+
+    ``long_context``: how long the long-context arm was for this model, where the chapter's tables say (``8000
+    tokens``, ``cut to the window in 40 of 60 questions``); the arms of one experiment need not be the same length
+    for every model, and the size axis says where they differ (:func:`lcrag.synthesis.length_note`)."""
     return {
         "family": family, "model": model, "comparison": comparison, "long_arm": long_arm,
         "long_value": long_value, "other_arm": other_arm, "other_value": other_value, "diff": diff,
         "ci_low": lo, "ci_high": hi, "n": int(n), "units": units,
         "reading": NOT_TESTABLE if floor else reading(diff, lo, hi, long_arm, other_arm),
         "evidence": f"{evidence}; at the floor: {floor}" if floor else evidence, "source": source,
+        "long_context": long_context,
     }  # fmt: skip
 
 

@@ -133,44 +133,63 @@ def load_table(
     return df.drop(columns=["_run_model", "_finished", "_run"])
 
 
-def rerun_cost(syn_runs: pd.DataFrame, specs: Sequence[str]) -> pd.DataFrame:
-    """What re-running each chapter's recorded run would cost: the time its model took when the responses were
-    recorded (the calls' latencies summed, hours: a cold re-run on a similar CPU), and on another model the run's
-    prompt and completion tokens (its own tokenizer; an estimate for another one) at each spec's list price.
+#: The columns of :func:`rerun_cost` before its prices.
+COST_COLUMNS = ("chapter", "profile", "run_model", "calls_model", "calls", "model_hours", "prompt_tokens",
+                "completion_tokens")
 
-    Columns: chapter, profile, recorded_model, calls, model_hours, prompt_tokens, completion_tokens, then one
-    ``<spec>`` column of USD per spec (NaN where the price is unknown, e.g. an OpenAI model the registry does not
-    price).
+
+def price_column(spec: str) -> str:
+    """The column of :func:`rerun_cost` holding a spec's price, in US dollars: ``cost_usd_openai/gpt-4o``."""
+    return f"cost_usd_{spec}"
+
+
+def _usage_by_model(run) -> dict[str, dict]:
+    """A run's calls, tokens and latency per model that made them (each ``usage.jsonl`` record names its
+    ``model``: the needle run asks every embedded model); without the log, the manifest's totals (none: zeros)
+    under the run's model."""
+    log = mf.read_usage(Path(run.run_dir) / mf.USAGE_FILE)
+    if not log.records:
+        usage = mf.read_manifest(Path(run.run_dir) / mf.MANIFEST_FILE).get("usage") or {}
+        return {run.model: usage}
+    out: dict[str, dict] = {}
+    for r in log.records:
+        u = out.setdefault(str(r.get("model") or run.model),
+                           {"calls": 0, "latency_s": 0.0, "prompt_tokens": 0, "completion_tokens": 0})
+        u["calls"] += 1
+        for k in ("latency_s", "prompt_tokens", "completion_tokens"):
+            v = r.get(k)
+            u[k] += v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
+    return out
+
+
+def rerun_cost(syn_runs: pd.DataFrame, specs: Sequence[str]) -> pd.DataFrame:
+    """What re-running each chapter's recorded run would cost, one row per run and model that made calls in it
+    (``calls_model``: the needle run of one model asks the others too): the time that model took when the
+    responses were recorded (its calls' latencies summed, hours: a cold re-run on a similar CPU), and on another
+    model its prompt and completion tokens (its own tokenizer; an estimate for another one) at each spec's list
+    price.
+
+    Columns: :data:`COST_COLUMNS`, then one ``cost_usd_<spec>`` column per spec (:func:`price_column`: US dollars;
+    NaN where the price is unknown, e.g. an OpenAI model the registry does not price).
     """
     from lcrag.models.registry import cost_usd, parse_spec
 
     infos = {s: parse_spec(s) for s in specs}
     rows = []
     for run in syn_runs.itertuples():
-        usage = mf.read_manifest(Path(run.run_dir) / mf.MANIFEST_FILE).get("usage") or {}
-        row = {
-            "chapter": run.chapter,
-            "profile": run.profile,
-            "recorded_model": run.model,
-            "calls": int(usage.get("calls", 0)),
-            "model_hours": round(float(usage.get("latency_s", 0.0)) / 3600, 2),
-            "prompt_tokens": int(usage.get("prompt_tokens", 0)),
-            "completion_tokens": int(usage.get("completion_tokens", 0)),
-        }
-        for s, info in infos.items():
-            c = cost_usd(info, row["prompt_tokens"], row["completion_tokens"])
-            row[s] = float("nan") if c is None else round(c, 4)
-        rows.append(row)
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "chapter",
-            "profile",
-            "recorded_model",
-            "calls",
-            "model_hours",
-            "prompt_tokens",
-            "completion_tokens",
-            *specs,
-        ],
-    )
+        for model, usage in _usage_by_model(run).items():
+            row = {
+                "chapter": run.chapter,
+                "profile": run.profile,
+                "run_model": run.model,
+                "calls_model": model,
+                "calls": int(usage.get("calls", 0)),
+                "model_hours": round(float(usage.get("latency_s", 0.0)) / 3600, 2),
+                "prompt_tokens": int(usage.get("prompt_tokens", 0)),
+                "completion_tokens": int(usage.get("completion_tokens", 0)),
+            }
+            for s, info in infos.items():
+                c = cost_usd(info, row["prompt_tokens"], row["completion_tokens"])
+                row[price_column(s)] = float("nan") if c is None else round(c, 4)
+            rows.append(row)
+    return pd.DataFrame(rows, columns=[*COST_COLUMNS, *map(price_column, specs)])

@@ -3,6 +3,7 @@ plain retrieval, with its 95 % interval) against the size of the model, for the 
 knows (the embedded SmolLM2-135M, Gemma-3-270M, Qwen2.5-Coder 0.5B and 1.5B).
 
     size_table(syn)        # one row per family x sized model, smallest model first
+    length_note(syn)       # the families whose long-context arm is not the same length for every model
     plot_size_axis(syn)    # one panel per family, then all families together
     claims_by_size(syn)    # each claim checked on our runs: its verdict per model size
 """
@@ -18,11 +19,11 @@ import pandas as pd
 from lcrag.book.claims import CLAIMS_FILE, REPRODUCED, read_claims
 from lcrag.book.verdicts import OUR_RUN
 from lcrag.models.registry import parameters, size_of
-from lcrag.synthesis.family import NOT_TESTABLE
+from lcrag.synthesis.family import NOT_TESTABLE, short_title
 from lcrag.synthesis.views import Synthesis, headline
 
 SIZE_COLUMNS = ("family", "model", "size", "parameters", "comparison", "long_arm", "other_arm", "diff", "ci_low",
-                "ci_high", "n", "n_to_decide", "units", "reading", "source")
+                "ci_high", "n", "n_to_decide", "units", "reading", "long_context", "source")
 
 
 def items_to_decide(diff: float, lo: float, hi: float, n: int) -> float:
@@ -99,13 +100,50 @@ def unsized_models(syn: Synthesis) -> list[str]:
     return [m for m in syn.models if size_of(m) is None]
 
 
+def _varies(part: pd.DataFrame, column: str) -> bool:
+    """Whether a family's rows hold more than one (non-empty) value of ``column``."""
+    return part[column].fillna("").astype(str).replace("", np.nan).dropna().nunique() > 1
+
+
+def _short(text: str) -> str:
+    """A label without its parenthesis: ``7.3 documents (as many as fit the window)`` -> ``7.3 documents``."""
+    return text.split(" (")[0]
+
+
+def length_note(syn: Synthesis) -> str:
+    """The families whose long-context arm was not the same length for every model of known size (each
+    comparison's ``long_context``, from the chapters' tables), with each length's sizes: on those, a difference
+    between sizes mixes model size with context length. Markdown, one sentence (or two)."""
+    t = size_table(syn)
+    differ, unknown = [], []
+    for f in syn.families:
+        part = t[t["family"] == f.name]
+        if part.empty:
+            continue
+        if (part["long_context"].fillna("") == "").all():
+            unknown.append(short_title(f.title))
+        elif _varies(part, "long_context"):
+            sizes = [f"{_short(ctx)} at {', '.join(g['size'])}"
+                     for ctx, g in part.groupby("long_context", sort=False) if ctx]
+            differ.append(f"{short_title(f.title)} ({'; '.join(sizes)})")
+    if differ:
+        text = (f"The long-context arm is not the same length for every model in {'; in '.join(differ)}: there, "
+                "a difference between sizes mixes model size with context length.")
+    else:
+        text = "The long-context arm held the same context for every model of known size, where the tables say."
+    if unknown:
+        text += f" The tables of {', '.join(unknown)} do not say how long it was."
+    return text
+
+
 def _testable(t: pd.DataFrame) -> pd.Series:
     return t["reading"] != NOT_TESTABLE
 
 
-def _draw(ax, t: pd.DataFrame, colour, label: str | None = None, offset: float = 1.0) -> None:
+def _draw(ax, t: pd.DataFrame, colour, label: str | None = None, offset: float = 1.0, floor_colour="grey") -> None:
     """One family's points: the difference in percentage points with its interval; filled where the interval
-    excludes 0, hollow where it does not, grey crosses where an arm is at the floor (not testable)."""
+    excludes 0, hollow where it does not, crosses (``floor_colour``) where an arm is at the floor (not testable).
+    ``label`` names the family in a legend, whether its points are testable or all at the floor."""
     x = t["parameters"].to_numpy(float) * offset
     y = 100 * t["diff"].to_numpy(float)
     lo, hi = 100 * t["ci_low"].to_numpy(float), 100 * t["ci_high"].to_numpy(float)
@@ -119,8 +157,28 @@ def _draw(ax, t: pd.DataFrame, colour, label: str | None = None, offset: float =
         ax.scatter(x[clear], y[clear], color=colour, zorder=3, s=30)
         ax.scatter(x[ok & ~clear], y[ok & ~clear], facecolors="white", edgecolors=colour, zorder=3, s=30)
     if (~ok).any():
-        ax.scatter(x[~ok], y[~ok], marker="x", color="grey", zorder=3, s=30,
-                   label=None if label else "arm at the floor (not testable)")
+        ax.scatter(x[~ok], y[~ok], marker="x", color=floor_colour, zorder=3, s=30,
+                   label=label if label and not ok.any() else None)
+
+
+def _annotate(ax, part: pd.DataFrame) -> None:
+    """Label each point with what differs between the family's models: the other arm its headline picked, and
+    how long the long-context arm was (``long_context``)."""
+    shown = [c for c in ("other_arm", "long_context") if _varies(part, c)]
+    if not shown:
+        return
+    for i, r in enumerate(part.itertuples()):  # every other label below its point, not to overlap
+        text = ", ".join(_short(str(getattr(r, c))) for c in shown if str(getattr(r, c) or ""))
+        ax.annotate(text, (r.parameters, 100 * r.diff), xytext=(4, 5 if i % 2 == 0 else -11),
+                    textcoords="offset points", fontsize=7)
+
+
+def _title(f, part: pd.DataFrame) -> str:
+    """``needle: Full − RAG``; where the headline's other arm differs between models, the family's name for it
+    (``summhay: Full − best retriever``)."""
+    arms = list(dict.fromkeys(part["other_arm"]))
+    other = arms[0] if len(arms) == 1 else (f.headline_name or "other arm")
+    return f"{f.name}: {part['long_arm'].iloc[0]} − {other}"
 
 
 def _axis(ax, sizes: pd.DataFrame, title: str) -> None:
@@ -140,7 +198,9 @@ def _axis(ax, sizes: pd.DataFrame, title: str) -> None:
 
 def plot_size_axis(syn: Synthesis, columns: int = 3):
     """One panel per family with a sized model (its headline difference against model size, 95 % intervals as
-    whiskers), then one panel with every family; None when no family has a model of known size."""
+    whiskers; each point labelled with its other arm and its long-context length where these differ between the
+    family's models), then one panel with every family (crosses in the family's colour, every family in the
+    legend); None when no family has a model of known size."""
     import matplotlib.pyplot as plt
 
     t = size_table(syn)
@@ -155,15 +215,16 @@ def plot_size_axis(syn: Synthesis, columns: int = 3):
     for i, f in enumerate(fams):
         part = t[t["family"] == f.name]
         _draw(axes[i], part, colours[i % len(colours)])
-        head = part.iloc[0]
-        _axis(axes[i], t, f"{f.name}: {head['long_arm']} − {head['other_arm']}")
+        _annotate(axes[i], part)
+        _axis(axes[i], t, _title(f, part))
     together = axes[len(fams)]
     for i, f in enumerate(fams):  # spread the families a little along x so their whiskers do not overlap
         spread = 1.0 + 0.06 * (i - (len(fams) - 1) / 2)
-        _draw(together, t[t["family"] == f.name], colours[i % len(colours)], label=f.name, offset=spread)
+        colour = colours[i % len(colours)]
+        _draw(together, t[t["family"] == f.name], colour, label=f.name, offset=spread, floor_colour=colour)
     _axis(together, t, "every experiment")
     if (~_testable(t)).any():
-        together.scatter([], [], marker="x", color="grey", label="an arm at the floor")
+        together.scatter([], [], marker="x", color="grey", label="×: an arm at the floor")
     together.legend(fontsize=8)
     for ax in axes[n:]:
         ax.set_axis_off()

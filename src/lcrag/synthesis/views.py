@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from lcrag.synthesis.family import COMPARISON_COLUMNS, NOT_RUN, Family, count, format_diff
+from lcrag.synthesis.family import COMPARISON_COLUMNS, NOT_RUN, Family, count, format_diff, short_title
 from lcrag.synthesis.family import families as registered_families
 from lcrag.synthesis.runs import find_runs
 
@@ -104,15 +104,24 @@ def coverage(syn: Synthesis) -> pd.DataFrame:
 
 
 def headline(syn: Synthesis) -> pd.DataFrame:
-    """One comparison per model and family (its :attr:`Family.headline` rule): long context against plain
-    retrieval."""
+    """One comparison per model and family (its :attr:`Family.headline` rule, or its :attr:`Family.headline_pick`):
+    long context against plain retrieval (:func:`headline_rules` says which, per family)."""
     c = syn.comparisons
-    rule = {f.name: f.headline for f in syn.families}
+    fams = {f.name: f for f in syn.families}
     picks = []
     for (family, _), g in c.groupby(["family", "model"], sort=False):
-        preferred = g[g["other_arm"].map(rule[family])]
+        if fams[family].headline_pick is not None:
+            picks.append(fams[family].headline_pick(g))
+            continue
+        preferred = g[g["other_arm"].map(fams[family].headline)]
         picks.append((preferred if len(preferred) else g).iloc[0])
     return pd.DataFrame(picks, columns=c.columns).reset_index(drop=True)
+
+
+def headline_rules(syn: Synthesis) -> str:
+    """Which comparison is each experiment's headline, as its family declares it (:attr:`Family.headline_rule`):
+    markdown, one item per experiment."""
+    return "\n".join(f"- {short_title(f.title)}: {f.headline_rule or 'the one its package picks (no rule stated in words)'}." for f in syn.families)
 
 
 def overview(syn: Synthesis) -> pd.DataFrame:

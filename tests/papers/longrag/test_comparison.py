@@ -42,3 +42,15 @@ def test_every_dataset_at_the_floor_is_not_testable():
     row = comparison.comparisons(q, n_boot=500)[0]
     assert row["reading"] == NOT_TESTABLE and row["n"] == 2 * N  # every pair shown, none deciding
     assert "at the floor: Full on 2wikimqa (mean F1): score 0.000 below 0.05; Full on musique" in row["evidence"]
+
+
+def test_the_full_arm_says_where_it_was_cut_to_the_models_window():
+    """SmolLM2's 8K window cuts most LongBench contexts, Qwen's 32K none: the row says so (the size axis reads it),
+    counting the questions of the datasets that decide; a run without the ``truncated`` column says nothing."""
+    q = _questions({"2wikimqa": {"Full": _alternating(0.5, 0.2), "R&B": _alternating(0.4, 0.1)}})
+    cut = q.assign(truncated=[q["strategy"].iloc[i] == "Full" and i % 3 == 0 for i in range(len(q))])
+    row = comparison.comparisons(cut, n_boot=200)[0]
+    assert row["long_context"] == f"cut to the window in {N // 3} of {N} questions"
+    row = comparison.comparisons(cut.assign(truncated=False), n_boot=200)[0]
+    assert row["long_context"] == "whole context"
+    assert comparison.comparisons(q, n_boot=200)[0]["long_context"] == ""

@@ -51,3 +51,30 @@ def test_the_floor_is_the_chapters_rule_for_its_live_settings():
     assert o["reading"] == "not testable with this model"
     assert o["evidence"].endswith(f"at the floor: {setting_floor({'Full': 0.4, 'oracle': 30.0})}")
     assert setting_floor({"Full": 0.4, "oracle": 30.0, "random": float("nan")}) == "Full: score 0.004 below 0.05"
+
+
+def test_the_full_arm_says_how_many_documents_fit_the_window():
+    settings = _settings({"full": 0.30, "oracle": 0.50}).assign(n_documents=7.333)
+    (o,) = comparison.comparisons(settings)
+    assert o["long_context"] == "7.3 documents (as many as fit the window)"
+    (o,) = comparison.comparisons(_settings({"full": 0.30, "oracle": 0.50}))  # an older run: not known
+    assert o["long_context"] == ""
+
+
+def test_the_panel_says_its_bars_have_no_interval():
+    """The bars are the table's micro-averages, drawn without whiskers: the title must not promise an interval
+    (the one over subtopics belongs to the Full − retriever differences)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lcrag.synthesis import RUN_COLUMNS, Synthesis
+
+    fig, ax = plt.subplots()
+    syn = Synthesis(runs=pd.DataFrame(columns=list(RUN_COLUMNS)),
+                    tables={"summhay": _settings({"full": 0.30, "oracle": 0.50})}, comparisons=pd.DataFrame())
+    comparison.FAMILY.plot([ax], syn, M)
+    assert ax.get_title() == "summhay: Joint (micro-average, no interval)"
+    assert all(getattr(c, "errorbar", None) is None for c in ax.containers)
+    plt.close(fig)

@@ -54,12 +54,14 @@ def summary(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.Da
 
 
 def comparisons(
-    questions: pd.DataFrame, judges: dict[str, str], n_boot: int = 2000, seed: int = 0
+    questions: pd.DataFrame, judges: dict[str, str], n_boot: int = 2000, seed: int = 0,
+    context: dict[str, str] | None = None,
 ) -> list[dict]:
-    """Whole documents (``none``) vs each truncated variant (``trunc*``), paired over questions, by the judge
-    :func:`judges` chose, under the chapter's floor rule for C12 (:func:`lcrag.papers.long2rag.claims.
-    truncation_floor`, the one its claims use): not testable with this model when the whole documents' mean KPR is
-    at the floor (truncating *to* the floor is the effect measured)."""
+    """Whole documents (``none``) vs each truncated variant (``trunc*``), the least severe cut first (the order
+    :func:`headline` reads), paired over questions, by the judge :func:`judges` chose, under the
+    chapter's floor rule for C12 (:func:`lcrag.papers.long2rag.claims.truncation_floor`, the one its claims use):
+    not testable with this model when the whole documents' mean KPR is at the floor (truncating *to* the floor is
+    the effect measured). ``context``: per model, what the whole documents were (:func:`whole_context`)."""
     out = []
     for model, judge in judges.items():
         g = questions[(questions["model"] == model) & (questions["judge"] == judge)]
@@ -67,7 +69,8 @@ def comparisons(
         if "none" not in wide:
             continue
         floor = truncation_floor(wide)
-        for variant in sorted((v for v in wide.columns if str(v).startswith("trunc")), key=_trunc_size):
+        trunks = sorted((v for v in wide.columns if str(v).startswith("trunc")), key=_trunc_size, reverse=True)
+        for variant in trunks:
             both = wide[["none", variant]].dropna()
             if both.empty:
                 continue
@@ -76,8 +79,18 @@ def comparisons(
                 NAME, model, f"whole documents vs {variant} (KPR, {judge} judge)", "whole", float(both["none"].mean()),
                 variant, float(both[variant].mean()), diff, lo, hi, len(both), "questions",
                 f"paired bootstrap over {len(both)} questions; judge {judge} (best held-out kappa with the humans)",
-                g["source"].iloc[0], floor=floor))  # fmt: skip
+                g["source"].iloc[0], floor=floor, long_context=(context or {}).get(model, "")))  # fmt: skip
     return out
+
+
+def whole_context(runs: pd.DataFrame) -> dict[str, str]:
+    """Per model, what its whole-document arm held, from the run's ``context_policy.csv`` (``none`` row):
+    ``whole documents``, or ``cut to the window in 3 of 20 responses`` where the five documents did not fit;
+    nothing for a run without the table."""
+    t = load_table(runs, NAME, "context_policy", ["variant", "responses", "documents_cut"], [])
+    return {str(r.model): (f"cut to the window in {int(r.documents_cut)} of {int(r.responses)} responses"
+                           if r.documents_cut else "whole documents")
+            for r in t[t["variant"] == "none"].itertuples()}
 
 
 def _trunc_size(variant: str) -> int:
@@ -111,15 +124,40 @@ def _tables(runs, problems, n_boot, seed):
 
 def _compare(runs, tables, problems, n_boot, seed):
     q = tables[f"{NAME}_questions"]
-    return comparisons(q, judges(runs, q, problems), n_boot, seed)
+    return comparisons(q, judges(runs, q, problems), n_boot, seed, whole_context(runs))
 
+
+def headline(rows: pd.DataFrame) -> pd.Series:
+    """A model's headline comparison, read as claim C12 reads its truncations (every one must lower KPR): the
+    least favourable to whole documents, the least severe cut first among equals (the rows come longest prefix
+    first): one that truncated documents beat, else one with no clear difference, else the least severe cut. So
+    the headline says "whole better" only when whole documents beat every cut run, as C12 is reproduced only then."""
+    def rank(r) -> int:
+        if r.reading == f"{r.other_arm} better":
+            return 0
+        return 2 if r.reading == f"{r.long_arm} better" else 1
+    ranks = [rank(r) for r in rows.itertuples()]
+    return rows.iloc[ranks.index(min(ranks))]
+
+
+#: The headline comparison, in words: the one the synthesis's answer and size axis read (:func:`headline`).
+HEADLINE_RULE = ("whole documents against the truncation least favourable to them, as claim C12 reads its cuts: "
+                 "one that truncated documents beat, else the least severe cut with no clear difference, else the "
+                 "least severe cut; so whole documents count as better only when they beat every cut run. The "
+                 "answer names the harsher cuts that decide")
 
 FAMILY = Family(
     name=NAME,
     title="Long²RAG: KPR with whole vs truncated documents",
     tables=_tables,
     compare=_compare,
-    headline=lambda arm: True,  # the shortest truncation (comparisons are sorted by size)
+    headline=lambda arm: True,  # unused: headline_pick decides
     detail_index=("model", "judge", "variant"),
     plot=plot,
+    headline_pick=headline,
+    headline_rule=HEADLINE_RULE,
+    headline_name="truncation (C12's reading)",
+    wins=("whole documents beat truncated ones", "truncated documents beat whole ones"),
+    versus="Whole documents against truncated ones",
+    others_in_answer=True,
 )

@@ -22,7 +22,9 @@ def questions(runs: pd.DataFrame, problems: list[str]) -> pd.DataFrame:
     """Per-question F1 (0-1) per generator, dataset and strategy (the paper's five and the Full / Closed arms)."""
     cols = ["dataset", "question_id", "generator", "strategy", "f1"]
     df = load_table(runs, NAME, "answers", cols, problems, model_column="generator")
-    return df[["model", "dataset", "question_id", "strategy", "f1", "source"]]
+    if "truncated" not in df:  # older runs: whether a prompt was cut to the window is not known
+        df["truncated"] = pd.NA
+    return df[["model", "dataset", "question_id", "strategy", "f1", "truncated", "source"]]
 
 
 def summary(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
@@ -37,7 +39,7 @@ def comparisons(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> l
     """The Full arm vs each of the paper's strategies, paired over (dataset, question), under the chapter's floor
     rule (:func:`lcrag.papers.longrag.claims_runs.dataset_floor`, the one its claims use): a dataset where either
     arm's mean F1 is at the floor decides nothing and is left out of the pairs (the evidence names it); with every
-    dataset at the floor the comparison is *not testable with this model*."""
+    dataset at the floor the comparison is *not testable with this model*. ``long_context``: :func:`full_context`."""
     out = []
     for model, g in questions.groupby("model", sort=False):
         wide = g.pivot_table(
@@ -58,8 +60,21 @@ def comparisons(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> l
                 float(both[strategy].mean()), diff, lo, hi, len(both), "questions",
                 f"paired bootstrap over {len(both)} questions"
                 f" of {', '.join(dict.fromkeys(both.index.get_level_values('dataset')))}{note}",
-                g["source"].iloc[0], floor=floor))  # fmt: skip
+                g["source"].iloc[0], floor=floor, long_context=full_context(g, both.index)))  # fmt: skip
     return out
+
+
+def full_context(g: pd.DataFrame, pairs: pd.Index) -> str:
+    """What the Full arm held on the ``pairs`` (dataset, question) of one model: ``whole context``, or ``cut to
+    the window in 40 of 60 questions`` (the chapter's ``truncated`` column); "" where the run does not say."""
+    if "truncated" not in g:
+        return ""
+    full = g[g["strategy"] == "Full"].set_index(["dataset", "question_id"])["truncated"]
+    full = full[full.index.isin(pairs)]
+    if full.empty or full.isna().any():
+        return ""
+    cut = int(full.astype(str).str.lower().isin(["true", "1", "1.0"]).sum())
+    return f"cut to the window in {cut} of {len(full)} questions" if cut else "whole context"
 
 
 def _tables(runs, problems, n_boot, seed):
@@ -73,6 +88,7 @@ FAMILY = Family(
     tables=_tables,
     compare=lambda runs, tables, problems, n_boot, seed: comparisons(tables[f"{NAME}_questions"], n_boot, seed),
     headline=lambda arm: arm == "R&B",  # vanilla RAG, as in the other families
+    headline_rule="the Full context against vanilla R&B, the paper's plain RAG",
     detail_index=("model", "strategy"),
     plot=bar_panel(NAME, "strategy", "f1", "longrag: F1 (all datasets)"),
 )

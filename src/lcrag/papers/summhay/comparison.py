@@ -33,7 +33,10 @@ def settings(runs: pd.DataFrame, problems: list[str]) -> pd.DataFrame:
     df = df[(df["kind"] == "retrieval") & _deciding(df)].copy()
     for c in SCORES:
         df[c] = df[c] / 100
-    return df[["model", "setting", "summaries", "n_insights", "coverage", "citation", "joint", "source"]]
+    if "n_documents" not in df:  # older runs: how many documents a setting held is not known
+        df["n_documents"] = float("nan")
+    return df[["model", "setting", "summaries", "n_insights", "coverage", "citation", "joint", "n_documents",
+               "source"]]
 
 
 def per_summary(runs: pd.DataFrame) -> pd.DataFrame:
@@ -89,9 +92,11 @@ def comparisons(settings: pd.DataFrame, per: pd.DataFrame | None = None, n_boot:
                 units = "summaries"
                 evidence = (f"{count(n, 'summaries')}, {int(s.loc['full', 'n_insights'])} insights; micro-averages only, "
                             "no interval")
+            docs = s.loc["full"].get("n_documents", float("nan"))
             out.append(comparison(
                 NAME, model, f"Full vs {label} (Joint)", "Full", full_v, setting, other_v, diff, lo, hi, n, units,
                 evidence, s.loc["full", "source"],
+                long_context="" if pd.isna(docs) else f"{docs:.1f} documents (as many as fit the window)",
                 floor=setting_floor({"Full": 100 * s.loc["full", "joint"],  # the chapter's rule, 0-100
                                      setting: 100 * s.loc[setting, "joint"]})))  # fmt: skip
     return out
@@ -105,6 +110,9 @@ FAMILY = Family(
     compare=lambda runs, tables, problems, n_boot, seed: comparisons(tables[NAME], tables[f"{NAME}_per_summary"],
                                                                      n_boot, seed),
     headline=lambda arm: arm != "oracle",  # the best real retriever, not the Oracle ceiling
+    headline_rule="Full against the best real retriever of each model (by pooled Joint; not the Oracle ceiling): "
+                  "the retriever may differ between models",
+    headline_name="best retriever",
     detail_index=("model", "setting"),
-    plot=bar_panel(NAME, "setting", "joint", "summhay: Joint (interval over subtopics where saved)"),
+    plot=bar_panel(NAME, "setting", "joint", "summhay: Joint (micro-average, no interval)"),
 )

@@ -41,9 +41,10 @@ def comparisons(runs: pd.DataFrame, arms: pd.DataFrame, problems: list[str]) -> 
     """Full vs RAG and Full vs Evidence from the chapter's paired bootstrap table (``paired_tests.csv``), under the
     chapter's floor rule (:func:`lcrag.papers.thesis.accuracy.accuracy_floor`, the one its claims use): an arm whose
     accuracy on the paired cases has an exact interval containing chance makes the comparison *not testable with
-    this model*."""
+    this model*. ``long_context``: whether Full's documents were cut to the window (:func:`full_context`)."""
     cols = ["a", "b", "n", "accuracy_a", "accuracy_b", "diff", "ci_low", "ci_high"]
     paired = load_table(runs, NAME, "paired_tests", cols, problems)
+    context = full_context(runs)
     out = []
     for model, g in arms.groupby("model", sort=False):
         prompt, n = g["prompt"].iloc[0], int(g["n"].iloc[0])
@@ -64,8 +65,19 @@ def comparisons(runs: pd.DataFrame, arms: pd.DataFrame, problems: list[str]) -> 
                 NAME, model, f"Full vs {other} ({prompt} prompt, accuracy)", "Full", float(full_acc), other,
                 float(other_acc), float(sign * r["diff"]), lo, hi, n, "cases",
                 f"the chapter's paired bootstrap over {n} cases", r["source"].replace("accuracy", "paired_tests"),
-                floor=accuracy_floor({"Full": (round(full_acc * n), n), other: (round(other_acc * n), n)})))  # fmt: skip
+                floor=accuracy_floor({"Full": (round(full_acc * n), n), other: (round(other_acc * n), n)}),
+                long_context=context.get((model, prompt, n), "")))  # fmt: skip
     return out
+
+
+def full_context(runs: pd.DataFrame) -> dict[tuple[str, str, int], str]:
+    """Per (model, prompt, cases) of the Full arm in ``accuracy.csv``: ``whole document``, or ``cut to the window
+    in 3 of 158 cases`` (its ``truncated`` count); nothing for runs without the column."""
+    acc = load_table(runs, NAME, "accuracy", ["run", "prompt", "n", "truncated"], [])
+    full = acc[acc["run"] == "Full"]
+    return {(str(r.model), str(r.prompt), int(r.n)): (f"cut to the window in {int(r.truncated)} of {int(r.n)} cases"
+                                                      if r.truncated else "whole document")
+            for r in full.itertuples() if pd.notna(r.truncated)}
 
 
 FAMILY = Family(
@@ -74,6 +86,8 @@ FAMILY = Family(
     tables=lambda runs, problems, n_boot, seed: {NAME: arms(runs, problems)},
     compare=lambda runs, tables, problems, n_boot, seed: comparisons(runs, tables[NAME], problems),
     headline=lambda arm: arm.startswith("RAG"),
+    headline_rule="the Full document against the thesis's main RAG pipeline (not the gold Evidence, an upper "
+                  "bound for any retriever)",
     detail_index=("model", "arm"),
     plot=bar_panel(NAME, "arm", "accuracy", "thesis: BAMBOO accuracy (main cases)"),
 )

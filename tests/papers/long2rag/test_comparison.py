@@ -1,0 +1,82 @@
+"""Long²RAG in the synthesis: the headline comparison is read as claim C12 reads the truncations, and the
+whole-document arm says what it held."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from lcrag import synthesis as S
+from lcrag.book.claims import ClaimsLedger
+from lcrag.papers.long2rag import claims as long2rag_claims
+from lcrag.papers.long2rag import comparison
+
+#: What C12's verdict says, as the headline's reading (whole − truncated, paired over questions).
+C12_READING = {"reproduced": "whole better", "inconclusive": "no clear difference",
+               "not testable with this model": S.NOT_TESTABLE}
+
+
+def _responses(recalls: dict[str, list[float]]) -> pd.DataFrame:
+    return pd.DataFrame([{"judge": "j", "variant": v, "question_id": f"q{i}", "recall": r, "model": "m",
+                          "source": "run"} for v, rs in recalls.items() for i, r in enumerate(rs)])
+
+
+def _headline_and_c12(recalls: dict[str, list[float]]) -> tuple[pd.Series, str]:
+    per = _responses(recalls)
+    rows = comparison.comparisons(per, {"m": "j"}, n_boot=500)
+    syn = S.Synthesis(runs=pd.DataFrame(columns=list(S.RUN_COLUMNS)), tables={},
+                      comparisons=pd.DataFrame(rows, columns=list(S.COMPARISON_COLUMNS)), families=[comparison.FAMILY])
+    ledger = ClaimsLedger("long2rag", paper="long2rag", model="m")
+    long2rag_claims.run_claims(ledger, per.drop(columns=["model", "source"]), "j", n_boot=500)
+    return S.headline(syn).iloc[0], ledger.table().set_index("claim_id").loc["C12", "verdict"]
+
+
+WHOLE = [0.6, 0.7, 0.8, 0.9, 0.6, 0.7, 0.8, 0.9]
+LOWER = [0.1, 0.2, 0.1, 0.2, 0.1, 0.2, 0.1, 0.2]  # clearly below the whole documents
+SAME = [0.6, 0.8, 0.8, 0.8, 0.5, 0.7, 0.9, 0.9]  # no clear difference
+HIGHER = [0.95, 1.0, 0.95, 1.0, 0.95, 1.0, 0.95, 1.0]  # clearly above
+
+
+@pytest.mark.parametrize("cuts, arm", [
+    ({"trunc512": LOWER, "trunc1024": LOWER, "trunc2048": LOWER}, "trunc2048"),  # every cut lowers: the mildest
+    ({"trunc512": LOWER, "trunc1024": SAME, "trunc2048": SAME}, "trunc2048"),  # the book's run: only 512 decides
+    ({"trunc512": SAME, "trunc1024": LOWER, "trunc2048": LOWER}, "trunc512"),  # a harsh cut undecided: that one
+    ({"trunc512": LOWER, "trunc1024": SAME, "trunc2048": HIGHER}, "trunc2048"),  # a cut that raises KPR
+])
+def test_the_headline_reads_the_truncations_as_claim_c12_does(cuts, arm):
+    """Whole documents are "better" in the headline only when C12 (every truncation lowers KPR) is reproduced;
+    never by the harshest cut alone (the old headline, whole − trunc512)."""
+    head, verdict = _headline_and_c12({"none": WHOLE, **cuts})
+    assert head["other_arm"] == arm
+    assert head["reading"] == C12_READING.get(verdict, f"{arm} better"), (verdict, head["reading"])
+
+
+def test_whole_documents_at_the_floor_are_not_testable_for_both():
+    head, verdict = _headline_and_c12({"none": [0.0] * 8, "trunc512": [0.0] * 8, "trunc2048": LOWER})
+    assert verdict == head["reading"] == S.NOT_TESTABLE
+
+
+def test_the_comparisons_come_least_severe_cut_first_and_the_family_states_its_rule():
+    rows = comparison.comparisons(_responses({"none": WHOLE, "trunc512": LOWER, "trunc2048": LOWER,
+                                              "trunc1024": LOWER}), {"m": "j"}, n_boot=200)
+    assert [r["other_arm"] for r in rows] == ["trunc2048", "trunc1024", "trunc512"]
+    f = comparison.FAMILY
+    assert f.headline_pick is comparison.headline and "C12" in f.headline_rule
+    assert f.wins == ("whole documents beat truncated ones", "truncated documents beat whole ones")
+
+
+def test_the_whole_documents_arm_says_whether_it_was_cut_to_the_window(tmp_path):
+    runs = []
+    for model, cut in (("a", 0), ("b", 3)):
+        d = tmp_path / model
+        d.mkdir()
+        pd.DataFrame([{"variant": "none", "responses": 20, "documents_cut": cut, "mean_input_tokens": 5000.0},
+                      {"variant": "trunc512", "responses": 20, "documents_cut": 0, "mean_input_tokens": 500.0}]
+                     ).to_csv(d / "context_policy.csv", index=False)
+        runs.append({"chapter": "long2rag", "model": model, "slug": model, "profile": "default",
+                     "finished": "2026-01-01", "book": True, "run_dir": d})
+    context = comparison.whole_context(pd.DataFrame(runs, columns=list(S.RUN_COLUMNS)))
+    assert context == {"a": "whole documents", "b": "cut to the window in 3 of 20 responses"}
+    rows = comparison.comparisons(_responses({"none": WHOLE, "trunc512": LOWER}), {"m": "j"}, n_boot=100,
+                                  context={"m": "whole documents"})
+    assert rows[0]["long_context"] == "whole documents"

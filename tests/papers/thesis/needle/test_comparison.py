@@ -1,0 +1,19 @@
+"""The needle chapter in the synthesis (lcrag.papers.thesis.needle.comparison): the comparison says how long the
+haystack of its paired cells was, which the chapter sets per model (8000 tokens for an 8K window, 32000 for 32K)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from lcrag.papers.thesis.needle import comparison
+
+
+def test_the_comparison_says_the_haystack_length_of_its_cells():
+    cells = pd.DataFrame([{"model": m, "needle": "simple", "setting": s, "context_tokens": t, "depth": d,
+                           "recall": 1.0 if s == "full" else 0.5, "source": "run"}
+                          for m, longest in (("small", 8000), ("large", 32000))
+                          for s, lengths in (("full", (1000, longest)), ("rag", (longest,)))
+                          for t in lengths for d in (0, 100)])
+    rows = {r["model"]: r for r in comparison.comparisons(cells, n_boot=100)}
+    assert rows["small"]["long_context"] == "8000 tokens" and rows["large"]["long_context"] == "32000 tokens"
+    assert rows["small"]["n"] == 2  # only the cells RAG ran: the longest length

@@ -1,0 +1,68 @@
+"""lcrag.synthesis.answer: the written answer names what each experiment compares, in its family's words."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from lcrag import synthesis as S
+from lcrag.papers.long2rag.comparison import FAMILY as LONG2RAG
+from lcrag.papers.thesis.needle.comparison import FAMILY as NEEDLE
+from lcrag.synthesis.answer import across_sizes, model_outcomes, written_answer
+
+QWEN = "local/qwen2.5-coder-1.5b-instruct"
+
+
+def _syn(rows: list[dict], families) -> S.Synthesis:
+    """A synthesis of these comparison rows alone (no runs on disk)."""
+    models = sorted({r["model"] for r in rows})
+    tables = {f.model_rows: pd.DataFrame({"model": models, "source": "run"}) for f in families}
+    return S.Synthesis(runs=pd.DataFrame(columns=list(S.RUN_COLUMNS)), tables=tables,
+                       comparisons=pd.DataFrame(rows, columns=list(S.COMPARISON_COLUMNS)), families=list(families))
+
+
+def _whole_vs(variant: str, diff: float, lo: float, hi: float) -> dict:
+    return S.comparison("long2rag", QWEN, f"whole documents vs {variant} (KPR, lexical judge)", "whole", 0.2,
+                        variant, 0.2 - diff, diff, lo, hi, 20, "questions", "paired bootstrap", "run")
+
+
+def _needle(diff: float, lo: float, hi: float) -> dict:
+    return S.comparison("needle", QWEN, "full haystack vs BM25 RAG (recall)", "Full", 0.9, "RAG", 0.9 - diff,
+                        diff, lo, hi, 12, "cells", "paired bootstrap", "run")
+
+
+def test_long2rag_is_worded_as_whole_against_truncated_documents_not_as_retrieval():
+    """Long²RAG's other arm is the same documents truncated: its win is said in its family's words, in the
+    model's paragraph and across sizes; the needle's, whose other arm is retrieval, keeps "retrieval"."""
+    rows = [_needle(0.2, 0.1, 0.3), _whole_vs("trunc2048", 0.05, 0.01, 0.09), _whole_vs("trunc1024", 0.07, 0.02, 0.12),
+            _whole_vs("trunc512", 0.159, 0.096, 0.237)]
+    syn = _syn(rows, [NEEDLE, LONG2RAG])
+    text = written_answer(syn)
+    assert "long context beats retrieval in Needle in a haystack (Full − RAG +20.0 pp [+10.0, +30.0], 12 cells)" in text
+    assert ("whole documents beat truncated ones in Long²RAG (whole − trunc2048 +5.0 pp [+1.0, +9.0], 20 questions; "
+            "also decided against trunc1024 and trunc512: whole − trunc1024 +7.0 pp [+2.0, +12.0], whole − trunc512 "
+            "+15.9 pp [+9.6, +23.7])") in text
+    assert "retrieval in Long²RAG" not in text and "retrieval in Needle in a haystack and Long²RAG" not in text
+    assert across_sizes(model_outcomes(syn)).startswith(
+        "Long context beats retrieval with an interval that excludes zero in Needle in a haystack (1.5B). Whole "
+        "documents beat truncated ones with an interval that excludes zero in Long²RAG (1.5B).")
+
+
+def test_a_headline_without_a_decision_names_the_harsher_cuts_that_decide():
+    """The run of the book's page: only the harshest cut (trunc512) decides; the headline, read as claim C12 reads
+    the cuts, has no clear difference, and the answer says against which cut whole documents do win."""
+    rows = [_whole_vs("trunc2048", -0.024, -0.082, 0.055), _whole_vs("trunc1024", 0.072, -0.032, 0.159),
+            _whole_vs("trunc512", 0.159, 0.096, 0.237)]
+    text = written_answer(_syn(rows, [LONG2RAG]))
+    assert (f"- **{QWEN}** (1.5B parameters): no clear difference in Long²RAG (whole − trunc2048 -2.4 pp [-8.2, "
+            "+5.5], 20 questions; decided only against trunc512: whole − trunc512 +15.9 pp [+9.6, +23.7]).") in text
+    assert "beat" not in text.split("\n\n")[0]
+    assert "no experiment has a difference whose interval excludes zero" in text
+
+
+def test_every_family_declares_its_headline_rule_and_its_words():
+    for f in S.families():
+        assert f.headline_rule, f.name
+        assert len(f.wins) == 2 and all(f.wins), f.name
+    assert "retrieval" not in " ".join(LONG2RAG.wins) and "C12" in LONG2RAG.headline_rule
+    rules = S.headline_rules(_syn([], S.families()))
+    assert rules.count("\n- ") == len(S.families()) - 1 and "- Long²RAG: whole documents against" in rules

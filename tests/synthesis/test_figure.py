@@ -1,0 +1,38 @@
+"""lcrag.synthesis.figure: a model's panels say what they draw."""
+
+from __future__ import annotations
+
+import matplotlib
+import pandas as pd
+
+from lcrag import synthesis as S
+from lcrag.papers.summhay.comparison import FAMILY as SUMMHAY
+from lcrag.papers.thesis.comparison import FAMILY as THESIS
+
+matplotlib.use("Agg")
+M = "local/smollm2-135m-instruct"
+
+
+def _whiskers(ax) -> bool:
+    return any(getattr(c, "errorbar", None) is not None for c in ax.containers)
+
+
+def test_a_panel_claims_an_interval_only_where_it_draws_whiskers():
+    """SummHay's bars are micro-averages without an interval (its paired interval over subtopics is the
+    difference's, in the comparisons): its panel must not say it shows one; the thesis's bars have whiskers."""
+    summhay = pd.DataFrame({"model": M, "setting": ["full", "oracle", "keywords"], "joint": [0.3, 0.5, 0.2],
+                            "source": "run"})
+    thesis = pd.DataFrame({"model": M, "arm": ["Full", "RAG CQT"], "accuracy": [0.6, 0.5], "ci_low": [0.5, 0.4],
+                           "ci_high": [0.7, 0.6], "source": "run"})
+    syn = S.Synthesis(runs=pd.DataFrame(columns=list(S.RUN_COLUMNS)), tables={"summhay": summhay, "thesis": thesis},
+                      comparisons=pd.DataFrame(columns=list(S.COMPARISON_COLUMNS)), families=[THESIS, SUMMHAY])
+    fig = S.plot_model(syn, M)
+    drawn = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title().split(":")[0] for ax in drawn] == ["thesis", "summhay"]
+    for ax in drawn:
+        title = ax.get_title()
+        says_interval = "interval" in title and "no interval" not in title
+        assert not says_interval or _whiskers(ax), title
+    thesis_ax, summhay_ax = drawn
+    assert _whiskers(thesis_ax) and not _whiskers(summhay_ax)
+    assert "no interval" in summhay_ax.get_title()

@@ -1,0 +1,67 @@
+"""lcrag.synthesis.size_axis: the size axis says where an experiment's arms differ between models (length, other
+arm), and its figure shows every family."""
+
+from __future__ import annotations
+
+import matplotlib
+import pandas as pd
+
+from lcrag import synthesis as S
+from lcrag.papers.summhay.comparison import FAMILY as SUMMHAY
+from lcrag.papers.thesis.needle.comparison import FAMILY as NEEDLE
+from lcrag.papers.thesis.needle.comparison import comparisons as needle_comparisons
+
+matplotlib.use("Agg")
+SMOL, GEMMA = "local/smollm2-135m-instruct", "local/gemma3-270m"
+Q05, Q15 = "local/qwen2.5-coder-0.5b-instruct", "local/qwen2.5-coder-1.5b-instruct"
+
+
+def _cells(model: str, length: int, full: list[float], rag: list[float]) -> pd.DataFrame:
+    """The needle grid's cells at the model's longest length: Full and RAG at depths 0 and 100."""
+    return pd.DataFrame([{"model": model, "needle": "simple", "setting": s, "context_tokens": length, "depth": d,
+                          "recall": r, "source": "run"}
+                         for s, rs in (("full", full), ("rag", rag)) for d, r in zip((0, 100), rs, strict=True)])
+
+
+def _summhay(model: str, other: str) -> dict:
+    return S.comparison("summhay", model, f"Full vs {other} (best retriever) (Joint)", "Full", 0.0, other, 0.0, 0.0,
+                        float("nan"), float("nan"), 1, "summaries", "micro-averages only", "run",
+                        floor="Full: score 0.000 below 0.05")
+
+
+def _syn() -> S.Synthesis:
+    """The book's needle grid (8000 tokens for the 8K-window models, 32000 for the 32K ones) and SummHay with a
+    different best retriever per model, both of its models at the floor."""
+    cells = pd.concat([_cells(SMOL, 8000, [0.0, 1.0], [1.0, 1.0]), _cells(GEMMA, 8000, [1.0, 0.5], [0.5, 1.0]),
+                       _cells(Q05, 32000, [1.0, 1.0], [1.0, 1.0]), _cells(Q15, 32000, [1.0, 0.5], [1.0, 1.0])])
+    rows = needle_comparisons(cells, n_boot=200) + [_summhay(SMOL, "keywords"), _summhay(GEMMA, "random")]
+    tables = {"needle_cells": cells, "summhay": pd.DataFrame({"model": [SMOL, GEMMA], "source": "run"})}
+    return S.Synthesis(runs=pd.DataFrame(columns=list(S.RUN_COLUMNS)), tables=tables,
+                       comparisons=pd.DataFrame(rows, columns=list(S.COMPARISON_COLUMNS)), families=[NEEDLE, SUMMHAY])
+
+
+def test_the_needle_comparison_says_how_long_its_haystack_was():
+    t = S.size_table(_syn()).set_index(["family", "model"])
+    assert t.loc[("needle", SMOL), "long_context"] == "8000 tokens"
+    assert t.loc[("needle", Q15), "long_context"] == "32000 tokens"
+
+
+def test_the_text_says_which_experiments_mix_model_size_with_context_length():
+    note = S.length_note(_syn())
+    assert note.startswith("The long-context arm is not the same length for every model in Needle in a haystack "
+                           "(8000 tokens at 135M, 270M; 32000 tokens at 0.5B, 1.5B)")
+    assert "mixes model size with context length" in note
+    assert note.endswith("The tables of Summary of a Haystack do not say how long it was.")
+
+
+def test_the_figure_labels_what_differs_between_models_and_shows_every_family():
+    fig = S.plot_size_axis(_syn())
+    needle, summhay, together = fig.axes[:3]
+    assert [t.get_text() for t in needle.texts] == ["8000 tokens", "8000 tokens", "32000 tokens", "32000 tokens"]
+    # SummHay's headline is the best retriever of each model: the title says so, each point says which
+    assert summhay.get_title() == "summhay: Full − best retriever"
+    assert [t.get_text() for t in summhay.texts] == ["keywords", "random"]
+    # a family whose points are all at the floor is in the legend too
+    labels = [t.get_text() for t in together.get_legend().get_texts()]
+    assert {"needle", "summhay"} <= set(labels)
+    assert needle.get_title() == "needle: Full − RAG"
