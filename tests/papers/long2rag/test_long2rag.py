@@ -488,3 +488,11 @@ def test_c12_and_the_synthesis_share_the_chapters_floor_rule():
             assert why == "none (mean KPR): score 0.045 below 0.05"
             assert claim["evidence"].endswith(f"at the floor: {why}")
             assert all(r["evidence"].endswith(f"at the floor: {why}") for r in rows)
+
+
+def test_the_judges_rank_agreement_is_one_row_naming_both_judges():
+    kpr = pd.DataFrame({"variant": ["a", "b", "c"] * 2, "judge": ["lexical"] * 3 + ["llm"] * 3,
+                        "kpr": [0.1, 0.2, 0.3, 0.2, 0.4, 0.5]})
+    table = judges.rank_agreement_table(judges.judge_rank_agreement(kpr))
+    assert len(table) == 1 and table.loc[0, "judges"] == "lexical, llm"
+    assert table.loc[0, "spearman"] == pytest.approx(1.0) and table.loc[0, "n_systems"] == 3

@@ -175,6 +175,11 @@ def judge_rank_agreement(table: pd.DataFrame, systems: str = "variant", judges: 
             "mean_difference": float((b - a).mean())}
 
 
+def rank_agreement_table(rank: dict) -> pd.DataFrame:
+    """:func:`judge_rank_agreement`'s result as a one-row table (the two judges' names joined)."""
+    return pd.DataFrame([{k: (", ".join(v) if isinstance(v, list) else v) for k, v in rank.items()}])
+
+
 def agreement_study(bench: pd.DataFrame, human_yes: Sequence[str], model=None, llm_pairs: int = 0, seed: int = 0,
                     max_tokens: int = 8) -> tuple[float, pd.DataFrame, pd.DataFrame | None]:
     """The judges against the human coverage labels of SummHay's benchmark (§ "our judges" of the chapter): the
