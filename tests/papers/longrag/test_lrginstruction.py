@@ -350,30 +350,3 @@ def test_summary_and_jsonl(tmp_path, monkeypatch):
     assert all(list(x) == ["instruction", "input", "output"] for x in lines)
     with pytest.raises(ValueError):
         build.write_jsonl([], "../x")
-
-
-# ----------------------------------------------------------------------------- one real record, real model
-
-
-@pytest.mark.slow
-def test_one_real_record_with_the_embedded_model(tmp_path, monkeypatch):
-    from lcrag.models import get_model
-
-    monkeypatch.setenv("LCRAG_RUN_DIR", str(tmp_path))
-    model = get_model("local/smollm2-135m-instruct")
-    settings = records.Settings(step1_tokens=48, judge_tokens=24)
-    out = build.build_dataset(load_longbench("2wikimqa"), "2wikimqa", model, 1, settings)
-    assert len(out["records"]) == 1 and out["records"]["skip"].tolist() == [""]
-    calls, rows = out["calls"], out["instructions"]
-    assert calls["step"].tolist()[:1] == ["STEP-1"] and 2 <= len(calls) <= 5
-    assert (calls["prompt_tokens"] > 0).all() and (calls["source"] == "network").all()
-    judged = calls[calls.step == "STEP-2"]
-    assert judged["judge_form"].isin(["json", "embedded_json", "status_line", "malformed"]).all()
-    assert rows["task"].tolist() == ["ext", "cot", "fil", "fil", "rag"]
-    assert rows.loc[rows.task == "rag", ["kept", "output"]].values.tolist() == [[True, "John the Baptist"]]
-    assert (rows["kept_code"] | ~rows["kept_strict"]).all()  # whatever strict keeps, the code keeps
-    assert rows.loc[~rows.kept, "reason"].isin(["too short", "judgement malformed", "judged False"]).all()
-    assert (rows["instruction_tokens"] <= records.MAX_INSTRUCTION_TOKENS).all()
-    again = build.build_dataset(load_longbench("2wikimqa"), "2wikimqa", model, 1, settings)
-    assert (again["calls"]["source"] == "disk").all()
-    assert again["instructions"]["output"].tolist() == rows["output"].tolist()

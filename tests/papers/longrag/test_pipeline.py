@@ -238,6 +238,25 @@ def test_the_chapter_runs_in_the_smoke_profile(smoke_run):
     assert manifest["status"] == "ok" and manifest["parameters"]["strategies"] == ["R&B"]
 
 
+@pytest.mark.slow
+def test_the_smoke_run_builds_one_lrginstruction_record_with_the_embedded_model(smoke_run):
+    """Section 9 on one real 2WikiMQA record (the smoke profile's ``lrg_records: 1``), SmolLM2 as the teacher:
+    [STEP-1] answered, each [STEP-2] judgement read in one of the known forms, the five instruction rows."""
+    from lcrag.papers.longrag.lrginstruction import records
+
+    read = lambda name: pd.read_csv(smoke_run.out_dir / f"{name}.csv", keep_default_na=False)  # noqa: E731
+    seen, calls, rows = read("lrg_records"), read("lrg_calls"), read("lrg_instructions")
+    assert len(seen) == 1 and seen["skip"].tolist() == [""]
+    assert calls["step"].tolist()[:1] == ["STEP-1"] and 2 <= len(calls) <= 5
+    assert (calls["prompt_tokens"] > 0).all() and (calls["source"] == "network").all()
+    assert calls.loc[calls.step == "STEP-2", "judge_form"].isin(["json", "embedded_json", "status_line", "malformed"]).all()
+    assert rows["task"].tolist() == ["ext", "cot", "fil", "fil", "rag"]
+    assert rows.loc[rows.task == "rag", ["kept", "output"]].values.tolist() == [[True, "John the Baptist"]]
+    assert (rows["kept_code"] | ~rows["kept_strict"]).all()  # whatever strict keeps, the code keeps
+    assert rows.loc[~rows.kept, "reason"].isin(["too short", "judgement malformed", "judged False"]).all()
+    assert (rows["instruction_tokens"] <= records.MAX_INSTRUCTION_TOKENS).all()
+
+
 def test_settings_grid_keeps_the_default_rows_of_the_first_questions():
     results = pd.DataFrame({
         "dataset": ["d"] * 6, "question_id": ["q1", "q1", "q1", "q2", "q2", "q2"],
