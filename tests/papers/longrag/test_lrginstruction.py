@@ -1,4 +1,5 @@
-"""LRGinstruction construction: prompts verbatim, the judgement parser, the validators, one real record.
+"""LRGinstruction construction: prompts verbatim, the judgement parser, the validators (one real record with the
+embedded model: the LongRAG smoke run, tests/papers/longrag/test_pipeline.py).
 
 The prompts are checked against the inventory (``../shared/papers/longrag.md`` §1.8 (d)): the paper's Tables
 16-18 as printed and the released code's exact strings (``src/task.py``), parsed from the markdown here.
