@@ -207,7 +207,7 @@ def test_malformed_cli_params(bad):
 
 
 def test_the_projects_profiles_fit_its_notebooks():
-    """Every chapter in notebooks/ defines all four profiles, each valid for its notebook."""
+    """Every chapter in notebooks/ defines every profile, each valid for its notebook."""
     root = config.project_root()
     profiles = load_profiles(root)
     for source in sorted((root / "notebooks").glob("*.md")):

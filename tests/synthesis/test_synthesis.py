@@ -522,8 +522,9 @@ def test_a_run_without_the_long_context_arm_is_not_called_not_run(book_runs):
 
 
 def test_profiles_read_are_the_run_profile_then_the_cheaper_ones_but_smoke():
-    assert S.profiles_to_read("default") == ["default", "quick"]
-    assert S.profiles_to_read("paper") == ["paper", "default", "quick"]
+    assert S.profiles_to_read("default") == ["default", "companion", "quick"]
+    assert S.profiles_to_read("paper") == ["paper", "default", "companion", "quick"]
+    assert S.profiles_to_read("companion") == ["companion", "quick"]
     assert S.profiles_to_read("quick") == ["quick"]
     assert S.profiles_to_read("smoke") == ["smoke"]
     assert S.profiles_to_read("default", ["quick", "quick", "paper"]) == ["quick", "paper"]

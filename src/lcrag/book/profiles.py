@@ -7,6 +7,7 @@ profiles that override some of them::
     quickstart:
       smoke:   {n_questions: 2}      # seconds, for CI
       quick:   {n_questions: 20}     # <= 5 min cold on a 2-core laptop
+      companion: {}                  # another model on the synthesis's size axis: its headline items
       default: {}                    # the published book, on the embedded model
       paper:   {n_questions: 200}    # the paper's full scale
 
@@ -25,7 +26,7 @@ import yaml
 from lcrag import config
 
 #: The profile names a chapter may define, from cheapest to most expensive.
-PROFILES: tuple[str, ...] = ("smoke", "quick", "default", "paper")
+PROFILES: tuple[str, ...] = ("smoke", "quick", "companion", "default", "paper")
 
 #: Parameters the runner injects itself (``--model``, ``--profile``); never overridden with ``-p``.
 RESERVED: tuple[str, ...] = ("model", "profile")

@@ -24,8 +24,8 @@ def profiles_to_read(profile: str, profiles: Sequence[str] | None = None) -> lis
     """The chapter-run profiles the synthesis reads, preferred first: ``profiles`` when given, else ``profile``
     and then each cheaper one down to ``quick`` (a smoke run is a check of the code, not a result).
 
-    ``default`` reads ``[default, quick]``: the book model's default runs, and the quick companion runs of the
-    second embedded model (``notebooks/companions.yml``). Every value on the page names its run's profile.
+    ``default`` reads ``[default, companion, quick]``: the page models' default runs, then the other models'
+    companion runs and quick runs (``notebooks/companions.yml``). Every value on the page names its run's profile.
     """
     from lcrag.book.profiles import PROFILES
 

@@ -496,3 +496,17 @@ def test_the_judges_rank_agreement_is_one_row_naming_both_judges():
     table = judges.rank_agreement_table(judges.judge_rank_agreement(kpr))
     assert len(table) == 1 and table.loc[0, "judges"] == "lexical, llm"
     assert table.loc[0, "spearman"] == pytest.approx(1.0) and table.loc[0, "n_systems"] == 3
+
+
+def test_the_key_point_pipeline_on_no_item_asks_nothing_and_says_so():
+    """``kp_items = 0`` (the companion profile): every stage's table is empty with its columns, and the summary
+    says the section ran on no item."""
+    from lcrag.models import get_model
+
+    model = get_model("local/smollm2-135m-instruct")
+    items = pd.DataFrame({"question_id": ["q"], "question": ["Q?"], "key_points": [["a b c"]], "documents": [["d"]]})
+    run = key_points.pipeline(model, items.head(0), 0.5, 8, 8, autods_points=4)
+    assert run["recovery"].empty and list(run["recovery"].columns) == list(key_points.RECOVERY_COLUMNS)
+    assert run["extracted"].empty and run["deduped"].empty and run["scored"].empty
+    summary, note = key_points.stage_summary(run)
+    assert summary.empty and note == "the key-point pipeline ran on no item (kp_items = 0)"

@@ -37,6 +37,14 @@ def test_each_claim_names_the_model_whose_outputs_decide_it():
     assert "tokenizer of SmolLM2-135M-Instruct.Q4_1.gguf" in t.loc["C18", "evidence"]
 
 
+def test_c14_without_position_runs_is_not_testable_and_says_why():
+    """No position run (the companion profile's ``position_orders: []``): C14 is recorded as not testable, with
+    the reason, not left out of the ledger."""
+    c14 = _ledger().table().set_index("claim_id").loc["C14"]
+    assert c14["verdict"] == "not testable with this model" and c14["our_value"] == "not run"
+    assert c14["evidence"].endswith("not testable: no position run in this run (its position_orders are empty)")
+
+
 def test_without_the_judges_specs_c15_names_the_judges_evaluator():
     t = _ledger().table().set_index("claim_id")
     assert t.loc["C15", "model"] == "llm:qwen2.5-coder-1.5b-instruct"
@@ -45,7 +53,7 @@ def test_without_the_judges_specs_c15_names_the_judges_evaluator():
 def test_what_we_found_counts_each_model_apart_and_no_model_claims_not_as_behaviour():
     claims = _ledger({"llm:qwen2.5-coder-1.5b-instruct": QWEN}).table()
     text = " ".join(claims_sentences(claims))
-    assert f"checked on our run with {SMOL}, 2 in all: 2 not testable with this model." in text
+    assert f"checked on our run with {SMOL}, 3 in all: 3 not testable with this model." in text
     assert f"checked on our run with {QWEN}, 1 in all: 1 not reproduced." in text
     assert "computed without any model (not about a model's behaviour), 1 in all: 1 not reproduced." in text
 

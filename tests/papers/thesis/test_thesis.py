@@ -444,7 +444,7 @@ def test_claims_on_the_thesis_own_counts():
     assert t.loc["H2", "verdict"] == INCONCLUSIVE  # 129/158: Wilson [74.9, 86.9] reaches out of 81.65 ± 3
     assert t.loc["H8", "verdict"] == INCONCLUSIVE  # +8.86 pp, its interval reaches below +5 pp
     assert t.loc["H7", "verdict"] == INCONCLUSIVE  # F - R = 6.3 pp, 20 vs 10 discordant: McNemar p = 0.10
-    assert t.loc["H3", "verdict"] == INCONCLUSIVE  # no CTX1 / CTX2 runs
+    assert t.loc["H3", "verdict"] == NOT_TESTABLE  # no CTX1 / CTX2 runs
     assert "H4" not in t.index
 
 
@@ -539,6 +539,21 @@ def test_h13_needs_case_28_f_e_under_every_prompt():
                                    n_boot=500).set_index("claim_id")
     assert t.loc["H13", "verdict"] == REPRODUCED
     assert t.loc["H13", "our_value"].endswith("F-E under every prompt: meetingqa 28")
+
+
+def test_claims_on_runs_that_did_not_run_are_not_testable_and_name_them():
+    """Full, Evidence and CQT under BAMBOO only (the companion profile: no grid subset): the claims on other
+    pipelines and prompts are *not testable*, naming the missing runs, not *inconclusive* on n = 0; those on the
+    three runs keep their verdicts."""
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(),
+                                   n_boot=200).set_index("claim_id")
+    assert t.loc["H9", "verdict"] == NOT_TESTABLE
+    assert t.loc["H9", "evidence"].endswith("not testable: RAG CQS BAMBOO not run on these cases")
+    assert t.loc["H3", "evidence"].endswith("not testable: Full CTX1, Full CTX2 not run on these cases")
+    assert t.loc["H13", "evidence"].endswith("not testable: one prompt only on these cases (BAMBOO)")
+    for claim in ("H10", "H11", "H12"):
+        assert t.loc[claim, "verdict"] == NOT_TESTABLE and "not run on these cases" in t.loc[claim, "evidence"]
+    assert t.loc["H8", "verdict"] != NOT_TESTABLE and "not run" not in t.loc["H8", "evidence"]
 
 
 def test_claims_without_a_language_model_have_no_model_as_their_source():

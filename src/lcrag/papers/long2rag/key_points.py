@@ -171,10 +171,15 @@ def stage_summary(run: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, str]:
         items=("question_id", "size"), points=("n_points", "sum"), key_points=("n_key_points", "sum"),
         recovered=("n_recovered", "sum"), recall=("recall", "mean"))
     ex, dd = run["extracted"], run["deduped"]
+    if not len(run["recovery"]):
+        return summary, "the key-point pipeline ran on no item (kp_items = 0)"
     verbatim = ex["span_verbatim"].mean() if len(ex) else float("nan")
     note = (f"P5: {len(ex)} points, {verbatim:.0%} with every span verbatim in its document; P7 fallbacks: "
             f"{int(dd['fallback'].sum()) if len(dd) else 0}")
     return summary, note
+
+
+RECOVERY_COLUMNS = ("question_id", "stage", "n_key_points", "n_points", "n_recovered", "recall")
 
 
 def recovery(items: pd.DataFrame, points: pd.DataFrame, threshold: float, stage: str) -> pd.DataFrame:
@@ -191,7 +196,7 @@ def recovery(items: pd.DataFrame, points: pd.DataFrame, threshold: float, stage:
             hit = 0
         rows.append({"question_id": r["question_id"], "stage": stage, "n_key_points": len(r["key_points"]),
                      "n_points": len(pts), "n_recovered": hit, "recall": hit / len(r["key_points"])})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=RECOVERY_COLUMNS)
 
 
 # ============================================================================================ KPP

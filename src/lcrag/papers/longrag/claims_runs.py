@@ -153,12 +153,16 @@ def run_claims(
     def evidence(*strategies: str) -> str:
         return ev + _floor_note(main, strategies or STRATEGIES)
 
+    def unrun(*strategies: str) -> str | None:
+        return not_run(main, strategies or STRATEGIES)
+
     ledger.check(
         "C4-ours",
         our_value=_fmt(pair("E&F", "R&B")) or "not run",
         passed=_all(tests("E&F", "R&B")),
         evidence=evidence("E&F", "R&B"),
         floor=floor("E&F", "R&B"),
+        untestable=unrun("E&F", "R&B"),
     )
     not_robust = _negate(_all(tests("R&L", "R&B")))  # robust = significantly above R&B on every dataset
     ledger.check(
@@ -167,6 +171,7 @@ def run_claims(
         passed=not_robust,
         evidence=evidence("R&L", "R&B"),
         floor=floor("R&L", "R&B"),
+        untestable=unrun("R&L", "R&B"),
     )
     for cid, b, pv in (("C9a-ours", "R&L", "31/33"), ("C9b-ours", "R&B", "32/33")):
         ledger.check(
@@ -177,6 +182,7 @@ def run_claims(
             passed=_majority(tests("Ext", b)),
             evidence=evidence("Ext", b),
             floor=floor("Ext", b),
+            untestable=unrun("Ext", b),
         )
     big = tests("Fil", "R&B", margin=MARGINAL_POINTS / 100)  # True: the filter helps by more than the margin
     ledger.check(
@@ -188,6 +194,7 @@ def run_claims(
         passed=_all([_negate(v) for v in big]),
         evidence=evidence("Fil", "R&B"),
         floor=floor("Fil", "R&B"),
+        untestable=unrun("Fil", "R&B"),
     )
     ledger.check(
         "C11-ours",
@@ -195,6 +202,7 @@ def run_claims(
         passed=_majority(_ef_best(diffs, floored_datasets(main, STRATEGIES))),
         evidence=evidence(),
         floor=floor(),
+        untestable=unrun(),
     )
     if "tokens" in rows.columns:
         _check_tokens_ours(ledger, main, tests("E&F", "R&B"), gen, floor("E&F", "R&B"),
@@ -202,6 +210,16 @@ def run_claims(
     if "setting" in rows.columns:
         _check_settings_ours(ledger, rows, n, seed, ev)
     return diffs
+
+
+def not_run(rows: pd.DataFrame, strategies: Collection[str], column: str = "strategy") -> str | None:
+    """Why a claim comparing ``strategies`` cannot be tested on ``rows`` (the run left some out: a profile's
+    ``strategies``, ``grid``), or None when every one of them ran."""
+    missing = [s for s in strategies if s not in set(rows[column])]
+    if not missing:
+        return None
+    ran = ", ".join(dict.fromkeys(rows[column])) or "none"
+    return f"{', '.join(missing)} not run (the run has {ran})"
 
 
 def _ef_best(diffs: pd.DataFrame, floored: Collection[str] = ()) -> list[bool | None]:
@@ -240,6 +258,7 @@ def _check_tokens_ours(ledger, rows: pd.DataFrame, ef_vs_rb: list[bool | None], 
         evidence=f"our runs ({gen}); token order of mean generator input tokens (our tokenizer), "
         "E&F − R&B paired bootstrap 95% CI" + note,
         floor=floor,
+        untestable=not_run(rows, TOKEN_ORDER),
     )
 
 
@@ -259,4 +278,5 @@ def _check_settings_ours(ledger, rows: pd.DataFrame, n: int, seed: int, ev: str)
         passed=_majority(verdicts),
         evidence=ev + _floor_note(ef, ["200*7", "500*3"]),
         floor=f1_floor(ef, ["200*7", "500*3"]),
+        untestable=not_run(rows, ["E&F"]) or not_run(ef, ["200*7", "500*3"], column="setting"),
     )

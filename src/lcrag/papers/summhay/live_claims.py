@@ -138,6 +138,9 @@ def check_live_claims(
             floor=setting_floor({f"order {c} (joint)": float(position[c].iloc[0])
                                  for c in position.columns if c != "sensitivity"}),
         )
+    else:
+        ledger.check("C14", our_value="not run", evidence=ev,
+                     untestable="no position run in this run (its position_orders are empty)")
     tested = _judge_for_c15(judges) if judges is not None and len(judges) else None
     if tested is not None:
         e, half = tested

@@ -215,3 +215,15 @@ def floor_of(scored: pd.DataFrame, runs: Sequence[tuple[str, str, str]]) -> str 
         if len(r):
             counts[f"{run_label(setting, pipeline)} {prompt}"] = (int(r["correct"].sum()), len(r))
     return accuracy_floor(counts)
+
+
+def not_run_of(scored: pd.DataFrame, runs: Sequence[tuple[str, str, str]]) -> str | None:
+    """Why a claim on these runs (setting, pipeline, prompt) cannot be tested on ``scored``: the runs it needs
+    that have no rows there (a profile that leaves them out, e.g. ``companion``'s ``grid_per_task: 0``), or no
+    runs at all; None when every one has rows."""
+    if not len(runs):
+        return "none of its runs ran (no grid subset in this run)"
+    missing = [f"{run_label(setting, pipeline)} {prompt}" for setting, pipeline, prompt in runs
+               if not ((scored["setting"] == setting) & (scored["pipeline"] == pipeline)
+                       & (scored["prompt"] == prompt)).any()]
+    return f"{', '.join(missing)} not run on these cases" if missing else None

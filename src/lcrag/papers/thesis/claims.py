@@ -18,6 +18,7 @@ from lcrag.papers.thesis.accuracy import (
     floor_of,
     interaction_difference,
     interval_in,
+    not_run_of,
     paired_difference,
     proportion_in,
     run_accuracy,
@@ -108,8 +109,8 @@ def check_claims(
     ("at least x pp", "A beats B") on the paired bootstrap interval; reproduced when the whole interval is on the
     claim's side, not reproduced when it is wholly on the other, inconclusive otherwise. Claims on prompts other
     than ``main_prompt`` use the grid subset, where every run answered the same cases. A claim whose runs are
-    missing is inconclusive; one whose runs include a run at chance (:func:`floor_of`) is *not testable with this
-    model*.
+    missing (:func:`not_run_of`: a profile that leaves the grid out) or include a run at chance (:func:`floor_of`)
+    is *not testable*, with the reason.
     """
     from lcrag.book.claims import ClaimsLedger, greater, less
     from lcrag.book.verdicts import NO_MODEL
@@ -127,6 +128,10 @@ def check_claims(
     full, ev, none = ("full", NO_PIPELINE), ("evidence", NO_PIPELINE), NO_PIPELINE
     nb = {"n_boot": n_boot, "seed": seed}
 
+    def needs(frame: pd.DataFrame, runs) -> dict:
+        """A claim on these runs: not testable when one is at the floor, or did not run on these cases."""
+        return {"floor": floor_of(frame, runs), "untestable": not_run_of(frame, runs)}
+
     # H1: raw scorer, Full + BAMBOO, per task
     raw = {t: kept[(kept["setting"] == "full") & (kept["prompt"] == bam) & (kept["task"] == t)]["correct_raw"]
            for t in TASKS}
@@ -138,7 +143,7 @@ def check_claims(
         evidence="kept cases, Wilson 95 % intervals: reproduced when each lies within 5 pp of the thesis's value, "
         "not reproduced when one lies wholly outside",
         anchor="thesis-claims",
-        floor=floor_of(kept, [("full", NO_PIPELINE, bam)]),
+        **needs(kept, [("full", NO_PIPELINE, bam)]),
     )
 
     # H2: lenient > raw and ≈ 81.65 %
@@ -154,7 +159,7 @@ def check_claims(
         evidence="Wilson 95 % interval within 3 pp of the thesis's value, and parsed − raw above 0 (paired "
         "bootstrap); not reproduced when either is wholly on the other side",
         anchor="thesis-claims",
-        floor=floor_of(kept, [("full", NO_PIPELINE, bam)]),
+        **needs(kept, [("full", NO_PIPELINE, bam)]),
     )
 
     # H3: prompt ordering on Full, grid subset: BAMBOO > CTX2 on its paired interval, CTX1 not below BAMBOO
@@ -177,7 +182,7 @@ def check_claims(
         "reproduced when BAMBOO − CTX2 excludes 0 upward, CTX1 − BAMBOO is not clearly below 0 and the spread "
         "(best − worst prompt) is at least 5 pp over its whole interval",
         anchor="thesis-claims",
-        floor=floor_of(grid, [("full", NO_PIPELINE, q) for q in ("BAMBOO", "CTX1", "CTX2")]),
+        **needs(grid, [("full", NO_PIPELINE, q) for q in ("BAMBOO", "CTX1", "CTX2")]),
     )
 
     # H5: CQT + BAMBOO on MeetingQA
@@ -198,7 +203,7 @@ def check_claims(
         evidence="Wilson 95 % interval: reproduced when it lies within 4 pp of the thesis's value, not reproduced "
         "when it lies wholly outside (cases 4, 12, 55: shown, not tested)",
         anchor="thesis-claims",
-        floor=floor_of(kept[kept["task"] == "meetingqa"], [("rag", "CQT", bam)]),
+        **needs(kept[kept["task"] == "meetingqa"], [("rag", "CQT", bam)]),
     )
 
     # H7: Evidence > Full > RAG(CQT) and F-E is RAG's largest failure region
@@ -221,7 +226,7 @@ def check_claims(
         f"F−R {_pct(f_r['diff'])} [{_pct(f_r['ci'][0])}, {_pct(f_r['ci'][1])}]; F-E against the next largest "
         "failure pattern: exact binomial test, one-sided 5 %",
         "thesis-patterns",
-        floor=floor_of(kept, [("evidence", NO_PIPELINE, bam), ("full", NO_PIPELINE, bam), ("rag", "CQT", bam)]),
+        **needs(kept, [("evidence", NO_PIPELINE, bam), ("full", NO_PIPELINE, bam), ("rag", "CQT", bam)]),
     )
 
     # H8: Evidence − Full ≥ 5 pp
@@ -234,7 +239,7 @@ def check_claims(
         evidence=f"paired bootstrap 95 % interval: reproduced when it lies at or above +5 pp, not reproduced when "
         f"wholly below; McNemar p = {e_f['p']:.3g}, n = {e_f['n']}",
         anchor="thesis-paired",
-        floor=floor_of(kept, [("evidence", NO_PIPELINE, bam), ("full", NO_PIPELINE, bam)]),
+        **needs(kept, [("evidence", NO_PIPELINE, bam), ("full", NO_PIPELINE, bam)]),
     )
 
     # H9-H12 on the cases where the RAG runs exist (all kept cases if run there, else the grid)
@@ -255,7 +260,7 @@ def check_claims(
         evidence=f"paired bootstrap, n = {s_t['n']}: the interval of CQS − CQT at or above +3 pp, and the "
         "interval of Full − CQS below +2 pp",
         anchor="thesis-paired",
-        floor=floor_of(kept, [("rag", "CQS", bam), ("rag", "CQT", bam), ("full", NO_PIPELINE, bam)]),
+        **needs(kept, [("rag", "CQS", bam), ("rag", "CQT", bam), ("full", NO_PIPELINE, bam)]),
     )
 
     b_c = rag_diff("BQT", "CQT", bam)
@@ -267,7 +272,7 @@ def check_claims(
         passed=less(b_c["diff"], 0, ci=b_c["ci"]) if not math.isnan(b_c["diff"]) else None,
         evidence=f"paired bootstrap, n = {b_c['n']}",
         anchor="thesis-paired",
-        floor=floor_of(kept, [("rag", "BQT", bam), ("rag", "CQT", bam)]),
+        **needs(kept, [("rag", "BQT", bam), ("rag", "CQT", bam)]),
     )
 
     diffs = [rag_diff(e, q, bam) for e in ("CET", "BET") for q in ("CQT", "BQT")]
@@ -288,7 +293,7 @@ def check_claims(
         evidence="BAMBOO prompt, paired bootstrap: each evidence-query pipeline above each question-query one "
         "(intervals above 0), the F-E share at most 3 of 158 (its Wilson interval), CET − BET inside ±3 pp",
         anchor="thesis-paired",
-        floor=floor_of(kept, [("rag", p, bam) for p in ("CET", "BET", "CQT", "BQT")]),
+        **needs(kept, [("rag", p, bam) for p in ("CET", "BET", "CQT", "BQT")]),
     )
 
     gains = {q: rag_diff("CQS", "CQT", q)["diff"] for q in ("CTX1", "CTX2")}
@@ -305,7 +310,7 @@ def check_claims(
         evidence=f"grid subset, n = {did['n']}: the per-case gain under CTX2 minus under CTX1, bootstrap interval "
         "above 0",
         anchor="thesis-fe-grid",
-        floor=floor_of(grid, [("rag", p, q) for p in ("CQS", "CQT") for q in ("CTX1", "CTX2")]),
+        **needs(grid, [("rag", p, q) for p in ("CQS", "CQT") for q in ("CTX1", "CTX2")]),
     )
 
     # H13: F-E instability across prompts; MeetingQA 28 F-E under every prompt (with at least one pipeline each)
@@ -318,6 +323,9 @@ def check_claims(
     every = all_of(*(case28[q][0] > 0 if q in case28 else None for q in prompts)) if len(prompts) > 1 else None
     everywhere = [f"{t} {c}" for (t, c), by in per_prompt.items()
                   if len(prompts) > 1 and all(by.get(q, (0,))[0] > 0 for q in prompts)]
+    h13_runs = needs(grid, sorted(set(map(tuple, grid[RUN].drop_duplicates().to_numpy()))))
+    if len(prompts) < 2:  # two prompts' F-E sets: the grid subset
+        h13_runs["untestable"] = h13_runs["untestable"] or f"one prompt only on these cases ({', '.join(prompts) or 'none'})"
     ledger.check(
         "H13",
         our_value=f"mean Jaccard {jac.mean():.2f} [{j_ci[0]:.2f}, {j_ci[1]:.2f}]; case 28 F-E under "
@@ -329,7 +337,7 @@ def check_claims(
         "interval of the mean Jaccard index below 0.5), and MeetingQA case 28 is F-E under each prompt with at "
         "least one pipeline (not reproduced when some prompt has it F-E under none)",
         anchor="thesis-fe-grid",
-        floor=floor_of(grid, sorted(set(map(tuple, grid[RUN].drop_duplicates().to_numpy())))),
+        **h13_runs,
     )
 
     # H15: tokens (per case, Full over RAG CQT under the same prompt) and the best RAG pipeline's accuracy
@@ -354,7 +362,7 @@ def check_claims(
         evidence=f"BAMBOO prompt, tokens of our model's tokenizer: the bootstrap interval of the per-case ratio at "
         f"or above 4, and similar accuracy: the 95 % interval of Full − RAG below +{100 * SIMILAR_MARGIN:.0f} pp",
         anchor="thesis-tokens",
-        floor=floor_of(kept, [("full", NO_PIPELINE, bam)] + ([("rag", best["pipeline"], bam)] if best is not None else [])),
+        **needs(kept, [("full", NO_PIPELINE, bam)] + ([("rag", best["pipeline"], bam)] if best is not None else [])),
     )
 
     check_retrieval_claims(no_model, t63=t63, sanity=sanity, distances=distances, n_boot=n_boot, seed=seed)
