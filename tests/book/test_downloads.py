@@ -77,3 +77,19 @@ def test_a_run_without_tables_gets_no_download_section(tmp_path):
 def test_portable_paths():
     root = Path("/home/u/lcrag")
     assert portable('{"a": "/home/u/lcrag/runs/x", "b": "/home/u/lcrag"}', root) == '{"a": "runs/x", "b": "."}'
+
+
+def test_a_table_without_columns_is_not_written_and_an_old_one_goes(tmp_path, monkeypatch):
+    """A skipped section's table (no columns) leaves no headerless file that pandas cannot read; a table with
+    columns but no rows keeps its header."""
+    import pandas as pd
+
+    from lcrag.book import save_table
+
+    monkeypatch.delenv("LCRAG_RUN_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "lrg_calls.csv").write_text("a\n1\n")  # an earlier run's
+    path = save_table(pd.DataFrame(), "lrg_calls")
+    assert path == tmp_path / "lrg_calls.csv" and not path.exists()
+    kept = save_table(pd.DataFrame(columns=["pipeline", "jaccard"]), "fe_jaccard")
+    assert list(pd.read_csv(kept).columns) == ["pipeline", "jaccard"]

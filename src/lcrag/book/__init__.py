@@ -28,11 +28,16 @@ def save_table(df: pd.DataFrame, name: str, *, index: bool = False) -> Path:
     """Save a result table as ``<name>.csv`` in the run directory (or the working directory).
 
     Under the runner the working directory is the run directory, so the table lands next to the
-    executed notebook and its manifest. ``name`` is a plain file stem (no directories).
+    executed notebook and its manifest. ``name`` is a plain file stem (no directories). A table without
+    columns (a section the run's parameters skipped, e.g. ``lrg_records = 0``) is not written, and a file of
+    that name left by an earlier run is removed: an empty CSV file has no header, and no reader can parse it.
     """
     if not _NAME.match(name) or name.endswith(".csv"):
         raise ValueError(f"table name must be a plain file stem like 'accuracy_by_length', not {name!r}")
     path = (config.run_dir() or Path.cwd()) / f"{name}.csv"
+    if not len(df.columns) and not (index and df.index.name):
+        path.unlink(missing_ok=True)
+        return path
     path.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(path, index=index)
     return path

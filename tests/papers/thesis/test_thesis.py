@@ -412,6 +412,8 @@ def test_fe_grid_and_jaccard():
     assert grid.loc["meetingqa 28"].tolist() == [1, 1] and grid.loc["meetingqa 7"].tolist() == [1, 0]
     jac = patterns.fe_jaccard(pats).iloc[0]
     assert (jac["n_a"], jac["n_b"], jac["shared"], jac["jaccard"]) == (2, 1, 1, 0.5)
+    one_prompt = patterns.fe_jaccard(pats[pats["prompt"] == pats["prompt"].iloc[0]])
+    assert one_prompt.empty and list(one_prompt.columns) == list(patterns.FE_JACCARD_COLUMNS)
 
 
 def test_table_6_2_with_the_thesis_answers(cases):

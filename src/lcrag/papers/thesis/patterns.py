@@ -80,6 +80,9 @@ def fe_grid(pats: pd.DataFrame, pattern: str = "F-E") -> pd.DataFrame:
     return grid
 
 
+FE_JACCARD_COLUMNS = ("pipeline", "prompt_a", "prompt_b", "n_a", "n_b", "shared", "jaccard")
+
+
 def fe_jaccard(pats: pd.DataFrame, pattern: str = "F-E") -> pd.DataFrame:
     """For each pipeline, the Jaccard overlap of its ``pattern`` case sets between every two prompts."""
     rows = []
@@ -107,7 +110,7 @@ def fe_jaccard(pats: pd.DataFrame, pattern: str = "F-E") -> pd.DataFrame:
                     "jaccard": len(sets[a] & sets[b]) / len(union) if union else float("nan"),
                 }
             )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=FE_JACCARD_COLUMNS)
 
 
 def paired_from_patterns(counts: dict[str, int], *, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
