@@ -106,22 +106,28 @@ def test_per_unit_floor_is_not_testable_only_when_every_unit_is_floored():
 
 def test_not_testable_is_defined_for_both_of_its_reasons():
     """book/verdicts.md and the glossary define *not testable with this model* by both reasons the ledger gives it
-    (``ClaimsLedger.check``'s ``floor`` and ``untestable``: the thesis's H6b and H16, whose embedding model is not
-    ours), and name the two labels its evidence carries."""
+    (``ClaimsLedger.check``'s ``floor``, ``not_run`` and ``untestable``: the thesis's H6b and H16, whose embedding
+    model is not ours), and name the three labels its evidence carries."""
     from pathlib import Path
 
     from lcrag.book.claims import NOT_TESTABLE
+    from lcrag.book.verdicts import AT_FLOOR, NOT_RUN, OTHER_REASON, not_run, untestable_because
 
     ledger = ClaimsLedger("c", "thesis", "no model")
     floored = ledger.check("F1", "t", 1, 1, True, evidence="e", floor="Full: score 0.000 below 0.05")
     other = ledger.check("F2", "t", 1, 1, True, evidence="e", untestable="the thesis's embedding model is not ours")
-    assert floored.verdict == other.verdict == NOT_TESTABLE
+    unrun = ledger.check("F3", "t", 1, 1, True, evidence="e", not_run=not_run(["E&F", "R&B"], ["R&B", "R&B"]))
+    assert floored.verdict == other.verdict == unrun.verdict == NOT_TESTABLE
     assert "; at the floor: " in floored.evidence and "; not testable: " in other.evidence
+    assert unrun.evidence == "e; not run: E&F (the run has R&B)"
+    assert [untestable_because(c.evidence) for c in (floored, other, unrun)] == [AT_FLOOR, OTHER_REASON, NOT_RUN]
+    assert untestable_because("at the floor: R&B; not run: E&F") == NOT_RUN and untestable_because("e") is None
+    assert not_run(["R&B"], ["R&B"]) is None and not_run(["Fil"], []) == "Fil (the run has none)"
     root = Path(__file__).resolve().parents[2] / "book"
     row = next(line for line in (root / "verdicts.md").read_text(encoding="utf-8").splitlines()
                if line.startswith("| not testable with this model |"))
     assert "at the floor" in row and "as the paper ran it" in row
     verdicts = (root / "verdicts.md").read_text(encoding="utf-8")
-    assert '"not testable:"' in verdicts and '"at the floor:"' in verdicts
+    assert '"not testable:"' in verdicts and '"at the floor:"' in verdicts and '"not run:"' in verdicts
     glossary = (root / "glossary.md").read_text(encoding="utf-8").split("\nverdict\n", 1)[1].split("\n\n", 1)[0]
     assert "at the floor" in glossary and "as the paper ran it" in glossary

@@ -415,10 +415,12 @@ def test_the_size_axis_puts_each_headline_against_model_size(book_runs):
     assert longrag_ax.get_xscale() == "log"
 
 
-def _claims(model: str, verdicts: dict[str, str], source: str = "our run") -> pd.DataFrame:
+def _claims(model: str, verdicts: dict[str, str], source: str = "our run",
+            evidence: dict[str, str] | None = None) -> pd.DataFrame:
     return pd.DataFrame([
         {"chapter": "thesis", "claim_id": cid, "paper": "thesis", "text": f"claim {cid}", "paper_value": "",
-         "our_value": "", "model": model, "source": source, "verdict": v, "evidence": "", "anchor": ""}
+         "our_value": "", "model": model, "source": source, "verdict": v, "evidence": (evidence or {}).get(cid, ""),
+         "anchor": ""}
         for cid, v in verdicts.items()
     ])  # fmt: skip
 
@@ -427,13 +429,17 @@ def test_claims_by_size_reads_each_models_verdicts(tmp_path):
     qwen = "local/qwen2.5-coder-1.5b-instruct"
     base = thesis_tables()
     write_run(tmp_path, "thesis", SMOL, {**base, "claims": pd.concat([
-        _claims(SMOL, {"A": "reproduced", "B": "not testable with this model", "C": "reproduced"}),
+        _claims(SMOL, {"A": "reproduced", "B": "not testable with this model", "C": "reproduced",
+                       "D": "not testable with this model", "E": "not testable with this model"},
+                evidence={"B": "paired bootstrap; at the floor: Full: accuracy 0.26 of 158, interval contains chance",
+                          "D": "paired bootstrap; not run: E&F (the run has R&B)",
+                          "E": "not testable: the thesis's embedding model is not ours"}),
         _claims("the paper's published tables", {"P": "reproduced"}, source="paper tables"),
     ])})
     write_run(tmp_path, "thesis", GEMMA, {**base, "claims": _claims(f"{GEMMA} (our runs)", {
-        "A": "reproduced", "B": "inconclusive", "C": "not reproduced"})}, profile="quick")
+        "A": "reproduced", "B": "inconclusive", "C": "not reproduced", "D": "reproduced"})}, profile="quick")
     write_run(tmp_path, "thesis", qwen, {**base, "claims": _claims(qwen, {
-        "A": "reproduced", "B": "reproduced", "C": "reproduced"})})
+        "A": "reproduced", "B": "reproduced", "C": "reproduced", "D": "reproduced"})})
     syn = S.synthesize(tmp_path, n_boot=100, profiles=["default", "quick"])
     t = S.claims_by_size(syn).set_index("claim_id")
     assert list(t.columns) == ["chapter", "text", "135M", "270M", "1.5B", "reproduced from"]
@@ -441,6 +447,11 @@ def test_claims_by_size_reads_each_models_verdicts(tmp_path):
     assert t.loc["A", "reproduced from"] == "135M"
     assert t.loc["B", "reproduced from"] == "1.5B" and t.loc["B", "270M"] == "inconclusive"
     assert t.loc["C", "reproduced from"] == "1.5B"  # lost at 270M, back at 1.5B: only the largest counts
+    # why a model could not test a claim: at the floor, a run that left its arms out (no verdict), another reason
+    assert (t.loc["B", "135M"], t.loc["D", "135M"], t.loc["E", "135M"]) == (
+        "not testable (floor)", "not run", "not testable with this model")
+    assert t.loc["D", "reproduced from"] == "270M"  # SmolLM2's run did not test it: no verdict below 270M
+    assert t.loc["E", "reproduced from"] == "" and t.loc["E", "1.5B"] == ""
 
 
 def test_items_to_decide_scales_the_interval_by_one_over_root_n():

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from lcrag import config
-from lcrag.book.verdicts import SOURCES, source_of
+from lcrag.book.verdicts import REASON_LABELS, SOURCES, source_of
 from lcrag.papers.tables import declared_claims
 
 REPRODUCED = "reproduced"
@@ -171,19 +171,22 @@ class ClaimsLedger:
         source: str | None = None,
         model: str | None = None,
         untestable: str | None = None,
+        not_run: str | None = None,
     ) -> Claim:
         """Record a claim with the verdict that ``passed`` (a computed test's outcome) implies, or *not testable
         with this model* when ``floor`` gives a reason (an arm at the floor: :func:`lcrag.book.verdicts.
-        floor_reason`), or when ``untestable`` gives another reason the run cannot test the claim (e.g. the
-        paper's embedding model is not ours), whatever the test said. ``model`` overrides the ledger's for this claim: the model whose
-        outputs decide it (e.g. a judge of released summaries in a summarizer's ledger; ``"no model"`` for a
+        floor_reason`), when ``not_run`` says which of the runs it compares this run left out (a profile without
+        them: :func:`lcrag.book.verdicts.not_run`), or when ``untestable`` gives another reason the run cannot
+        test the claim (e.g. the paper's embedding model is not ours), whatever the test said. The evidence
+        names the reason after its label (:data:`lcrag.book.verdicts.REASON_LABELS`). ``model`` overrides the
+        ledger's for this claim: the model whose outputs decide it (e.g. a judge of released summaries in a summarizer's ledger; ``"no model"`` for a
         computation that needs none), and ``source`` defaults to what it names (:func:`lcrag.book.verdicts.
         source_of`); ``source`` overrides both (e.g. a check in a model's ledger that needs no model).
 
         A claim declared in ``lcrag/papers/<paper>/claims.csv`` takes its text and paper value from there (give
         neither: a paper's number is typed once); a claim whose text depends on the run gives both."""
         text, paper_value = self._declared(str(claim_id), text, paper_value)
-        for label, reason in (("at the floor", floor), ("not testable", untestable)):
+        for label, reason in zip(REASON_LABELS, (floor, not_run, untestable), strict=True):
             if reason:
                 evidence = f"{evidence}; {label}: {reason}" if evidence else f"{label}: {reason}"
         claim = Claim(
@@ -194,7 +197,7 @@ class ClaimsLedger:
             paper_value=paper_value,
             our_value=our_value,
             model=model or self.model,
-            verdict=NOT_TESTABLE if floor or untestable else verdict(passed),
+            verdict=NOT_TESTABLE if floor or not_run or untestable else verdict(passed),
             evidence=evidence,
             anchor=anchor,
             source=_checked_source(source or (source_of(model) if model else self.source)),

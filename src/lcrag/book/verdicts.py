@@ -14,7 +14,9 @@
    the arm before the change above the floor (the change taking the score to the floor is the effect measured);
    a claim over every answer pooled is at the floor when the pooled score is. A claim over several datasets is
    decided per dataset: one where an arm is at the floor decides nothing, and the claim is not testable only when
-   every dataset is (e.g. :func:`lcrag.papers.longrag.claims_runs.f1_floor`).
+   every dataset is (e.g. :func:`lcrag.papers.longrag.claims_runs.f1_floor`). A run that left out an arm the claim
+   compares (a profile without it: ``companion``) cannot test it either (:func:`not_run`); the evidence says
+   which reason applies (:data:`REASON_LABELS`, read back by :func:`untestable_because`).
 4. **Judges measured before they are trusted.** A judge is chosen to decide claims only with at least
    :data:`MIN_JUDGE_PAIRS` human-labelled pairs (:func:`choose_judge`); with fewer, it is not eligible.
 """
@@ -39,6 +41,9 @@ CONFIDENCE = 0.95
 #: How a claim's evidence names the datasets (or other units) that decided nothing because an arm is at the floor
 #: there, when other units decided the claim (rule 3).
 PARTIAL_FLOOR = "not deciding (at the floor)"
+#: The labels a claim's evidence gives the reason it is not testable: an arm at the floor, an arm this run left out,
+#: another reason (``ClaimsLedger.check``'s ``floor``, ``not_run`` and ``untestable``).
+AT_FLOOR, NOT_RUN, OTHER_REASON = REASON_LABELS = ("at the floor", "not run", "not testable")
 
 
 def accuracy_at_floor(n_correct: int, n: int, chance: float, confidence: float = CONFIDENCE) -> bool:
@@ -97,6 +102,27 @@ def per_unit_floor(floored: dict[str, str], units: Iterable[str]) -> tuple[str |
     if ran and set(floored) >= ran:
         return "; ".join(floored.values()), ""
     return None, f"; {PARTIAL_FLOOR}: " + "; ".join(floored.values())
+
+
+def not_run(wanted: Iterable[str], ran: Iterable[str]) -> str | None:
+    """Why a claim comparing the arms ``wanted`` cannot be tested on a run whose arms are ``ran`` (a profile left
+    some out), e.g. ``"E&F (the run has R&B)"`` (the evidence reads ``not run: E&F (the run has R&B)``); None
+    when every one ran."""
+    ran = list(dict.fromkeys(ran))
+    missing = [w for w in dict.fromkeys(wanted) if w not in ran]
+    if not missing:
+        return None
+    return f"{', '.join(missing)} (the run has {', '.join(ran) or 'none'})"
+
+
+def untestable_because(evidence: str) -> str | None:
+    """The label (:data:`REASON_LABELS`) of the reason a *not testable* claim's ``evidence`` gives, a run that left
+    an arm out first (then the floor is beside the point), or None when it gives none."""
+    found = [label for label in REASON_LABELS if f"{label}: " in str(evidence)]
+    for label in (NOT_RUN, AT_FLOOR, OTHER_REASON):
+        if label in found:
+            return label
+    return None
 
 
 def choose_judge(agreement: pd.DataFrame, judges: Sequence[str], min_pairs: int = MIN_JUDGE_PAIRS,

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from lcrag.book.claims import CLAIMS_FILE, REPRODUCED, read_claims
-from lcrag.book.verdicts import OUR_RUN
+from lcrag.book.verdicts import AT_FLOOR, NOT_RUN, OTHER_REASON, OUR_RUN, untestable_because
 from lcrag.models.registry import parameters, size_of
 from lcrag.synthesis.family import NOT_TESTABLE, short_title
 from lcrag.synthesis.views import Synthesis, headline
@@ -59,10 +59,22 @@ def _run_model(claim_model: str, run_model: str) -> str:
     return name if size_of(name) else run_model
 
 
+#: What a size's cell says of a claim its run could not test, by the reason its evidence gives
+#: (:func:`lcrag.book.verdicts.untestable_because`): a model at the floor, or a run that left the claim's arms out.
+UNTESTABLE_CELLS = {AT_FLOOR: "not testable (floor)", NOT_RUN: "not run", OTHER_REASON: NOT_TESTABLE, None: NOT_TESTABLE}
+
+
+def size_cell(verdict: str, evidence: str) -> str:
+    """A claim's cell in :func:`claims_by_size`: its verdict, or for *not testable* why (:data:`UNTESTABLE_CELLS`),
+    so that a model at the floor and a run that left the claim's arms out (a ``companion`` run) read apart."""
+    return UNTESTABLE_CELLS[untestable_because(evidence)] if verdict == NOT_TESTABLE else verdict
+
+
 def claims_by_size(syn: Synthesis) -> pd.DataFrame:
     """One row per claim the chapters checked on our runs (source "our run"), one column per model size (smallest
-    first) holding that model's verdict ("" where it has no run), and ``reproduced from``: the smallest size from
-    which every larger model with a verdict reproduces the claim ("" when the largest does not)."""
+    first) holding that model's verdict (:func:`size_cell`; "" where it has no run), and ``reproduced from``: the
+    smallest size from which every larger model with a verdict reproduces the claim ("" when the largest does not;
+    "not run" is no verdict)."""
     frames = []
     for r in syn.runs.itertuples():
         path = Path(r.run_dir) / CLAIMS_FILE
@@ -73,9 +85,10 @@ def claims_by_size(syn: Synthesis) -> pd.DataFrame:
     claims = claims[(claims["source"] == OUR_RUN) & claims["model"].map(size_of).notna()]
     if claims.empty:
         return pd.DataFrame(columns=["chapter", "claim_id", "text", "reproduced from"])
-    claims = claims.assign(size=claims["model"].map(size_of))
+    claims = claims.assign(size=claims["model"].map(size_of),
+                           cell=[size_cell(v, e) for v, e in zip(claims["verdict"], claims["evidence"], strict=True)])
     sizes = sorted(claims["size"].unique(), key=parameters)
-    table = claims.pivot_table(index=["chapter", "claim_id"], columns="size", values="verdict", aggfunc="first",
+    table = claims.pivot_table(index=["chapter", "claim_id"], columns="size", values="cell", aggfunc="first",
                                fill_value="", sort=False)[sizes]
     text = claims.drop_duplicates(["chapter", "claim_id"]).set_index(["chapter", "claim_id"])["text"]
     table.insert(0, "text", text.reindex(table.index))
@@ -86,7 +99,7 @@ def claims_by_size(syn: Synthesis) -> pd.DataFrame:
 
 def _reproduced_from(verdicts: pd.Series) -> str:
     """The smallest size from which every size with a verdict (in increasing order) reads "reproduced"."""
-    ran = verdicts[verdicts != ""]
+    ran = verdicts[~verdicts.isin(["", UNTESTABLE_CELLS[NOT_RUN]])]
     if ran.empty or ran.iloc[-1] != REPRODUCED:
         return ""
     first = len(ran) - 1

@@ -66,9 +66,9 @@ def test_a_claim_whose_strategies_did_not_run_is_not_testable_and_says_which():
     by_id = {c.claim_id: c for c in ledger.claims}
     assert {"C4-ours", "C8-ours", "C9a-ours", "C9b-ours", "C10-ours", "C11-ours"} <= set(by_id)
     assert all(c.verdict == NOT_TESTABLE for c in ledger.claims), [(c.claim_id, c.verdict) for c in ledger.claims]
-    assert by_id["C4-ours"].evidence.endswith("not testable: E&F not run (the run has R&B)")
-    assert by_id["C9a-ours"].evidence.endswith("not testable: Ext, R&L not run (the run has R&B)")
-    assert by_id["C11-ours"].evidence.endswith("not testable: R&L, Ext, Fil, E&F not run (the run has R&B)")
+    assert by_id["C4-ours"].evidence.endswith("not run: E&F (the run has R&B)")
+    assert by_id["C9a-ours"].evidence.endswith("not run: Ext, R&L (the run has R&B)")
+    assert by_id["C11-ours"].evidence.endswith("not run: R&L, Ext, Fil, E&F (the run has R&B)")
     full = ClaimsLedger("longrag", paper="longrag", model="local/tiny")
     claims_runs.run_claims(full, _results({"a": {s: [0.5] * N for s in ("R&B", "R&L", "Ext", "Fil", "E&F")}}), n=200)
     assert not any("not run" in c.evidence for c in full.claims)

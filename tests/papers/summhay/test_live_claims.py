@@ -42,7 +42,7 @@ def test_c14_without_position_runs_is_not_testable_and_says_why():
     the reason, not left out of the ledger."""
     c14 = _ledger().table().set_index("claim_id").loc["C14"]
     assert c14["verdict"] == "not testable with this model" and c14["our_value"] == "not run"
-    assert c14["evidence"].endswith("not testable: no position run in this run (its position_orders are empty)")
+    assert c14["evidence"].endswith("not run: a position run (its position_orders are empty)")
 
 
 def test_without_the_judges_specs_c15_names_the_judges_evaluator():

@@ -13,6 +13,7 @@ from collections.abc import Collection, Sequence
 
 import pandas as pd
 
+from lcrag.book import verdicts
 from lcrag.book.claims import greater, less
 from lcrag.book.verdicts import per_unit_floor
 from lcrag.papers.longrag.claims_paper import MARGINAL_POINTS
@@ -162,7 +163,7 @@ def run_claims(
         passed=_all(tests("E&F", "R&B")),
         evidence=evidence("E&F", "R&B"),
         floor=floor("E&F", "R&B"),
-        untestable=unrun("E&F", "R&B"),
+        not_run=unrun("E&F", "R&B"),
     )
     not_robust = _negate(_all(tests("R&L", "R&B")))  # robust = significantly above R&B on every dataset
     ledger.check(
@@ -171,7 +172,7 @@ def run_claims(
         passed=not_robust,
         evidence=evidence("R&L", "R&B"),
         floor=floor("R&L", "R&B"),
-        untestable=unrun("R&L", "R&B"),
+        not_run=unrun("R&L", "R&B"),
     )
     for cid, b, pv in (("C9a-ours", "R&L", "31/33"), ("C9b-ours", "R&B", "32/33")):
         ledger.check(
@@ -182,7 +183,7 @@ def run_claims(
             passed=_majority(tests("Ext", b)),
             evidence=evidence("Ext", b),
             floor=floor("Ext", b),
-            untestable=unrun("Ext", b),
+            not_run=unrun("Ext", b),
         )
     big = tests("Fil", "R&B", margin=MARGINAL_POINTS / 100)  # True: the filter helps by more than the margin
     ledger.check(
@@ -194,7 +195,7 @@ def run_claims(
         passed=_all([_negate(v) for v in big]),
         evidence=evidence("Fil", "R&B"),
         floor=floor("Fil", "R&B"),
-        untestable=unrun("Fil", "R&B"),
+        not_run=unrun("Fil", "R&B"),
     )
     ledger.check(
         "C11-ours",
@@ -202,7 +203,7 @@ def run_claims(
         passed=_majority(_ef_best(diffs, floored_datasets(main, STRATEGIES))),
         evidence=evidence(),
         floor=floor(),
-        untestable=unrun(),
+        not_run=unrun(),
     )
     if "tokens" in rows.columns:
         _check_tokens_ours(ledger, main, tests("E&F", "R&B"), gen, floor("E&F", "R&B"),
@@ -214,12 +215,8 @@ def run_claims(
 
 def not_run(rows: pd.DataFrame, strategies: Collection[str], column: str = "strategy") -> str | None:
     """Why a claim comparing ``strategies`` cannot be tested on ``rows`` (the run left some out: a profile's
-    ``strategies``, ``grid``), or None when every one of them ran."""
-    missing = [s for s in strategies if s not in set(rows[column])]
-    if not missing:
-        return None
-    ran = ", ".join(dict.fromkeys(rows[column])) or "none"
-    return f"{', '.join(missing)} not run (the run has {ran})"
+    ``strategies``, ``grid``), or None when every one of them ran (:func:`lcrag.book.verdicts.not_run`)."""
+    return verdicts.not_run(strategies, rows[column])
 
 
 def _ef_best(diffs: pd.DataFrame, floored: Collection[str] = ()) -> list[bool | None]:
@@ -258,7 +255,7 @@ def _check_tokens_ours(ledger, rows: pd.DataFrame, ef_vs_rb: list[bool | None], 
         evidence=f"our runs ({gen}); token order of mean generator input tokens (our tokenizer), "
         "E&F − R&B paired bootstrap 95% CI" + note,
         floor=floor,
-        untestable=not_run(rows, TOKEN_ORDER),
+        not_run=not_run(rows, TOKEN_ORDER),
     )
 
 
@@ -278,5 +275,5 @@ def _check_settings_ours(ledger, rows: pd.DataFrame, n: int, seed: int, ev: str)
         passed=_majority(verdicts),
         evidence=ev + _floor_note(ef, ["200*7", "500*3"]),
         floor=f1_floor(ef, ["200*7", "500*3"]),
-        untestable=not_run(rows, ["E&F"]) or not_run(ef, ["200*7", "500*3"], column="setting"),
+        not_run=not_run(rows, ["E&F"]) or not_run(ef, ["200*7", "500*3"], column="setting"),
     )

@@ -140,7 +140,7 @@ def check_live_claims(
         )
     else:
         ledger.check("C14", our_value="not run", evidence=ev,
-                     untestable="no position run in this run (its position_orders are empty)")
+                     not_run="a position run (its position_orders are empty)")
     tested = _judge_for_c15(judges) if judges is not None and len(judges) else None
     if tested is not None:
         e, half = tested

@@ -130,7 +130,7 @@ def check_claims(
 
     def needs(frame: pd.DataFrame, runs) -> dict:
         """A claim on these runs: not testable when one is at the floor, or did not run on these cases."""
-        return {"floor": floor_of(frame, runs), "untestable": not_run_of(frame, runs)}
+        return {"floor": floor_of(frame, runs), "not_run": not_run_of(frame, runs)}
 
     # H1: raw scorer, Full + BAMBOO, per task
     raw = {t: kept[(kept["setting"] == "full") & (kept["prompt"] == bam) & (kept["task"] == t)]["correct_raw"]
@@ -325,7 +325,7 @@ def check_claims(
                   if len(prompts) > 1 and all(by.get(q, (0,))[0] > 0 for q in prompts)]
     h13_runs = needs(grid, sorted(set(map(tuple, grid[RUN].drop_duplicates().to_numpy()))))
     if len(prompts) < 2:  # two prompts' F-E sets: the grid subset
-        h13_runs["untestable"] = h13_runs["untestable"] or f"one prompt only on these cases ({', '.join(prompts) or 'none'})"
+        h13_runs["not_run"] = h13_runs["not_run"] or f"one prompt only on these cases ({', '.join(prompts) or 'none'})"
     ledger.check(
         "H13",
         our_value=f"mean Jaccard {jac.mean():.2f} [{j_ci[0]:.2f}, {j_ci[1]:.2f}]; case 28 F-E under "
