@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from sklearn.svm import LinearSVC
 
 from lcrag.models.embeddings import Embedder, normalise
 from lcrag.retrieval.base import Hit, check_chunks, top_hits
@@ -24,6 +23,9 @@ def svm_scores(query_vector: np.ndarray, chunk_vectors: np.ndarray, *, C: float 
     x = normalise(np.vstack([np.asarray(query_vector).reshape(1, -1), chunk_vectors]))
     y = np.zeros(len(x), dtype=int)
     y[0] = 1
+    # imported here: scikit-learn takes 2 s to import, and most chapters never fit an SVM
+    from sklearn.svm import LinearSVC
+
     clf = LinearSVC(class_weight="balanced", C=C, max_iter=10000, tol=1e-6, random_state=0)
     clf.fit(x, y)
     return clf.decision_function(x)[1:].astype(np.float64)
