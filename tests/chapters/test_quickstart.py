@@ -19,8 +19,6 @@ from lcrag.data.fetch import fetch
 
 pytestmark = pytest.mark.slow
 
-SMOKE = {"n_items": 2, "max_context_tokens": 600, "needle_lengths": [600], "needle_depths": [50]}
-
 
 @pytest.fixture(scope="module", autouse=True)
 def _data(mirror, tmp_path_factory):
