@@ -179,9 +179,10 @@ class ClaimsLedger:
         them: :func:`lcrag.book.verdicts.not_run`), or when ``untestable`` gives another reason the run cannot
         test the claim (e.g. the paper's embedding model is not ours), whatever the test said. The evidence
         names the reason after its label (:data:`lcrag.book.verdicts.REASON_LABELS`). ``model`` overrides the
-        ledger's for this claim: the model whose outputs decide it (e.g. a judge of released summaries in a summarizer's ledger; ``"no model"`` for a
-        computation that needs none), and ``source`` defaults to what it names (:func:`lcrag.book.verdicts.
-        source_of`); ``source`` overrides both (e.g. a check in a model's ledger that needs no model).
+        ledger's for this claim: the model whose outputs decide it (e.g. a judge of released summaries in a
+        summarizer's ledger; ``"no model"`` for a computation that needs none), and ``source`` defaults to what it
+        names (:func:`lcrag.book.verdicts.source_of`); ``source`` overrides both (e.g. a check in a model's ledger
+        that needs no model).
 
         A claim declared in ``lcrag/papers/<paper>/claims.csv`` takes its text and paper value from there (give
         neither: a paper's number is typed once); a claim whose text depends on the run gives both."""
