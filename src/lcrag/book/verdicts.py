@@ -118,11 +118,7 @@ def not_run(wanted: Iterable[str], ran: Iterable[str]) -> str | None:
 def untestable_because(evidence: str) -> str | None:
     """The label (:data:`REASON_LABELS`) of the reason a *not testable* claim's ``evidence`` gives, a run that left
     an arm out first (then the floor is beside the point), or None when it gives none."""
-    found = [label for label in REASON_LABELS if f"{label}: " in str(evidence)]
-    for label in (NOT_RUN, AT_FLOOR, OTHER_REASON):
-        if label in found:
-            return label
-    return None
+    return next((label for label in (NOT_RUN, AT_FLOOR, OTHER_REASON) if f"{label}: " in str(evidence)), None)
 
 
 def choose_judge(agreement: pd.DataFrame, judges: Sequence[str], min_pairs: int = MIN_JUDGE_PAIRS,
