@@ -234,6 +234,20 @@ def cmd_store_prune(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_store_stats(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from lcrag.models.store import ResponseStore
+
+    rows = ResponseStore().tally(args.chapter)
+    if not rows:
+        print("the store holds no entries" + (f" for {args.chapter}" if args.chapter else ""))
+        return EXIT_OK
+    table = pd.DataFrame(rows).set_index(["chapter", "file", "model"])
+    print(table.to_string(float_format=lambda x: f"{x:.0f}"))
+    return EXIT_OK
+
+
 def cmd_store_record(args: argparse.Namespace) -> int:
     from lcrag.book.recording import record_listed
 
@@ -362,7 +376,9 @@ def build_parser() -> argparse.ArgumentParser:
     sr = ssub.add_parser("record", parents=[common], help="record responses/recordings.yml's files, in order")
     sr.add_argument("--dry-run", action="store_true", help="print the runs, start none")
     sr.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    for parser_, func in ((sc, cmd_store_check), (sp, cmd_store_prune), (sr, cmd_store_record)):
+    ss = ssub.add_parser("stats", parents=[common],
+                         help="calls, recorded model seconds and tokens per store file and answering model")
+    for parser_, func in ((sc, cmd_store_check), (sp, cmd_store_prune), (sr, cmd_store_record), (ss, cmd_store_stats)):
         parser_.add_argument("--chapter", default=None)
         parser_.set_defaults(func=func)
     return p

@@ -230,6 +230,32 @@ def test_store_skips_a_line_cut_short(tmp_path):
     assert store.skipped == [(str(path), 2)]
 
 
+def test_store_tally_counts_calls_seconds_and_tokens_per_file_and_answering_model(tmp_path, capsys, monkeypatch):
+    from lcrag.cli import main
+
+    lines = {"a": ("m1", 1.5, 100, 5), "b": ("m1", 2.0, 50, 7), "c": ("judge", 0.5, 10, 1)}
+    path = tmp_path / "s" / "ch" / "m1.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps({"key": k, "model": m, "response": {"latency_s": s, "prompt_tokens": p,
+                                                                           "completion_tokens": c}}) + "\n"
+                            for k, (m, s, p, c) in lines.items()) + '{"key": "d", "resp')
+    (tmp_path / "s" / "other").mkdir()
+    (tmp_path / "s" / "other" / "m2.jsonl").write_text('{"key": "e", "response": {"text": "no timing"}}\n')
+    store = ResponseStore(tmp_path / "s")
+    assert store.tally("ch") == [
+        {"chapter": "ch", "file": "m1", "model": "m1", "calls": 2, "model_s": 3.5, "prompt_tokens": 150,
+         "completion_tokens": 12},
+        {"chapter": "ch", "file": "m1", "model": "judge", "calls": 1, "model_s": 0.5, "prompt_tokens": 10,
+         "completion_tokens": 1}]
+    assert store.skipped == [(str(path), 4)]
+    assert [r["model"] for r in store.tally()] == ["m1", "judge", "?"]
+    monkeypatch.setenv("LCRAG_STORE_DIR", str(tmp_path / "s"))
+    assert main(["store", "stats", "--chapter", "other"]) == 0
+    assert main(["store", "stats", "--chapter", "none"]) == 0
+    out = capsys.readouterr().out
+    assert "m2" in out and " 1 " in out and "the store holds no entries for none" in out
+
+
 def test_api_key_is_in_no_cache_file_store_or_log(fault_server, tmp_path, monkeypatch):
     monkeypatch.setenv("LCRAG_STORE", "record")
     monkeypatch.setenv("LCRAG_CHAPTER", "demo")

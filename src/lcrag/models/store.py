@@ -98,6 +98,32 @@ class ResponseStore:
         }
 
 
+    def tally(self, chapter: str | None = None) -> list[dict]:
+        """One row per store file (a chapter and the model it records) and answering model: the calls, the model
+        seconds they took when recorded, their prompt and completion tokens (``lcrag store stats``)."""
+        rows = []
+        for path in self.files():
+            if chapter in (None, path.parent.name):
+                rows += [{"chapter": path.parent.name, "file": path.stem, **row}
+                         for row in tally(read_entries(path, self.skipped))]
+        return rows
+
+
+def tally(entries: list[dict]) -> list[dict]:
+    """Calls, recorded model seconds (``latency_s``), prompt and completion tokens of store entries, per
+    answering model (an entry without one counts under ``?``)."""
+    out: dict[str, dict] = {}
+    for e in entries:
+        r = e["response"]
+        row = out.setdefault(e.get("model") or "?", {"model": e.get("model") or "?", "calls": 0, "model_s": 0.0,
+                                                     "prompt_tokens": 0, "completion_tokens": 0})
+        row["calls"] += 1
+        row["model_s"] += float(r.get("latency_s") or 0.0)
+        row["prompt_tokens"] += int(r.get("prompt_tokens") or 0)
+        row["completion_tokens"] += int(r.get("completion_tokens") or 0)
+    return [{**row, "model_s": round(row["model_s"], 1)} for row in out.values()]
+
+
 def read_entries(path: Path, skipped: list) -> list[dict]:
     out = []
     with open(path, encoding="utf-8") as fh:
