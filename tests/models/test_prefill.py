@@ -347,9 +347,11 @@ TORCH_LOGPROB_TOL = 0.3
 @pytest.mark.parametrize("spec", RUNTIME_CASES)
 def test_torch_prefill_answers_like_the_llama_cpp_prefill(spec):
     """Torch prefill + shipped last token vs llama.cpp f32 prefill + shipped last token on a real book prompt
-    (:data:`AGREEMENT_PROMPT`): same first answer token, top-5 logprobs within the tolerance; SmolLM2's (chat)
-    greedy answer identical up to a tie; Gemma-3's (a base model continuing the text for 32 tokens, where
-    llama.cpp's own flash and non-flash kernels already disagree on later tokens) finds the needle in both."""
+    (:data:`AGREEMENT_PROMPT`): same first answer token up to a tie (on an Intel Xeon with AMX, Gemma-3's needle
+    prompt has "  " and " eat" 0.15 apart in llama.cpp's f32 prefill and 0.02 apart, swapped, in torch's), top-5
+    logprobs within the tolerance; SmolLM2's (chat) greedy answer identical up to a tie; Gemma-3's (a base model
+    continuing the text for 32 tokens, where llama.cpp's own flash and non-flash kernels already disagree on later
+    tokens) finds the needle in both."""
     results = {}
     for runtime in ("llama.cpp", "torch"):
         llm = split_model(spec, runtime, prefill_compile=runtime == "torch")  # torch: as the server runs it
@@ -364,7 +366,8 @@ def test_torch_prefill_answers_like_the_llama_cpp_prefill(spec):
         llm.close()
     (_, ref_lp, ref_text), (_, lp, text) = results["llama.cpp"], results["torch"]
     top5 = np.argsort(-ref_lp)[:5]
-    assert lp.argmax() == ref_lp.argmax(), name
+    first = int(lp.argmax())  # the same first token, or one the reference puts within the tolerance of its own
+    assert ref_lp.max() - ref_lp[first] < TORCH_LOGPROB_TOL, (name, "a first token the reference does not near-tie")
     assert np.abs(lp[top5] - ref_lp[top5]).max() < TORCH_LOGPROB_TOL, name
     if spec == GEMMA:
         assert "Dolores Park" in text and "Dolores Park" in ref_text, (name, text, ref_text)
