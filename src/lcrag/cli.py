@@ -197,23 +197,13 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def cmd_cache_stats(args: argparse.Namespace) -> int:
+    from lcrag.models import store
     from lcrag.models.cache import DiskCache
 
-    print("disk cache:")
-    for k, v in DiskCache().stats().items():
-        print(f"  {k}: {v}")
-    try:
-        from lcrag.models import store
-    except ImportError:
-        store = None
-    if store is not None and hasattr(store, "stats"):
-        print("response store:")
-        stats = store.stats()
-        if isinstance(stats, dict):
-            for k, v in stats.items():
-                print(f"  {k}: {v}")
-        else:
-            _print_records(stats)
+    for title, stats in (("disk cache", DiskCache().stats()), ("response store", store.stats())):
+        print(f"{title}:")
+        for k, v in stats.items():
+            print(f"  {k}: {v}")
     return EXIT_OK
 
 
@@ -235,16 +225,13 @@ def cmd_store_prune(args: argparse.Namespace) -> int:
 
 
 def cmd_store_stats(args: argparse.Namespace) -> int:
-    import pandas as pd
-
     from lcrag.models.store import ResponseStore
 
     rows = ResponseStore().tally(args.chapter)
     if not rows:
         print("the store holds no entries" + (f" for {args.chapter}" if args.chapter else ""))
         return EXIT_OK
-    table = pd.DataFrame(rows).set_index(["chapter", "file", "model"])
-    print(table.to_string(float_format=lambda x: f"{x:.0f}"))
+    _print_records(rows)
     return EXIT_OK
 
 

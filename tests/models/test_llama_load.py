@@ -29,6 +29,15 @@ def private_state(tmp_path, monkeypatch):
     return tmp_path / "state"
 
 
+@pytest.fixture()
+def private_probes(tmp_path, monkeypatch):
+    """A private probe memo (the machine's, in the models dir, is shared by every test and lane)."""
+    memo = tmp_path / "probes" / "llama_probes.json"
+    monkeypatch.setattr(llama_load, "_memo_path", lambda: memo)
+    monkeypatch.delenv(llama_load.ENV_FORCE, raising=False)
+    return memo
+
+
 def _gguf(name: str):
     return model_files.gguf_path(LOCAL_MODELS[name])
 
@@ -47,7 +56,7 @@ def test_model_params_sets_the_flag_for_llamas_built_inside_and_restores_the_def
     assert low.llama_model_default_params is not None and "patched" not in low.llama_model_default_params.__name__
 
 
-def test_the_verdict_is_probed_once_per_file_and_cached(private_state):
+def test_the_verdict_is_probed_once_per_file_and_cached(private_probes):
     path = _gguf("smollm2-135m-instruct")
     first = llama_load.extra_bufts_safe(path)
     assert first.how == "probe"
@@ -55,16 +64,16 @@ def test_the_verdict_is_probed_once_per_file_and_cached(private_state):
         assert first.use_extra_bufts is False and "signal" in first.detail
     again = llama_load.extra_bufts_safe(path)
     assert again.how == "cache" and again.use_extra_bufts == first.use_extra_bufts
-    memo = json.loads((private_state / "llama_probes.json").read_text())
+    memo = json.loads(private_probes.read_text())
     (key,) = memo
     assert llama_load.cpu_model() in key and str(path.resolve()) in key
 
 
-def test_the_environment_forces_the_setting_without_a_probe(private_state, monkeypatch):
+def test_the_environment_forces_the_setting_without_a_probe(private_probes, monkeypatch):
     monkeypatch.setenv(llama_load.ENV_FORCE, "0")
     v = llama_load.extra_bufts_safe(_gguf("smollm2-135m-instruct"))
     assert (v.use_extra_bufts, v.how) == (False, "env")
-    assert not (private_state / "llama_probes.json").exists()
+    assert not private_probes.exists()
     monkeypatch.setenv(llama_load.ENV_FORCE, "maybe")
     with pytest.raises(ValueError, match="LCRAG_EXTRA_BUFTS"):
         llama_load.extra_bufts_safe(_gguf("smollm2-135m-instruct"))

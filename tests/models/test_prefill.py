@@ -96,6 +96,8 @@ def test_unknown_format_and_non_gguf_input_are_clear_errors(tmp_path, models_dir
 
 
 def test_settings_record_the_weights_and_stay_overridable(models_dir, monkeypatch):
+    # no extra-buffer probe of the files this private models dir derives (test_llama_load.py tests the probe)
+    monkeypatch.setenv(llama_load.ENV_FORCE, "0")
     info = LOCAL_MODELS["smollm2-135m-instruct"]
     s = server_settings.serving_settings(info)
     # SmolLM2 generates faster without llama.cpp's flash kernel after long prompts; Gemma-3 keeps it

@@ -11,8 +11,9 @@ kept there.
 How. :func:`extra_bufts_safe` decides per machine, llama.cpp build and model file, by *probing*: a subprocess
 (``python -m lcrag.models.llama_load probe <gguf>``) loads the model with the extra buffers and decodes a batch
 of 16 tokens; the model is safe with them when the probe exits cleanly and its logits match a probe without
-them. The verdict is cached in ``config.state_dir()/llama_probes.json`` (key: CPU model and flags, llama.cpp
-build, file path, size and mtime), so each model is probed once per machine. A crash in the probe costs a
+them. The verdict is cached in ``config.models_dir()/llama_probes.json``, beside the fetched models and shared by
+every state dir on the machine (key: CPU model and flags, llama.cpp build, file path, size and mtime), so each
+model is probed once per machine. A crash in the probe costs a
 subprocess, never the caller. ``LCRAG_EXTRA_BUFTS=0`` / ``=1`` skips the probe and forces the setting.
 
 Every ``Llama`` the project creates (the embedded server, the split prefill, the tokenizer helpers, benchmarks,
@@ -168,7 +169,7 @@ def _probe_key(path: Path) -> str:
 
 
 def _memo_path() -> Path:
-    return config.state_dir() / "llama_probes.json"
+    return config.models_dir() / "llama_probes.json"
 
 
 def extra_bufts_safe(path: str | os.PathLike) -> Verdict:
