@@ -26,6 +26,11 @@ GEMMA = "local/gemma3-270m"
 # sweep's cache depends on the order the lanes run in (compared over the whole sweep below).
 SWEPT = {"quickstart": {"max_context_tokens": [400, 300]}}
 TIMING_COLUMNS = ["latency_s"]  # measured per call: differs between two uncached runs by nature
+# Two lanes on one llama.cpp server: a prompt reuses the longest prefix the server's context shares with the last
+# prompt it evaluated, which the other lane may have sent, so it is evaluated in other batch splits than alone; the
+# logits differ in their last bits and a greedy continuation may part at a near tie (an Intel Xeon with AMX: the
+# same first line, then other words). Compared by their first lines; the scores must be equal.
+CONCURRENT_TEXT = ["response", "completion_tokens"]
 
 
 # ---------------------------------------------------------------------------------------------- the grid
@@ -282,7 +287,7 @@ def test_dask_cluster_sweep_equals_the_sequential_sweep(sweep_data, tmp_path, mo
 def test_a_remote_endpoint_sweep_runs_max_concurrency_lanes_at_once(sweep_data, tmp_path, monkeypatch, report):
     """Two tasks on one OpenAI-compatible endpoint, reached over HTTP as any remote server is (here the real
     llama.cpp server of SmolLM2, under two model names), with ``max_concurrency=2``: two lanes, on two joblib
-    workers, whose runs overlap in time, and whose answers are equal (one model, greedy decoding)."""
+    workers, whose runs overlap in time, and whose scores are equal (one model, greedy decoding)."""
     from lcrag.models import server
 
     url = server.start(SMOL).base_url  # started outside the timing
@@ -310,6 +315,9 @@ def test_a_remote_endpoint_sweep_runs_max_concurrency_lanes_at_once(sweep_data, 
         assert by_source.get("network", 0) > 0 and not by_source.get("store"), by_source
     a_tables, b_tables = _tables(a_dir), _tables(b_dir)
     assert len(a_tables) >= 3 and set(a_tables) == set(b_tables)
-    for name, df in a_tables.items():
-        drop = [c for c in [*TIMING_COLUMNS, "model"] if c in df.columns]
+    for name, df in a_tables.items():  # the scores are equal; the free text up to a near tie (CONCURRENT_TEXT)
+        drop = [c for c in [*TIMING_COLUMNS, *CONCURRENT_TEXT, "model"] if c in df.columns]
         pd.testing.assert_frame_equal(b_tables[name].drop(columns=drop), df.drop(columns=drop), obj=name)
+        if "response" in df:
+            first_lines = [t.str.split("\n").str[0] for t in (df["response"], b_tables[name]["response"])]
+            assert first_lines[0].equals(first_lines[1]), name
