@@ -47,7 +47,8 @@ class Chapter:
     ``order`` places it among the chapters (the synthesis shows its families in this order); a chapter that
     ``reads_chapters`` reads the other chapters' saved tables (no model call), so the book runs it after them
     and again whenever one of them runs. ``family`` is its contribution to the synthesis, a
-    :class:`lcrag.synthesis.Family` named like the chapter, or None.
+    :class:`lcrag.synthesis.Family` named like the chapter, or None. ``choices`` names the string parameters
+    that take one of a few words, e.g. ``(("parse", ("strict", "default", "words")),)``.
     """
 
     name: str
@@ -56,6 +57,7 @@ class Chapter:
     order: int = 500
     reads_chapters: bool = False
     family: Any = None  # lcrag.synthesis.Family (not imported here: the synthesis reads this module)
+    choices: tuple = ()  # (parameter, allowed words) pairs: checked before a kernel starts (lcrag.book.preflight)
 
 
 class Registry:

@@ -23,6 +23,8 @@ from lcrag.cli import main
     (["quickstart", "--model", "local/nope"], "unknown local model"),
     (["quickstart", "--model", "openai-compatible/x"], "need a base URL"),
     (["long2rag", "-p", "judge_model=local/nope"], "model 'local/nope'"),
+    (["long2rag", "-p", "judge_answers=all"], "'judge_answers' of chapter 'long2rag' must be one of both, trusted"),
+    (["long2rag", "-p", "parse=loose"], "must be one of strict, default, words, got 'loose'"),
 ])  # fmt: skip
 def test_bad_input_is_one_line_exit_2_and_leaves_no_run_directory(args, message, tmp_path, capsys):
     out = tmp_path / "run"

@@ -4,7 +4,8 @@
 
 - **values**: each element of a list parameter has the type of the default's elements; every number is at least
   0 (no parameter of a chapter is negative; 0 means "all" or "none" where the chapter says so), a count or size of
-  which 0 would mean nothing (:data:`AT_LEAST_ONE`) is at least 1, and a needle depth is a percentage (0-100);
+  which 0 would mean nothing (:data:`AT_LEAST_ONE`) is at least 1, a needle depth is a percentage (0-100), and a
+  parameter the chapter declares with a few allowed words (``Chapter.choices``) is one of them;
 - **models**: the run's model and every model named in a parameter (a judge, a teacher, the needle's models)
   is a spec the registry resolves, and an ``openai-compatible`` endpoint accepts a connection (a refused or
   unreachable server fails here in seconds, not after a kernel start and a minute of retries). An offline run
@@ -41,7 +42,9 @@ def _number(x: Any) -> bool:
 
 
 def check_values(chapter: str, params: dict[str, Any], defaults: dict[str, Any]) -> None:
-    """Raise :class:`UsageError` for a list element of the wrong type or a number out of range."""
+    """Raise :class:`UsageError` for a list element of the wrong type, a number out of range or a word the chapter
+    does not offer."""
+    allowed = declared_choices(chapter)
     for name, value in params.items():
         default = defaults.get(name)
         items = list(value) if isinstance(value, (list, tuple)) else [value]
@@ -58,6 +61,19 @@ def check_values(chapter: str, params: dict[str, Any], defaults: dict[str, Any])
             if _number(x) and (x < low or (high is not None and x > high)):
                 span = f"between {low} and {high}" if high is not None else f"at least {low}"
                 raise UsageError(f"parameter {name!r} of chapter {chapter!r} must be {span}, got {x!r}")
+        if name in allowed and any(x not in allowed[name] for x in items):
+            raise UsageError(f"parameter {name!r} of chapter {chapter!r} must be one of "
+                             f"{', '.join(allowed[name])}, got {value!r}")
+
+
+def declared_choices(chapter: str) -> dict[str, tuple[str, ...]]:
+    """The registered chapter's ``choices`` (none for a notebook given by its path)."""
+    from lcrag import chapters
+
+    try:
+        return dict(chapters.chapter(chapter).choices)
+    except LookupError:
+        return {}
 
 
 def model_specs(model: str, params: dict[str, Any]) -> list[str]:

@@ -421,6 +421,36 @@ def test_trusted_judge_is_the_best_held_out_kappa_among_judges_with_enough_pairs
         judges.trusted_judge(agree, [])
 
 
+class _NoCalls:
+    """A judge model that must not be asked (the trusted lexical judge makes no call)."""
+
+    spec = "local/qwen2.5-coder-1.5b-instruct"
+
+    def map(self, *args, **kwargs):
+        raise AssertionError("a judge call")
+
+
+def test_answers_are_judged_by_both_judges_or_only_the_trusted_one():
+    agree = pd.DataFrame({"judge": ["lexical", _NoCalls.spec], "half": ["held-out"] * 2, "n": [706, 200],
+                          "kappa": [0.57, 0.29]})
+    pairs = pd.DataFrame({"question_id": ["q", "q"], "variant": ["none", "none"], "key_point_id": [0, 1],
+                          "key_point": ["The cat sat on the mat.", "Dogs bark loudly at night."],
+                          "response": ["Yesterday the cat sat on the mat.", "Nothing about animals."]})
+    trusted = judges.judge_answers(_NoCalls(), pairs, 0.5, agree, "trusted")
+    assert list(trusted["judge"]) == ["lexical", "lexical"] and list(trusted["value"]) == [1.0, 0.0]
+    for which, llm_kappa in (("both", 0.29), ("trusted", 0.8)):  # both judges, or the LLM trusted: it is asked
+        with pytest.raises(AssertionError, match="a judge call"):
+            judges.judge_answers(_NoCalls(), pairs, 0.5, agree.assign(kappa=[0.57, llm_kappa]), which)
+    with pytest.raises(ValueError, match="judge_answers must be one of"):
+        judges.judge_answers(_NoCalls(), pairs, 0.5, agree, "all")
+
+
+def test_one_judge_on_the_answers_leaves_the_rank_claim_not_run():
+    v = _verdicts(_responses({"none": [0.6, 0.7, 0.8, 0.9], "trunc512": [0.4, 0.5, 0.5, 0.6]}))
+    assert v.loc["C15", "verdict"] == NOT_TESTABLE and "not run" in v.loc["C15", "evidence"]
+    assert "judge_answers is 'trusted'" in v.loc["C15", "evidence"]
+
+
 # ============================================================================================ the chapter
 
 

@@ -263,6 +263,10 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
                      f"over {agreement['n_systems']} systems ({' vs '.join(agreement['judges'])})",
                      passed=True if lo >= 0.95 else False if hi < 0.95 else None,
                      evidence=f"{ev}; 95 % interval of rho (Fisher z, Bonett-Wright)", floor=pooled)
+    elif agreement is None:  # one judge scored the answers (judge_answers="trusted")
+        ledger.check("C15", "Two judges rank the same systems alike (Spearman >= 0.95)", paper_value=0.983,
+                     our_value=None, passed=None, evidence=ev,
+                     not_run="answers judged by both judges (this run's judge_answers is 'trusted')")
     else:
         ledger.check("C15", "Two judges rank the same systems alike (Spearman >= 0.95)", paper_value=0.983,
                      our_value=None, passed=None, evidence=f"fewer than two systems scored by both judges; {ev}")

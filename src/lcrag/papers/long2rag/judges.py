@@ -62,6 +62,24 @@ def judge_llm(model, pairs: pd.DataFrame, document: str = "response", claim: str
     return judged
 
 
+ANSWER_JUDGES = ("both", "trusted")
+
+
+def judge_answers(model, pairs: pd.DataFrame, threshold: float, agreement: pd.DataFrame, which: str = "both",
+                  max_tokens: int = 64, parse: str = "default") -> pd.DataFrame:
+    """Eq. 1 on the run's (response, key point) ``pairs``: by the P6 judge ``model`` (:func:`judge_llm`) and the
+    lexical judge (:func:`judge_lexical`) with ``which="both"``; with ``"trusted"``, only by the one of the two
+    that agrees best with the humans in ``agreement`` (:func:`trusted_judge`; the synthesis reads that judge's
+    KPR), so that a run whose lexical judge is trusted makes no judge call on its answers."""
+    if which not in ANSWER_JUDGES:
+        raise ValueError(f"judge_answers must be one of {ANSWER_JUDGES}, not {which!r}")
+    llm = model.spec + ("" if parse == "default" else f"+{parse}")
+    use = {llm, "lexical"} if which == "both" else {trusted_judge(agreement, [llm, "lexical"])}
+    parts = ([judge_llm(model, pairs, max_tokens=max_tokens, parse=parse)] if llm in use else []) + (
+        [judge_lexical(pairs, threshold)] if "lexical" in use else [])
+    return pd.concat(parts, ignore_index=True)
+
+
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
