@@ -13,8 +13,8 @@ How. :func:`extra_bufts_safe` decides per machine, llama.cpp build and model fil
 of 16 tokens; the model is safe with them when the probe exits cleanly and its logits match a probe without
 them. The verdict is cached in ``config.models_dir()/llama_probes.json``, beside the fetched models and shared by
 every state dir on the machine (key: CPU model and flags, llama.cpp build, file path, size and mtime), so each
-model is probed once per machine. A crash in the probe costs a
-subprocess, never the caller. ``LCRAG_EXTRA_BUFTS=0`` / ``=1`` skips the probe and forces the setting.
+model is probed once per machine. A crash in the probe costs a subprocess, never the caller.
+``LCRAG_EXTRA_BUFTS=0`` / ``=1`` skips the probe and forces the setting.
 
 Every ``Llama`` the project creates (the embedded server, the split prefill, the tokenizer helpers, benchmarks,
 tests) is built through :func:`load` (or inside :func:`model_params`), and the server records the setting it

@@ -97,7 +97,6 @@ class ResponseStore:
             "bytes": sum(p.stat().st_size for p in files),
         }
 
-
     def tally(self, chapter: str | None = None) -> list[dict]:
         """One row per store file (a chapter and the model it records) and answering model: the calls, the model
         seconds they took when recorded, their prompt and completion tokens (``lcrag store stats``)."""
