@@ -407,6 +407,17 @@ def test_run_claims_decide_with_intervals():
     assert v.loc["C10", "verdict"] == "inconclusive" and "fewer than two length bins" in v.loc["C10", "evidence"]
 
 
+def test_a_length_bin_with_one_response_is_left_out_of_the_length_claims():
+    """Gemma-3's companion run: one response alone in the longest input bin (a one-value group has no bootstrap
+    interval); the claims compare the bins that hold two or more."""
+    per = _responses({"none": [0.5, 0.6, 0.7], "trunc512": [0.1, 0.2, 0.1, 0.2]})  # none: 5000 tokens
+    per.loc[0, "input_tokens"] = 9000  # alone in the last bin
+    v = _verdicts(per, {"input_tokens": [2048, 8000], "completion_tokens": [1000]})
+    assert "2048-8000 - <2048" in v.loc["C10", "our_value"] and "(n=1)" not in v.loc["C10", "our_value"]
+    one_bin = _verdicts(per.assign(input_tokens=[9000] + [1000] * 6), {"input_tokens": [2048], "completion_tokens": [1]})
+    assert "two or more responses" in one_bin.loc["C10", "evidence"]
+
+
 def test_trusted_judge_is_the_best_held_out_kappa_among_judges_with_enough_pairs():
     agree = pd.DataFrame({"judge": ["lexical", "lexical", "m", "m+words"], "half": ["fit", "held-out"] * 2,
                           "n": [700, 706, 40, 40], "kappa": [0.9, 0.57, 0.05, 0.6]})

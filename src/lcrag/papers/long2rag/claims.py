@@ -188,8 +188,8 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
     decides (the chapter passes the judge that agrees best with the humans); ``edges`` maps ``input_tokens`` /
     ``completion_tokens`` to their length-bin edges; ``agreement`` is :func:`.judges.judge_rank_agreement`'s result.
 
-    C12 and C13 compare variants paired over questions; C10 and C14 compare the first and the last non-empty
-    length bin, two independent groups of responses. A claim is reproduced when every interval lies on its side
+    C12 and C13 compare variants paired over questions; C10 and C14 compare the first and the last length bin
+    that hold two or more responses (one response has no interval), two independent groups of responses. A claim is reproduced when every interval lies on its side
     of 0, not reproduced when one lies on the other side, and inconclusive otherwise (or when not run).
 
     The floor (:func:`lcrag.book.verdicts.floor_reason`, rule 3) is read where the claim needs it: C12 and C13 say
@@ -244,10 +244,10 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
         groups = {}
         if cuts:
             binned = with_length_bins(mine, column, cuts).groupby("bin", observed=True)["recall"]
-            groups = {str(b): g for b, g in binned}
+            groups = {str(b): g for b, g in binned if len(g) >= 2}  # one response has no interval
         if len(groups) < 2:
             ledger.check(cid, text, paper_value="figure", our_value=None, passed=None,
-                         evidence=f"fewer than two length bins with responses; {ev}")
+                         evidence=f"fewer than two length bins with two or more responses; {ev}")
             continue
         (b0, first), (b1, last) = list(groups.items())[0], list(groups.items())[-1]
         lo, hi = unpaired_bootstrap_ci(last, first, n_boot=n_boot, seed=seed)
