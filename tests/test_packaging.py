@@ -27,8 +27,9 @@ def test_torch_is_pinned_to_the_cpu_wheel():
     assert "torch==2.13.0" in project["dependencies"]
 
 
-#: Tests of the built book and of whole chapter runs, kept apart from the package's unit tests (issue 19).
-APART = {"built_book", "chapters", "notebooks", "fixtures"}
+#: Tests of the built book, of whole chapter runs and of the scripts in benchmarks/, kept apart from the package's
+#: unit tests (issue 19).
+APART = {"built_book", "chapters", "notebooks", "fixtures", "benchmarks"}
 #: Test files that span several modules of their subpackage (named for what they cover), and this one.
 CROSS_MODULE = {"test_packaging.py", "data/test_loaders.py", "metrics/test_missing_answers.py", "retrieval/test_retrievers.py",
                 "synthesis/test_synthesis.py", "papers/long2rag/test_long2rag.py", "papers/longrag/test_pipeline.py",
