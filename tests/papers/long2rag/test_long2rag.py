@@ -537,6 +537,8 @@ def test_the_judges_rank_agreement_is_one_row_naming_both_judges():
     table = judges.rank_agreement_table(judges.judge_rank_agreement(kpr))
     assert len(table) == 1 and table.loc[0, "judges"] == "lexical, llm"
     assert table.loc[0, "spearman"] == pytest.approx(1.0) and table.loc[0, "n_systems"] == 3
+    lexical_only = kpr[kpr["judge"] == "lexical"]  # judge_answers="trusted": nothing to compare, an empty table
+    assert judges.judge_rank_agreement(lexical_only) is None and judges.rank_agreement_table(None).empty
 
 
 def test_the_key_point_pipeline_on_no_item_asks_nothing_and_says_so():

@@ -189,8 +189,9 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
     ``completion_tokens`` to their length-bin edges; ``agreement`` is :func:`.judges.judge_rank_agreement`'s result.
 
     C12 and C13 compare variants paired over questions; C10 and C14 compare the first and the last length bin
-    that hold two or more responses (one response has no interval), two independent groups of responses. A claim is reproduced when every interval lies on its side
-    of 0, not reproduced when one lies on the other side, and inconclusive otherwise (or when not run).
+    that hold two or more responses (one response has no interval), two independent groups of responses. A claim
+    is reproduced when every interval lies on its side of 0, not reproduced when one lies on the other side, and
+    inconclusive otherwise (or when not run).
 
     The floor (:func:`lcrag.book.verdicts.floor_reason`, rule 3) is read where the claim needs it: C12 and C13 say
     that a change (truncating; snippets or summaries instead of truncation) *lowers* KPR, so only the arm before
@@ -256,20 +257,19 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
                      f"= {_pp(last.mean() - first.mean())} [{_pp(lo)}, {_pp(hi)}]",
                      passed=_verdict(lo, hi, sign), evidence=f"{ev}; 95 % bootstrap interval, the two bins resampled apart",
                      floor=pooled)
+    c15 = {"claim_id": "C15", "text": "Two judges rank the same systems alike (Spearman >= 0.95)", "paper_value": 0.983}
     if agreement is not None and not np.isnan(agreement.get("spearman", np.nan)):
         lo, hi = spearman_interval(agreement["spearman"], agreement["n_systems"])
-        ledger.check("C15", "Two judges rank the same systems alike (Spearman >= 0.95)", paper_value=0.983,
-                     our_value=f"rho {agreement['spearman']:.3f} [{lo:.2f}, {hi:.2f}], tau {agreement['kendall']:.3f} "
-                     f"over {agreement['n_systems']} systems ({' vs '.join(agreement['judges'])})",
+        ledger.check(**c15, our_value=f"rho {agreement['spearman']:.3f} [{lo:.2f}, {hi:.2f}], tau "
+                     f"{agreement['kendall']:.3f} over {agreement['n_systems']} systems ({' vs '.join(agreement['judges'])})",
                      passed=True if lo >= 0.95 else False if hi < 0.95 else None,
                      evidence=f"{ev}; 95 % interval of rho (Fisher z, Bonett-Wright)", floor=pooled)
     elif agreement is None:  # one judge scored the answers (judge_answers="trusted")
-        ledger.check("C15", "Two judges rank the same systems alike (Spearman >= 0.95)", paper_value=0.983,
-                     our_value=None, passed=None, evidence=ev,
+        ledger.check(**c15, our_value=None, passed=None, evidence=ev,
                      not_run="answers judged by both judges (this run's judge_answers is 'trusted')")
     else:
-        ledger.check("C15", "Two judges rank the same systems alike (Spearman >= 0.95)", paper_value=0.983,
-                     our_value=None, passed=None, evidence=f"fewer than two systems scored by both judges; {ev}")
+        ledger.check(**c15, our_value=None, passed=None,
+                     evidence=f"fewer than two systems scored by both judges; {ev}")
     return ledger
 
 

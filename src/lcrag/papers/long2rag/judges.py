@@ -40,6 +40,11 @@ def judgment_frame(responses: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame
     return pd.DataFrame(rows, columns=["question_id", "variant", "key_point_id", "key_point", "response"])
 
 
+def llm_judge_name(spec: str, parse: str = "default") -> str:
+    """The ``judge`` label of the P6 judge ``spec`` read by ``parse``: the spec, with ``+<parse>`` unless default."""
+    return spec + ("" if parse == "default" else f"+{parse}")
+
+
 def judge_llm(model, pairs: pd.DataFrame, document: str = "response", claim: str = "key_point",
               max_tokens: int = 64, parse: str = "default", progress: bool = False) -> pd.DataFrame:
     """Eq. 1 by the P6 judge: one call per row of ``pairs`` (``document`` column as the Document, ``claim`` column
@@ -58,7 +63,7 @@ def judge_llm(model, pairs: pd.DataFrame, document: str = "response", claim: str
     judged["raw"] = [c.text for c in out]
     judged["label"] = [reader(c.text) for c in out]
     judged["value"] = [K.entailment_value(label) for label in judged["label"]]
-    judged["judge"] = model.spec + ("" if parse == "default" else f"+{parse}")
+    judged["judge"] = llm_judge_name(model.spec, parse)
     return judged
 
 
@@ -73,7 +78,7 @@ def judge_answers(model, pairs: pd.DataFrame, threshold: float, agreement: pd.Da
     KPR), so that a run whose lexical judge is trusted makes no judge call on its answers."""
     if which not in ANSWER_JUDGES:
         raise ValueError(f"judge_answers must be one of {ANSWER_JUDGES}, not {which!r}")
-    llm = model.spec + ("" if parse == "default" else f"+{parse}")
+    llm = llm_judge_name(model.spec, parse)
     use = {llm, "lexical"} if which == "both" else {trusted_judge(agreement, [llm, "lexical"])}
     parts = ([judge_llm(model, pairs, max_tokens=max_tokens, parse=parse)] if llm in use else []) + (
         [judge_lexical(pairs, threshold)] if "lexical" in use else [])
@@ -101,7 +106,7 @@ def reparse(judged: pd.DataFrame, parse: str) -> pd.DataFrame:
     out = judged.copy()
     out["label"] = [K.PARSERS[parse](t) for t in out["raw"]]
     out["value"] = [K.entailment_value(label) for label in out["label"]]
-    out["judge"] = out["judge"].str.split("+").str[0] + ("" if parse == "default" else f"+{parse}")
+    out["judge"] = [llm_judge_name(j.split("+")[0], parse) for j in out["judge"]]
     return out
 
 
@@ -177,12 +182,16 @@ def sample_pairs(pairs: pd.DataFrame, n: int, seed: int = 0, half: str = "held-o
     return picked.sort_index()
 
 
-def judge_rank_agreement(table: pd.DataFrame, systems: str = "variant", judges: Sequence[str] | None = None) -> dict:
-    """Spearman ρ and Kendall τ between two judges' KPR over the same systems (Table 3 analogue)."""
+def judge_rank_agreement(table: pd.DataFrame, systems: str = "variant",
+                         judges: Sequence[str] | None = None) -> dict | None:
+    """Spearman ρ and Kendall τ between two judges' KPR over the same systems (Table 3 analogue); None when one
+    judge scored them (``judge_answers="trusted"``: nothing to compare)."""
     from scipy.stats import kendalltau, spearmanr
 
     wide = table.pivot(index=systems, columns="judge", values="kpr").dropna()
     judges = list(judges or wide.columns)
+    if judges and len(judges) == 1 == table["judge"].nunique():
+        return None
     if len(judges) != 2:
         raise ValueError(f"need exactly two judges, got {judges}")
     a, b = wide[judges[0]], wide[judges[1]]
@@ -193,9 +202,9 @@ def judge_rank_agreement(table: pd.DataFrame, systems: str = "variant", judges: 
             "mean_difference": float((b - a).mean())}
 
 
-def rank_agreement_table(rank: dict) -> pd.DataFrame:
-    """:func:`judge_rank_agreement`'s result as a one-row table (the two judges' names joined)."""
-    return pd.DataFrame([{k: (", ".join(v) if isinstance(v, list) else v) for k, v in rank.items()}])
+def rank_agreement_table(rank: dict | None) -> pd.DataFrame:
+    """:func:`judge_rank_agreement`'s result as a one-row table (the two judges' names joined); no row for None."""
+    return pd.DataFrame([{k: (", ".join(v) if isinstance(v, list) else v) for k, v in rank.items()}] if rank else [])
 
 
 def agreement_study(bench: pd.DataFrame, human_yes: Sequence[str], model=None, llm_pairs: int = 0, seed: int = 0,
