@@ -245,6 +245,22 @@ def test_find_runs_keeps_the_latest_successful_run_of_the_preferred_profile(tmp_
     assert S.find_runs(tmp_path, profiles=["smoke"]).empty
 
 
+def test_find_runs_prefers_the_companion_run_the_book_makes(tmp_path):
+    """A run of another profile left in runs/ (an earlier lineup) does not hide the companion run that
+    notebooks/companions.yml lists, even when it is the preferred profile and the later one."""
+    write_run(tmp_path, "thesis", SMOL, {}, profile="companion", finished="2026-01-01T00:00:00+00:00")
+    write_run(tmp_path, "thesis", SMOL, {}, profile="default", finished="2026-01-03T00:00:00+00:00")
+    assert S.find_runs(tmp_path, profiles=["default", "companion"])["profile"].tolist() == ["default"]
+
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "thesis.md").write_text("# thesis\n", encoding="utf-8")
+    (tmp_path / "notebooks" / "companions.yml").write_text(
+        f"- model: {SMOL}\n  profile: companion\n  chapters: [thesis]\n", encoding="utf-8")
+    assert S.find_runs(tmp_path, profiles=["default", "companion"])["profile"].tolist() == ["companion"]
+    # a profile the synthesis does not read stays unread
+    assert S.find_runs(tmp_path, profiles=["default"])["profile"].tolist() == ["default"]
+
+
 def test_nothing_run_yet_is_said_not_raised(tmp_path):
     syn = S.synthesize(tmp_path)
     assert syn.models == [] and syn.comparisons.empty and syn.problems == []

@@ -123,6 +123,17 @@ def read_companions(root: Path | None = None) -> list[Companion]:
     return out
 
 
+def companion_profiles(root: Path | None = None) -> dict[tuple[str, str], str]:
+    """``(chapter, model spec) -> profile`` of each companion run in ``notebooks/companions.yml`` (the first
+    entry wins): the run of that model and chapter the book makes, which the synthesis prefers to any other
+    profile's run left in ``runs/`` by an earlier lineup or by hand."""
+    out: dict[tuple[str, str], str] = {}
+    for comp in read_companions(root):
+        for chapter in comp.chapters:
+            out.setdefault((chapter, comp.model), comp.profile)
+    return out
+
+
 def _family_chapters() -> tuple[str, ...]:
     from lcrag.chapters import chapters
 

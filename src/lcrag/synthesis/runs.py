@@ -14,6 +14,7 @@ import pandas as pd
 
 from lcrag import chapters as registered
 from lcrag.book import manifest as mf
+from lcrag.book.lineup import companion_profiles
 from lcrag.book.runner import runs_dir
 from lcrag.synthesis.family import families
 
@@ -48,12 +49,15 @@ def find_runs(
     chapters: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """The latest successful run of each chapter (default: every registered family's) and model directory,
-    among ``profiles`` (earlier ones win).
+    among ``profiles`` (earlier ones win), except that the run the book makes of a companion
+    (:func:`lcrag.book.lineup.companion_profiles` of ``root``'s ``notebooks/companions.yml``) wins over that model's
+    runs of other profiles: a ``default`` run left from an earlier lineup does not hide the current ``companion`` one.
 
     Reads ``runs/<slug>/<profile>/<chapter>/manifest.json``; a run that failed, was interrupted, or is still
     running (no manifest yet) does not count. Columns: :data:`RUN_COLUMNS`.
     """
     profiles = list(profiles)
+    lineup = companion_profiles(root)
     chapters = [f.name for f in families()] if chapters is None else list(chapters)
     rows = []
     for m_path in sorted(runs_dir(root).glob(f"*/*/*/{mf.MANIFEST_FILE}")):
@@ -81,7 +85,8 @@ def find_runs(
     runs = pd.DataFrame(rows, columns=list(RUN_COLUMNS))
     if runs.empty:
         return runs
-    runs["_rank"] = runs["profile"].map(profiles.index)
+    runs["_rank"] = [-1 if lineup.get((c, m)) == p else profiles.index(p)
+                     for c, m, p in zip(runs["chapter"], runs["model"], runs["profile"])]
     runs = runs.sort_values(["chapter", "slug", "_rank", "finished"], ascending=[True, True, True, False])
     return runs.drop_duplicates(["chapter", "slug"]).drop(columns="_rank").reset_index(drop=True)
 
