@@ -86,7 +86,7 @@ def find_runs(
     if runs.empty:
         return runs
     runs["_rank"] = [-1 if lineup.get((c, m)) == p else profiles.index(p)
-                     for c, m, p in zip(runs["chapter"], runs["model"], runs["profile"])]
+                     for c, m, p in zip(runs["chapter"], runs["model"], runs["profile"], strict=True)]
     runs = runs.sort_values(["chapter", "slug", "_rank", "finished"], ascending=[True, True, True, False])
     return runs.drop_duplicates(["chapter", "slug"]).drop(columns="_rank").reset_index(drop=True)
 
