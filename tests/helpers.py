@@ -15,6 +15,29 @@ FIXTURES = ROOT / "tests" / "fixtures"
 SHARED = ROOT.parent / "shared"  # the papers and the data mirror beside the checkout (CI has them there)
 
 
+MYST_HEADER = """\
+---
+jupytext:
+  text_representation:
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+"""
+
+
+def myst_notebook(parameters: str, *cells: str, title: str = "") -> str:
+    """A jupytext MyST notebook: ``title`` (a markdown line), a parameters cell holding ``parameters``, then one
+    code cell per entry of ``cells``."""
+    def cell(source: str, tags: str = "") -> str:
+        return f"```{{code-cell}} ipython3\n{tags}{source.strip()}\n```\n"
+
+    head = MYST_HEADER + (f"\n{title}\n" if title else "")
+    return "\n".join([head, cell(parameters, ":tags: [parameters]\n\n"), *map(cell, cells)])
+
+
 def fetched_data_dir(mirror: Path, tmp_path_factory, datasets: list[str]):
     """Generator for a module fixture: LCRAG_DATA_DIR -> a fresh tmp dir holding ``datasets`` copied from the
     mirror (a clean clone has no ``data/files``)."""

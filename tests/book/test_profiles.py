@@ -6,6 +6,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import myst_notebook
 
 from lcrag import config
 from lcrag.book.profiles import (
@@ -19,30 +20,6 @@ from lcrag.book.profiles import (
     parse_parameters,
     resolve,
 )
-
-NOTEBOOK = """\
----
-jupytext:
-  text_representation:
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
-# A chapter
-
-```{{code-cell}} ipython3
-:tags: [parameters]
-
-{params}
-```
-
-```{{code-cell}} ipython3
-print(n)
-```
-"""
 
 PARAMS = """\
 model = None
@@ -58,7 +35,7 @@ sizes = [512, 1024]
 def make_project(root: Path, params: str = PARAMS, profiles: str | None = None, chapter: str = "ch") -> Path:
     nb_dir = root / "notebooks"
     nb_dir.mkdir(parents=True, exist_ok=True)
-    (nb_dir / f"{chapter}.md").write_text(NOTEBOOK.format(params=params), encoding="utf-8")
+    (nb_dir / f"{chapter}.md").write_text(myst_notebook(params, "print(n)", title="# A chapter"), encoding="utf-8")
     if profiles is not None:
         (nb_dir / "profiles.yml").write_text(textwrap.dedent(profiles), encoding="utf-8")
     return root

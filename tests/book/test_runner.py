@@ -190,32 +190,7 @@ def test_toc_chapters_of_the_real_book():
     assert "claims" not in toc_chapters()
 
 
-SLEEPY = """\
----
-jupytext:
-  text_representation:
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
-```{code-cell} ipython3
-:tags: [parameters]
-
-seconds = 120
-```
-
-```{code-cell} ipython3
-open("started.txt", "w").write("yes")
-```
-
-```{code-cell} ipython3
-import time
-time.sleep(seconds)
-```
-"""
+SLEEPY = helpers.myst_notebook("seconds = 120", 'open("started.txt", "w").write("yes")', "import time\ntime.sleep(seconds)")
 
 
 def _start_sleepy(project: Path, out: Path) -> subprocess.Popen:
