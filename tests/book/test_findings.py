@@ -29,8 +29,18 @@ def test_claims_are_counted_by_source_and_verdict_and_the_floor_is_named():
     assert "published numbers or released files, 3 in all: 2 reproduced, 1 not reproduced." in text
     assert "checked on our run with local/m, 3 in all: 1 inconclusive, 2 not testable with this model." in text
     assert "at the floor on the arms of H2, H3" in text
-    assert "computed without any model (not about a model's behaviour), 1 in all: 1 reproduced." in text
+    assert "call no language model (not about a language model's behaviour), 1 in all: 1 reproduced." in text
     assert claims_sentences(_claims([])) == ["This chapter checks no claim."]
+    assert "not testable here" not in text
+
+
+def test_no_model_checks_that_need_the_papers_embedding_model_are_named():
+    claims = _claims([("H6", "no model", REPRODUCED, "no model"), ("H6b", "no model", NOT_TESTABLE, "no model"),
+                      ("H16", "no model", NOT_TESTABLE, "no model")])
+    text = " ".join(claims_sentences(claims))
+    assert "call no language model (not about a language model's behaviour), 3 in all: 1 reproduced, 2 not " in text
+    assert "H6b, H16: not testable here, because the paper's values come from another model" in text
+    assert "at the floor" not in text
 
 
 def test_claims_on_our_runs_are_counted_per_model_and_no_model_checks_are_not_behaviour():

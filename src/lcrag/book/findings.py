@@ -57,8 +57,13 @@ def claims_sentences(claims: pd.DataFrame) -> list[str]:
                        "floor (the evidence column names the datasets or arms left out).")
     computed = claims[claims["source"] == NO_MODEL]
     if len(computed):
-        out.append(f"Of the checks computed without any model (not about a model's behaviour), {len(computed)} in "
-                   f"all: {_counts(computed)}.")
+        out.append(f"Of the checks that call no language model (not about a language model's behaviour), "
+                   f"{len(computed)} in all: {_counts(computed)}.")
+        unfit = computed[computed["verdict"] == NOT_TESTABLE]
+        if len(unfit):
+            out.append(f"{', '.join(map(str, unfit['claim_id']))}: not testable here, because the paper's values come "
+                       "from another model than the one these checks use (an embedding model: the evidence column "
+                       "says which).")
     return out
 
 

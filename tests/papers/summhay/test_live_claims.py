@@ -55,7 +55,7 @@ def test_what_we_found_counts_each_model_apart_and_no_model_claims_not_as_behavi
     text = " ".join(claims_sentences(claims))
     assert f"checked on our run with {SMOL}, 3 in all: 3 not testable with this model." in text
     assert f"checked on our run with {QWEN}, 1 in all: 1 not reproduced." in text
-    assert "computed without any model (not about a model's behaviour), 1 in all: 1 not reproduced." in text
+    assert "call no language model (not about a language model's behaviour), 1 in all: 1 not reproduced." in text
 
 
 def test_the_claims_page_counts_the_no_model_source_and_lists_each_model_once():
