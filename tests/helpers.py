@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -73,3 +77,62 @@ def copy_book(dest: Path) -> Path:
     (dest / "notebooks").mkdir()
     (dest / "notebooks" / "profiles.yml").write_text("quickstart:\n  default: {}\n", encoding="utf-8")
     return dest
+
+
+# ------------------------------------------------------------------ the thesis chapter (tests/papers/thesis)
+
+MQ_REMOVED = [5, 16, 21, 27, 31, 41, 58, 59, 62, 81, 82, 84, 85, 96, 97, 100]  # thesis Table 6.2
+
+
+def thesis_shaped(counts: dict[str, int] | None = None, raw_wrong: int = 8) -> pd.DataFrame:
+    """A scored table whose Full / RAG(CQT) / Evidence correctness reproduces ``counts`` (BAMBOO prompt; the
+    thesis's Fig. 6.3 counts by default)."""
+    import pandas as pd
+
+    from lcrag.papers.thesis import numbers
+
+    counts = numbers.THESIS_FIG_6_3 if counts is None else counts
+    rows, case = [], 0
+    for pattern, n in counts.items():
+        for _ in range(n):
+            case += 1
+            task = "meetingqa" if case <= 84 else "paperqa"
+            for setting, pipeline, ok in (
+                ("full", "-", pattern[0] == "F"),
+                ("rag", "CQT", pattern[1] == "R"),
+                ("evidence", "-", pattern[2] == "E"),
+            ):
+                rows.append(
+                    {
+                        "task": task,
+                        "case": case,
+                        "setting": setting,
+                        "pipeline": pipeline,
+                        "prompt": "BAMBOO",
+                        "kept": True,
+                        "answer": "A",
+                        "correct": ok,
+                        "correct_raw": ok and not (setting == "full" and case <= raw_wrong),
+                        "correct_logprob": False,
+                        "pred_logprob": None,
+                        "pred_lenient": "A" if ok else "B",
+                        "status": "letter",
+                        "prompt_tokens": 3000 if setting == "full" else 700,
+                        "completion_tokens": 2,
+                        "context_chars": 12000 if setting == "full" else 2500,
+                        "truncated": False,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def with_grid(base: pd.DataFrame, runs: dict[tuple[str, str, str], list[bool]]) -> pd.DataFrame:
+    """``base`` plus grid runs ``(setting, pipeline, prompt) -> correctness`` on its first cases, in case order."""
+    import pandas as pd
+
+    cases = base.drop_duplicates("case")[["task", "case"]].reset_index(drop=True)
+    template = base.iloc[0].to_dict()
+    rows = [{**template, "task": cases.loc[i, "task"], "case": cases.loc[i, "case"], "setting": st, "pipeline": pl,
+             "prompt": pr, "correct": ok, "correct_raw": ok} for (st, pl, pr), oks in runs.items()
+            for i, ok in enumerate(oks)]
+    return pd.concat([base, pd.DataFrame(rows)], ignore_index=True)

@@ -7,8 +7,10 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy.stats import binomtest
 
 from lcrag import stats
+from lcrag.stats import bootstrap_ci, mcnemar_test, paired_bootstrap_ci
 
 
 def coverage(method: str, p: float = 0.7, n: int = 12, reps: int = 300) -> float:
@@ -88,3 +90,26 @@ def test_spearman_interval_follows_fisher_z_and_widens_with_few_items():
     lo30, hi30 = spearman_interval(0.714, 30)
     assert lo < lo30 < 0.714 < hi30 < hi
     assert spearman_interval(0.9, 3) == (-1.0, 1.0) and spearman_interval(float("nan"), 10) == (-1.0, 1.0)
+
+
+def test_bootstrap_intervals():
+    x = np.array([1] * 30 + [0] * 10)
+    lo, hi = bootstrap_ci(x, n_boot=2000, seed=0)
+    assert lo < 0.75 < hi and 0.55 < lo and hi < 0.9
+    assert bootstrap_ci(x, seed=0) == bootstrap_ci(x, seed=0)
+    assert bootstrap_ci(np.ones(5)) == pytest.approx((0.025 ** (1 / 5), 1.0))  # 5 of 5: Clopper-Pearson's
+    assert all(np.isnan(bootstrap_ci([])))
+    w = 1 - 0.025 ** (1 / 4)  # two runs that agree on all 4 cases: up to 60 % of cases could still differ
+    assert paired_bootstrap_ci([1, 1, 1, 0], [1, 1, 1, 0]) == pytest.approx((-w, w))
+    with pytest.raises(ValueError, match="same length"):
+        paired_bootstrap_ci([1, 0], [1])
+
+
+def test_mcnemar_exact_by_hand():
+    a = np.array([1] * 10 + [0] * 2 + [1] * 20 + [0] * 5, dtype=bool)
+    b = np.array([0] * 10 + [1] * 2 + [1] * 20 + [0] * 5, dtype=bool)
+    m = mcnemar_test(a, b)
+    assert (m["a_only"], m["b_only"], m["n"]) == (10, 2, 37)
+    assert m["p_value"] == pytest.approx(binomtest(10, 12, 0.5).pvalue) == pytest.approx(0.03857, abs=1e-4)
+    assert m["chi2"] == pytest.approx(49 / 12)
+    assert mcnemar_test([True, False], [True, False])["p_value"] == 1.0

@@ -1,0 +1,127 @@
+"""Long²RAG's claims (lcrag.papers.long2rag.claims): the paper's tables, and runs decided on intervals."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from lcrag.book.claims import NOT_TESTABLE, ClaimsLedger
+from lcrag.papers.long2rag import claims as long2rag_claims
+
+
+def test_paper_claims():
+    ledger = long2rag_claims.paper_claims(
+        ClaimsLedger("long2rag", paper="long2rag", model=long2rag_claims.PAPER_TABLES_MODEL))
+    v = ledger.table().set_index("claim_id")["verdict"]
+    assert len(v) == 21 and set(v.index) == {f"C{i}" for i in range(1, 22)}
+    assert all(v[c] == "reproduced" for c in ("C1", "C2", "C3", "C4", "C5", "C9", "C12", "C15", "C16", "C19"))
+    assert v["C13"] == "not reproduced"  # Qwen2-72B's snippet beats trunks 512 and 1024
+    assert all(v[c] == "inconclusive" for c in ("C6", "C7", "C8", "C10", "C11", "C14", "C17", "C18", "C20", "C21"))
+
+
+def _responses(variant_recalls: dict[str, list[float]], judge: str = "j") -> pd.DataFrame:
+    """Per-response KPR rows as response_kpr gives them: question i of each variant; input length 1000 for
+    trunc*, snippet and summary, 5000 for none; generation length 10 * (i + 1)."""
+    rows = []
+    for variant, recalls in variant_recalls.items():
+        for i, r in enumerate(recalls):
+            rows.append({"judge": judge, "variant": variant, "question_id": f"q{i}", "recall": r,
+                         "input_tokens": 5000 if variant == "none" else 1000, "completion_tokens": 10 * (i + 1)})
+    return pd.DataFrame(rows)
+
+
+def _verdicts(per, edges=None, rank=None):
+    ledger = ClaimsLedger("long2rag", paper="long2rag", model="m")
+    long2rag_claims.run_claims(ledger, per, "j", edges, rank, n_boot=500)
+    return ledger.table().set_index("claim_id")
+
+
+def test_run_claims_decide_with_intervals():
+    edges = {"input_tokens": [2048], "completion_tokens": [25]}
+    rank = {"spearman": 1.0, "kendall": 1.0, "n_systems": 4, "judges": ["j", "k"]}
+    clear = _responses({"none": [0.6, 0.7, 0.8, 0.9, 0.6, 0.7], "trunc512": [0.4, 0.5, 0.5, 0.6, 0.4, 0.5],
+                        "snippet": [0.1, 0.2, 0.1, 0.2, 0.1, 0.2], "summary": [0.1, 0.1, 0.2, 0.1, 0.1, 0.1]})
+    v = _verdicts(clear, edges, rank)
+    assert v.loc["C12", "verdict"] == "reproduced" and v.loc["C13", "verdict"] == "reproduced"
+    assert v.loc["C10", "verdict"] == "not reproduced"  # the long inputs (none, 5000 tokens) recall the most
+    assert v.loc["C14", "verdict"] == "inconclusive"  # generation length unrelated to recall here
+    assert "none - trunc512 +0.2" in v.loc["C12", "our_value"] and "[" in v.loc["C12", "our_value"]
+    assert v.loc["C15", "verdict"] == "reproduced"
+    # a difference of one key point in one question is noise, not a trend: inconclusive
+    noise = _responses({"none": [0.2, 0.2, 0.2, 0.3, 0.2, 0.2], "trunc512": [0.2] * 6})
+    v = _verdicts(noise, edges)
+    assert v.loc["C12", "verdict"] == "inconclusive" and v.loc["C13", "verdict"] == "inconclusive"
+    # a model that recalls (almost) nothing: every comparison is at the floor, not testable with this model
+    v = _verdicts(_responses({"none": [0.0, 0.0, 0.0, 0.1, 0.0, 0.0], "trunc512": [0.0] * 6}), edges, rank)
+    assert set(v.loc[["C12", "C10", "C14", "C15"], "verdict"]) == {"not testable with this model"}
+    assert v.loc["C12", "evidence"].endswith("at the floor: none (mean KPR): score 0.017 below 0.05")
+    assert v.loc["C14", "evidence"].endswith("at the floor: all responses (mean KPR): score 0.008 below 0.05")
+    # truncation taking KPR to the floor is the effect C12 measures (the full documents are above it); a C13 pair
+    # whose truncated arm is at the floor decides nothing, the other pair decides (here: not lower, inconclusive)
+    cut = _responses({"none": [0.6, 0.7, 0.8, 0.9, 0.6, 0.7], "trunc512": [0.0] * 6,
+                      "trunc2048": [0.5, 0.6, 0.5, 0.6, 0.5, 0.6], "snippet": [0.5, 0.6, 0.6, 0.5, 0.6, 0.5]})
+    v = _verdicts(cut, edges, rank)
+    assert v.loc["C12", "verdict"] == "reproduced" and "at the floor" not in v.loc["C12", "evidence"]
+    assert v.loc["C13", "verdict"] == "inconclusive"
+    assert "not deciding (at the floor): trunc512 (mean KPR): score 0.000 below 0.05" in v.loc["C13", "evidence"]
+    assert v.loc["C15", "verdict"] == "reproduced"  # the pooled KPR is above the floor
+    assert v.loc["C13", "evidence"].count("trunc512 (mean KPR)") == 1
+    # two judges' rankings of 6 systems: rho 0.71 has an interval from about -0.4 to 0.97, which holds 0.95
+    for rho, n, verdict in [(0.714, 6, "inconclusive"), (0.6, 40, "not reproduced"), (0.995, 30, "reproduced")]:
+        v = _verdicts(cut, edges, {"spearman": rho, "kendall": rho, "n_systems": n, "judges": ["j", "k"]})
+        assert v.loc["C15", "verdict"] == verdict, (rho, n)
+    assert "rho 0.995 [0.99, 1.00]" in v.loc["C15", "our_value"]
+    # every C13 pair floored: not testable
+    v = _verdicts(_responses({"none": [0.6] * 6, "trunc512": [0.0] * 6, "snippet": [0.0] * 6}), edges)
+    assert v.loc["C13", "verdict"] == "not testable with this model"
+    # a pair above the floor that goes the other way refutes C13 even when another pair is floored
+    v = _verdicts(_responses({"none": [0.6] * 6, "trunc512": [0.0] * 6, "trunc2048": [0.2, 0.1, 0.2, 0.1, 0.2, 0.1],
+                              "snippet": [0.5, 0.6, 0.6, 0.5, 0.6, 0.5]}), edges)
+    assert v.loc["C13", "verdict"] == "not reproduced"
+    # truncation clearly raising KPR: not reproduced
+    v = _verdicts(_responses({"none": [0.1] * 6, "trunc512": [0.5, 0.6, 0.5, 0.6, 0.5, 0.6]}), edges)
+    assert v.loc["C12", "verdict"] == "not reproduced" and v.loc["C10", "verdict"] == "reproduced"
+    # one length bin only: inconclusive, with the reason
+    v = _verdicts(_responses({"none": [0.5] * 4}), {"input_tokens": [8000], "completion_tokens": [1000]})
+    assert v.loc["C10", "verdict"] == "inconclusive" and "fewer than two length bins" in v.loc["C10", "evidence"]
+
+
+def test_a_length_bin_with_one_response_is_left_out_of_the_length_claims():
+    """Gemma-3's companion run: one response alone in the longest input bin (a one-value group has no bootstrap
+    interval); the claims compare the bins that hold two or more."""
+    per = _responses({"none": [0.5, 0.6, 0.7], "trunc512": [0.1, 0.2, 0.1, 0.2]})  # none: 5000 tokens
+    per.loc[0, "input_tokens"] = 9000  # alone in the last bin
+    v = _verdicts(per, {"input_tokens": [2048, 8000], "completion_tokens": [1000]})
+    assert "2048-8000 - <2048" in v.loc["C10", "our_value"] and "(n=1)" not in v.loc["C10", "our_value"]
+    one_bin = _verdicts(per.assign(input_tokens=[9000] + [1000] * 6), {"input_tokens": [2048], "completion_tokens": [1]})
+    assert "two or more responses" in one_bin.loc["C10", "evidence"]
+
+
+def test_one_judge_on_the_answers_leaves_the_rank_claim_not_run():
+    v = _verdicts(_responses({"none": [0.6, 0.7, 0.8, 0.9], "trunc512": [0.4, 0.5, 0.5, 0.6]}))
+    assert v.loc["C15", "verdict"] == NOT_TESTABLE and "not run" in v.loc["C15", "evidence"]
+    assert "judge_answers is 'trusted'" in v.loc["C15", "evidence"]
+
+
+def test_c12_and_the_synthesis_share_the_chapters_floor_rule():
+    """One floor rule for "truncating lowers KPR" (:func:`claims.truncation_floor`): at the edge of the floor (the
+    whole documents' mean KPR 0.045 against 0.05, which is not below it) claim C12 and the synthesis's whole vs
+    truncated rows are both not testable, or neither, with the same reason; the truncated arm's KPR (here 0) never
+    makes them so."""
+    from lcrag.papers.long2rag import comparison
+    from lcrag.synthesis import NOT_TESTABLE as SYNTHESIS_NOT_TESTABLE
+
+    assert comparison.truncation_floor is long2rag_claims.truncation_floor  # the synthesis asks the chapter's rule
+    assert comparison.question_kpr is long2rag_claims.question_kpr  # ... on the same per-question KPR
+    for first, floored in ((0.9, True), (1.0, False)):  # mean over 20 questions: 0.045, 0.05
+        per = _responses({"none": [first] + [0.0] * 19, "trunc512": [0.0] * 20, "trunc2048": [0.0] * 20})
+        claim = _verdicts(per).loc["C12"]
+        rows = comparison.comparisons(per.assign(model="m", source="run"), {"m": "j"}, n_boot=200)
+        assert [r["other_arm"] for r in rows] == ["trunc2048", "trunc512"]  # the least severe cut first
+        assert (claim["verdict"] == NOT_TESTABLE) is floored, first
+        assert all((r["reading"] == SYNTHESIS_NOT_TESTABLE) is floored for r in rows), first
+        why = long2rag_claims.truncation_floor(long2rag_claims.question_kpr(per, "j"))
+        assert (why is not None) is floored
+        if floored:
+            assert why == "none (mean KPR): score 0.045 below 0.05"
+            assert claim["evidence"].endswith(f"at the floor: {why}")
+            assert all(r["evidence"].endswith(f"at the floor: {why}") for r in rows)

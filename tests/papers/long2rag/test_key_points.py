@@ -1,0 +1,53 @@
+"""Long²RAG's key-point pipeline (lcrag.papers.long2rag.key_points): P5 / P7 parsers, AutoDS, KPP support."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from lcrag.papers.long2rag import key_points
+
+
+def test_parse_points_and_dedup():
+    text = (" Point 1: <point_start>Calls are inherited.<point_end><span_start>Calls are genetic<span_end>\n"
+            "Point 2: <point_start>Songs are learned.<point_end><span_start>a<span_end><span_start>b<span_end>\n"
+            "Point 3: plain text point")
+    pts = key_points.parse_points(text)
+    assert [p["point"] for p in pts] == ["Calls are inherited.", "Songs are learned.", "plain text point"]
+    assert pts[1]["spans"] == ["a", "b"]
+    groups, check = key_points.parse_dedup("Point 1: Calls inherited. [1, 2]\nPoint 2: Songs. [3]", 3)
+    assert check["ok"] and groups[0]["sources"] == [1, 2]
+    _, bad = key_points.parse_dedup("Point 1: x [1, 2]\nPoint 2: y [2, 5]", 4)
+    assert bad == {"ok": False, "missing": [3, 4], "repeated": [2], "unknown": [5]}
+
+
+def test_autods_score():
+    assert key_points.yes_no_score({"YES": math.log(0.6), " NO": math.log(0.2)}) == pytest.approx(0.75)
+    assert key_points.yes_no_score({"Yes": -1.0, "yes": -0.5}) == 1.0
+    assert math.isnan(key_points.yes_no_score({"The": -0.1}))
+
+
+def test_a_point_without_content_words_is_not_counted_in_kpp():
+    """The 1.5B's P5 extraction can give a point of stop words only; it states nothing, so it is neither a point
+    nor supported (it made the chapter fail with "the needle has no content words")."""
+    point_support = key_points.point_support
+    doc = "The Demon 170 reaches 1,025 hp on E85. Its tank drains in seven minutes."
+    assert point_support(["The Demon 170 reaches 1,025 hp on E85.", "It is what it is.", "The tank lasts a day."],
+                         doc, 0.6) == (2, 1)
+    assert point_support(["It is."], doc, 0.6) == (0, 0)
+
+
+def test_the_key_point_pipeline_on_no_item_asks_nothing_and_says_so():
+    """``kp_items = 0`` (the companion profile): every stage's table is empty with its columns, and the summary
+    says the section ran on no item."""
+    from lcrag.models import get_model
+
+    model = get_model("local/smollm2-135m-instruct")
+    items = pd.DataFrame({"question_id": ["q"], "question": ["Q?"], "key_points": [["a b c"]], "documents": [["d"]]})
+    run = key_points.pipeline(model, items.head(0), 0.5, 8, 8, autods_points=4)
+    assert run["recovery"].empty and list(run["recovery"].columns) == list(key_points.RECOVERY_COLUMNS)
+    assert run["extracted"].empty and run["deduped"].empty and run["scored"].empty
+    summary, note = key_points.stage_summary(run)
+    assert summary.empty and note == "the key-point pipeline ran on no item (kp_items = 0)"

@@ -1,0 +1,110 @@
+"""The thesis's accuracies and interval decisions (lcrag.papers.thesis.accuracy), floor rule included."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from helpers import thesis_shaped
+from helpers import with_grid as _with_grid
+from scipy.stats import binomtest
+
+from lcrag.book.claims import NOT_TESTABLE, ClaimsLedger
+from lcrag.papers.thesis import accuracy, numbers
+from lcrag.papers.thesis import claims as thesis_claims
+
+
+def test_fig_6_3_counts_give_the_thesis_accuracies():
+    assert sum(numbers.THESIS_FIG_6_3.values()) == 158
+    acc = accuracy.accuracy_table(thesis_shaped()).set_index("run")
+    assert acc.loc["Full", "correct"] == 129 and acc.loc["RAG CQT", "correct"] == 119
+    assert acc.loc["Evidence", "correct"] == 143
+    assert 100 * acc.loc["Evidence", "accuracy"] == pytest.approx(90.51, abs=0.01)
+
+
+def test_an_interaction_is_the_mean_per_case_difference_of_differences():
+    base = thesis_shaped()
+    g = _with_grid(base, {("rag", "A", "P"): [True, True, False, False], ("rag", "B", "P"): [False, True, False, True],
+                          ("rag", "A", "Q"): [True, False, False, False], ("rag", "B", "Q"): [True, False, False, False]})
+    d = accuracy.interaction_difference(g, ("rag", "A", "P"), ("rag", "B", "P"), ("rag", "A", "Q"), ("rag", "B", "Q"),
+                                        n_boot=200, seed=0)
+    assert d["n"] == 4 and d["diff"] == pytest.approx(0.0) and d["ci"][0] < 0 < d["ci"][1]
+    assert accuracy.all_of(True, None) is None and accuracy.all_of(True, False, None) is False
+    assert accuracy.all_of(True, True) is True
+    assert accuracy.all_of(np.float64(0.05) <= 3 / 158, True) is False  # a numpy bool counts
+    # "F-E nearly gone (at most 3 of 158)": 2 of 40 cannot show it, 40 of 158 refutes it, 0 of 500 shows it
+    share = thesis_claims._share_at_most
+    assert share(pd.DataFrame({"count": [2, 1], "n": [40, 40]}), 3 / 158) is None
+    assert share(pd.DataFrame({"count": [40], "n": [158]}), 3 / 158) is False
+    assert share(pd.DataFrame({"count": [0], "n": [500]}), 3 / 158) is True
+    # "F-E is RAG's largest failure region": decided by an exact test against the next largest pattern
+    largest = thesis_claims._largest
+    fig = numbers.THESIS_FIG_6_3
+    # the thesis's own counts, F-E 16 against --- 10, do not show it either (p = 0.16)
+    assert largest(pd.Series({p: fig[p] for p in ("F-E", "F--", "--E", "---")}), "F-E") is None
+    assert largest(pd.Series({"F-E": 21, "F--": 3, "--E": 10, "---": 32}), "F-E") is None  # 32 vs 21: p = 0.08
+    assert largest(pd.Series({"F-E": 30, "F--": 3, "--E": 10, "---": 5}), "F-E") is True
+    assert largest(pd.Series({"F-E": 5, "F--": 3, "--E": 10, "---": 32}), "F-E") is False
+
+
+def test_at_least_is_decided_on_the_whole_interval():
+    """H8's case: +8.23 pp [+3.2, +13.9] against "at least 5 pp" crosses the threshold: inconclusive, not reproduced
+    on its point value."""
+    assert accuracy.at_least(0.0823, (0.032, 0.139), 0.05) is None
+    assert accuracy.at_least(0.09, (0.06, 0.15), 0.05) is True
+    assert accuracy.at_least(0.01, (-0.02, 0.04), 0.05) is False
+    assert accuracy.at_least(0.06, (-0.01, 0.12), 0.05) is None
+
+
+def test_interval_in_decides_a_band_only_on_the_whole_interval():
+    assert accuracy.interval_in((0.73, 0.80), 0.72, 0.82) is True
+    assert accuracy.interval_in((0.524, 0.726), 0.72, 0.82) is None  # MeetingQA 53/84 against 77 ± 5
+    assert accuracy.interval_in((0.50, 0.71), 0.72, 0.82) is False
+    assert accuracy.interval_in((0.83, 0.90), 0.72, 0.82) is False
+    assert accuracy.interval_in((float("nan"), 0.5), 0.1) is None
+    assert accuracy.proportion_in(53, 84, 0.72, 0.82) is None and accuracy.proportion_in(24, 84, 0.72, 0.82) is False
+
+
+def _synthesis_rows(tmp_path, scored: pd.DataFrame) -> pd.DataFrame:
+    """The synthesis's thesis rows (``lcrag.papers.thesis.comparison``) on a run of ``scored``: accuracy.csv and
+    paired_tests.csv saved as the chapter saves them, read back as the synthesis reads them."""
+    from lcrag.papers.thesis import comparison
+
+    kept = scored[scored["kept"]]
+    accuracy.accuracy_table(kept, n_boot=200).to_csv(tmp_path / "accuracy.csv", index=False)
+    accuracy.paired_tests(kept, accuracy.standard_pairs(scored), n_boot=200).to_csv(
+        tmp_path / "paired_tests.csv", index=False)
+    runs = pd.DataFrame([{"chapter": "thesis", "model": "m", "slug": "m", "profile": "default", "finished": "",
+                          "book": True, "run_dir": str(tmp_path)}])
+    problems: list[str] = []
+    rows = comparison.comparisons(runs, comparison.arms(runs, problems), problems)
+    assert problems == []
+    return pd.DataFrame(rows).set_index("other_arm")
+
+
+@pytest.mark.parametrize("arm", ["RAG CQT", "Evidence"])
+def test_the_claims_and_the_synthesis_share_the_chapters_floor_rule(tmp_path, arm):
+    """One floor rule (:func:`accuracy.accuracy_floor`) for the claims and the synthesis's row: at the edge of the
+    floor (50 of 158 right: the exact interval still reaches 1/4; 51: it does not) the claim on the arm (H7 for
+    RAG, H8 for Evidence vs Full) and the synthesis's Full vs arm row are both not testable, or neither."""
+    from lcrag.papers.thesis import comparison
+    from lcrag.synthesis import NOT_TESTABLE as SYNTHESIS_NOT_TESTABLE
+
+    assert comparison.accuracy_floor is accuracy.accuracy_floor  # the synthesis asks the chapter's rule
+    assert binomtest(50, 158, 0.25).proportion_ci(0.95, method="exact").low <= 0.25
+    assert binomtest(51, 158, 0.25).proportion_ci(0.95, method="exact").low > 0.25
+    claim = {"RAG CQT": "H7", "Evidence": "H8"}[arm]
+    for right, floored in ((50, True), (51, False)):
+        counts = {"FRE": right, "F-E": 158 - right} if arm == "RAG CQT" else {"FRE": right, "FR-": 158 - right}
+        scored = thesis_shaped(counts)
+        t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), scored,
+                                       n_boot=200).set_index("claim_id")
+        row = _synthesis_rows(tmp_path, scored).loc[arm]
+        assert (t.loc[claim, "verdict"] == NOT_TESTABLE) is floored, (arm, right)
+        assert (row["reading"] == SYNTHESIS_NOT_TESTABLE) is floored, (arm, right)
+        why = f"accuracy {right / 158:.2f} of 158, interval contains chance 0.25"
+        assert (why in t.loc[claim, "evidence"]) is floored and (why in row["evidence"]) is floored
+        # the same counts give the same answer from the chapter's floor_of and the shared rule
+        run = ("rag", "CQT", "BAMBOO") if arm == "RAG CQT" else ("evidence", "-", "BAMBOO")
+        assert (accuracy.floor_of(scored, [run]) is not None) is floored
+        assert (accuracy.accuracy_floor({arm: (right, 158)}) is not None) is floored

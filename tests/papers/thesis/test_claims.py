@@ -1,0 +1,200 @@
+"""The thesis's claims (lcrag.papers.thesis.claims), decided on intervals over synthetic scored runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from helpers import thesis_shaped
+from helpers import with_grid as _with_grid
+
+from lcrag.book.claims import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, ClaimsLedger
+from lcrag.papers.thesis import accuracy, numbers
+from lcrag.papers.thesis import claims as thesis_claims
+
+
+def test_claims_on_the_thesis_own_counts():
+    """The thesis's own Fig. 6.3 counts decide neither H2 nor H8 on intervals (158 cases are too few for a 3 pp band
+    or a 5 pp threshold at +8.86 pp); Full > RAG(CQT) is not significant on them (H7)."""
+    ledger = ClaimsLedger("thesis", paper="thesis", model="gpt-3.5-turbo-0125 (synthetic)")
+    t = thesis_claims.check_claims(ledger, thesis_shaped(), n_boot=2000).set_index("claim_id")
+    assert t.loc["H2", "verdict"] == INCONCLUSIVE  # 129/158: Wilson [74.9, 86.9] reaches out of 81.65 ± 3
+    assert t.loc["H8", "verdict"] == INCONCLUSIVE  # +8.86 pp, its interval reaches below +5 pp
+    assert t.loc["H7", "verdict"] == INCONCLUSIVE  # F - R = 6.3 pp, 20 vs 10 discordant: McNemar p = 0.10
+    assert t.loc["H3", "verdict"] == NOT_TESTABLE  # no CTX1 / CTX2 runs
+    assert "H4" not in t.index
+
+
+def test_claims_fail_when_rag_wins():
+    flipped = dict(numbers.THESIS_FIG_6_3)
+    flipped["F-E"], flipped["-RE"], flipped["FRE"] = 2, 50, 82  # still 158 cases
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(flipped)).set_index(
+        "claim_id"
+    )
+    assert t.loc["H7", "verdict"] == NOT_REPRODUCED
+    assert t.loc["H2", "verdict"] == NOT_REPRODUCED
+
+
+def test_h15_similar_accuracy_is_an_equivalence_test():
+    """H15: RAG sends a quarter of Full's tokens or less at similar accuracy, "similar" meaning the 95 % interval of
+    Full - RAG lies below +2 pp (the inventory's "within about 2 pp"); a point difference under 2 pp is not
+    enough."""
+    def h15(counts, ratio):
+        scored = thesis_shaped(counts)
+        rag = scored["setting"] == "rag"
+        scored["prompt_tokens"] = np.where(rag, 3000 / ratio, 3000.0)  # Full: 3000 tokens on every case
+        t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), scored, n_boot=2000)
+        return t.set_index("claim_id").loc["H15"]
+
+    assert h15(numbers.THESIS_FIG_6_3, 5.0)["verdict"] == INCONCLUSIVE  # Full - RAG = +6.3 pp [+1.3, +11.4]
+    flipped = dict(numbers.THESIS_FIG_6_3)
+    flipped["F-E"], flipped["-RE"], flipped["FRE"] = 2, 50, 82  # RAG ahead
+    assert h15(flipped, 5.0)["verdict"] == REPRODUCED  # the interval of Full - RAG lies below +2 pp
+    assert h15(flipped, 3.0)["verdict"] == NOT_REPRODUCED  # a third of the tokens: not the claimed saving
+    assert accuracy.within_margin((0.01, 0.11), 0.02) is None
+    assert accuracy.within_margin((0.03, 0.11), 0.02) is False
+
+
+def test_h15_decides_the_token_ratio_on_its_interval():
+    """"At least 4 times fewer tokens": per-case ratios of 3 and 5.2 average 4.1, but their interval reaches below 4."""
+    flipped = dict(numbers.THESIS_FIG_6_3)
+    flipped["F-E"], flipped["-RE"], flipped["FRE"] = 2, 50, 82  # RAG ahead: similar accuracy holds
+    scored = thesis_shaped(flipped)
+    rag = (scored["setting"] == "rag").to_numpy()
+    cycle = np.resize([1000.0, 3000 / 5.2], len(scored))  # alternate cases: ratio 3, ratio 5.2
+    scored["prompt_tokens"] = np.where(rag, cycle, 3000.0)
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), scored, n_boot=2000)
+    h15 = t.set_index("claim_id").loc["H15"]
+    assert h15["verdict"] == INCONCLUSIVE and "× 4.1 [" in h15["our_value"]
+
+
+def test_h1_levels_are_decided_on_wilson_intervals():
+    """H1, within 5 pp of 77 / 75 %: MeetingQA 53/84 (Wilson [52.4, 72.6]) and PaperQA 45/74 ([49.4, 71.1]) reach the band:
+    inconclusive, not "not reproduced"; 24/84 lies wholly below it: not reproduced."""
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(raw_wrong=31),
+                                   n_boot=500).set_index("claim_id")
+    assert t.loc["H1", "verdict"] == INCONCLUSIVE
+    assert t.loc["H1", "our_value"] == "63.10% [52.4, 72.6] / 60.81% [49.4, 71.1]"
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(raw_wrong=60),
+                                   n_boot=500).set_index("claim_id")
+    assert t.loc["H1", "verdict"] == NOT_REPRODUCED
+
+
+def test_h8_is_reproduced_only_when_the_whole_interval_clears_5_pp():
+    wide_gap = {"FRE": 100, "--E": 40, "---": 18}  # Evidence 140, Full 100 of 158: +25 pp
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(wide_gap),
+                                   n_boot=2000).set_index("claim_id")
+    assert t.loc["H8", "verdict"] == REPRODUCED and t.loc["H8", "our_value"].startswith("+25.32 pp [+")
+
+
+def _h13_scored(case28_under_ctx2: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """MeetingQA cases 21-40 under three prompts, Full and Evidence right everywhere; RAG CQT wrong (F-E) on cases
+    28 and 22 (BAMBOO), 28 and 30 (CTX1), 33 and 35 (CTX2), and 28 under CTX2 too if ``case28_under_ctx2``."""
+    base = thesis_shaped()  # cases 1-108 are FRE under BAMBOO
+    grid_cases = pd.DataFrame({"task": "meetingqa", "case": range(21, 41)})
+    wrong = {"BAMBOO": {28, 22}, "CTX1": {28, 30}, "CTX2": {33, 35} | ({28} if case28_under_ctx2 else set())}
+    bam_cqt = (base["setting"] == "rag") & (base["prompt"] == "BAMBOO") & base["case"].isin(wrong["BAMBOO"])
+    base.loc[bam_cqt, ["correct", "correct_raw"]] = False
+    template = base.iloc[0].to_dict()
+    rows = [{**template, "task": "meetingqa", "case": c, "setting": st, "pipeline": pl, "prompt": q,
+             "correct": ok, "correct_raw": ok}
+            for q in ("CTX1", "CTX2") for c in range(21, 41)
+            for st, pl, ok in (("full", "-", True), ("evidence", "-", True), ("rag", "CQT", c not in wrong[q]))]
+    return pd.concat([base, pd.DataFrame(rows)], ignore_index=True), grid_cases
+
+
+def test_h13_needs_case_28_f_e_under_every_prompt():
+    """Case 28 F-E under BAMBOO and CTX1 but not CTX2 (twice F-E, as fe_grid.csv showed): not reproduced; F-E under
+    all three: reproduced (the F-E sets overlap little in both)."""
+    scored, grid_cases = _h13_scored(case28_under_ctx2=False)
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), scored, grid_cases=grid_cases,
+                                   n_boot=500).set_index("claim_id")
+    assert t.loc["H13", "verdict"] == NOT_REPRODUCED
+    assert "case 28 F-E under BAMBOO 1/1, CTX1 1/1, CTX2 0/1 pipelines" in t.loc["H13", "our_value"]
+    scored, grid_cases = _h13_scored(case28_under_ctx2=True)
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), scored, grid_cases=grid_cases,
+                                   n_boot=500).set_index("claim_id")
+    assert t.loc["H13", "verdict"] == REPRODUCED
+    assert t.loc["H13", "our_value"].endswith("F-E under every prompt: meetingqa 28")
+
+
+def test_claims_on_runs_that_did_not_run_are_not_testable_and_name_them():
+    """Full, Evidence and CQT under BAMBOO only (the companion profile: no grid subset): the claims on other
+    pipelines and prompts are *not testable*, naming the missing runs, not *inconclusive* on n = 0; those on the
+    three runs keep their verdicts."""
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(),
+                                   n_boot=200).set_index("claim_id")
+    assert t.loc["H9", "verdict"] == NOT_TESTABLE
+    assert t.loc["H9", "evidence"].endswith("not run: RAG CQS BAMBOO on these cases")
+    assert t.loc["H3", "evidence"].endswith("not run: Full CTX1, Full CTX2 on these cases")
+    assert t.loc["H13", "evidence"].endswith("not run: one prompt only on these cases (BAMBOO)")
+    for claim in ("H10", "H11", "H12"):
+        assert t.loc[claim, "verdict"] == NOT_TESTABLE and "on these cases" in t.loc[claim, "evidence"] and "not run: " in t.loc[claim, "evidence"]
+    assert t.loc["H8", "verdict"] != NOT_TESTABLE and "not run" not in t.loc["H8", "evidence"]
+
+
+def test_claims_without_a_language_model_have_no_model_as_their_source():
+    """H6, H6b, H14 and H16 use BM25, the word count and MiniLM only: model and source "no model", whatever
+    generator the chapter ran; the others are our run of that generator."""
+    from lcrag.book.verdicts import NO_MODEL, OUR_RUN
+
+    t63 = pd.DataFrame({"case": [1, 2, 3, 1, 3], "ranker": ["bm25", "bm25", "bm25", "cosine", "cosine"],
+                        "exact": True, "top2": True, "chunk11_top3": [None, None, True, None, True],
+                        "embedder": "local/all-minilm-l6-v2"})
+    sanity = pd.DataFrame({"a": ["x", "x"], "b": ["y", "z"], "paper_cosine": [0.9226, 0.9185], "ours": [0.84, 0.81],
+                           "embedder": "local/all-minilm-l6-v2"})
+    rng = np.random.default_rng(0)
+    dist = pd.DataFrame([{"task": "meetingqa", "case": c, "query": "question", "ranker": r, "k": k, "alpha": a,
+                          "distance": rng.uniform(0, 0.3)}
+                         for c in range(30) for r in ("cosine", "svm", "bm25", "naive") for k in (5, 10)
+                         for a in (0.05, 0.5)])
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="local/qwen2.5-coder-1.5b-instruct"),
+                                   thesis_shaped(), t63=t63, sanity=sanity, distances=dist, n_boot=200)
+    t = t.set_index("claim_id")
+    no_model = ["H6", "H6b", "H14", "H16"]
+    assert (t.loc[no_model, "model"] == NO_MODEL).all() and (t.loc[no_model, "source"] == NO_MODEL).all()
+    others = t.drop(index=no_model)
+    assert (others["model"] == "local/qwen2.5-coder-1.5b-instruct").all() and (others["source"] == OUR_RUN).all()
+
+
+def test_claims_on_arms_at_chance_are_not_testable():
+    """Every arm at 40/158 (chance is 1/4): the comparisons say nothing about the claims, whatever they give."""
+    at_chance = {"FRE": 5, "F--": 35, "-R-": 35, "--E": 35, "---": 48}
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(at_chance)).set_index(
+        "claim_id"
+    )
+    for claim in ("H1", "H2", "H7", "H8"):  # (H5 is MeetingQA alone, where RAG has 40 of 84 here)
+        assert t.loc[claim, "verdict"] == NOT_TESTABLE, claim
+    assert "at the floor: Evidence BAMBOO: accuracy 0.25 of 158, interval contains chance 0.25; Full BAMBOO" in (
+        t.loc["H8", "evidence"])
+    # only RAG at chance: the claims that compare it are not testable, Evidence vs Full is (and fails: no gain)
+    rag_at_chance = {"F-E": 110, "FRE": 40, "---": 8}
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(rag_at_chance)).set_index(
+        "claim_id"
+    )
+    assert t.loc["H7", "verdict"] == NOT_TESTABLE and "RAG CQT BAMBOO" in t.loc["H7", "evidence"]
+    assert t.loc["H8", "verdict"] == NOT_REPRODUCED and "at the floor" not in t.loc["H8", "evidence"]
+
+
+def test_grid_claims_are_decided_by_intervals_not_point_values():
+    """H3 and H12 on a 40-case grid: a clear ordering is decided, a point difference inside the noise is not."""
+    base = thesis_shaped()
+    grid_cases = base.drop_duplicates("case")[["task", "case"]].head(40)
+    bam = [c for c, _ in zip(base.drop_duplicates("case")["case"], range(40), strict=False)]
+    full_bam = base[(base["setting"] == "full") & base["case"].isin(bam)].sort_values("case")["correct"].tolist()
+    half = [True] * 20 + [False] * 20  # no arm at the floor (chance is 1/4)
+    clear = _with_grid(base, {("full", "-", "CTX1"): full_bam, ("full", "-", "CTX2"): [True] * 24 + [False] * 16,
+                              ("rag", "CQS", "CTX1"): half, ("rag", "CQT", "CTX1"): half,
+                              ("rag", "CQS", "CTX2"): [True] * 32 + [False] * 8, ("rag", "CQT", "CTX2"): half})
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), clear, grid_cases=grid_cases,
+                                   n_boot=500).set_index("claim_id")
+    assert t.loc["H3", "verdict"] == "reproduced" and "BAMBOO − CTX2" in t.loc["H3", "our_value"]
+    assert all(full_bam) and t.loc["H12", "verdict"] == "reproduced"
+    assert "difference +30.00 pp" in t.loc["H12", "our_value"]
+    # the same kind of point ordering by a few cases: inside the interval, so inconclusive
+    noisy = _with_grid(base, {("full", "-", "CTX1"): full_bam, ("full", "-", "CTX2"): full_bam[:-2] + [False] * 2,
+                              ("rag", "CQS", "CTX1"): half, ("rag", "CQT", "CTX1"): half,
+                              ("rag", "CQS", "CTX2"): [True] * 22 + [False] * 18, ("rag", "CQT", "CTX2"): half})
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), noisy, grid_cases=grid_cases,
+                                   n_boot=500).set_index("claim_id")
+    assert t.loc["H3", "verdict"] in ("inconclusive", "not reproduced")  # spread < 5 pp refutes it, or no decision
+    assert t.loc["H12", "verdict"] == "inconclusive" and "difference +5.00 pp" in t.loc["H12", "our_value"]
