@@ -1,6 +1,6 @@
-"""The thesis chapter (BAMBOO Full / RAG / Evidence) executed (smoke profile), and BAMBOO's letter scorer
-(lcrag.metrics.multiple_choice, which has no test file of its own). The chapter's modules are tested in
-tests/papers/thesis/test_<module>.py (fixtures: conftest.py), the statistics in tests/test_stats.py.
+"""The thesis chapter (BAMBOO Full / RAG / Evidence) executed (smoke profile). The chapter's modules are tested in
+tests/papers/thesis/test_<module>.py (fixtures: conftest.py), the statistics in tests/test_stats.py, BAMBOO's letter
+scorer in tests/metrics/test_multiple_choice.py.
 
 Expected values come from the thesis inventory (``../shared/papers/thesis.md``) or are computed by hand, never from
 the chapter's code. Exact chunk and BM25 tests (Table 6.3) are in tests/text/test_chunking.py and
@@ -14,25 +14,6 @@ import pytest
 from helpers import ROOT, notebook_errors
 
 from lcrag.book.claims import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED
-from lcrag.metrics.multiple_choice import bamboo_eval_letter
-
-
-@pytest.mark.parametrize(
-    ("answer", "letter"),
-    [
-        ("B", "B"),
-        (" c. text", "C"),
-        ("Answer: B", "A"),
-        ("based on the text, D", "B"),
-        ("\n\nD\nmore", "D"),
-        ("The answer is B", None),
-        ("", None),
-        (None, None),
-        ("[A]", None),
-    ],
-)
-def test_bamboo_eval_letter_is_evaluate_py(answer, letter):
-    assert bamboo_eval_letter(answer) == letter
 
 
 @pytest.mark.slow

@@ -1,0 +1,88 @@
+"""Long²RAG's KPR / KPP / KPF and the P6 entailment parsers (lcrag.metrics.kpr) on handmade values."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lcrag import stats
+from lcrag.metrics import kpr as K
+from lcrag.papers.long2rag import judges
+
+# ============================================================================================ KPR metrics
+
+
+def judgments(rows):
+    return pd.DataFrame(rows, columns=["question_id", "value"])
+
+
+def test_kpr_is_macro_over_questions():
+    # q1: 1 of 4 entailed; q2: 2 of 2 -> macro (0.25 + 1) / 2 = 0.625, micro 3/6 = 0.5
+    j = judgments([("q1", 1), ("q1", 0), ("q1", 0), ("q1", 0), ("q2", 1), ("q2", 1)])
+    r = K.kpr(j)
+    assert r["kpr"] == pytest.approx(0.625) and r["micro"] == pytest.approx(0.5)
+    assert (r["n_questions"], r["n_key_points"], r["n_unparseable"]) == (2, 6, 0)
+
+
+def test_unparseable_counted_and_scored_by_policy():
+    j = judgments([("q1", 1), ("q1", np.nan), ("q2", 0), ("q2", 1)])
+    assert K.kpr(j)["kpr"] == pytest.approx(0.5)  # (1/2 + 1/2) / 2
+    assert K.kpr(j)["n_unparseable"] == 1
+    assert K.kpr(j, unparseable="drop")["kpr"] == pytest.approx(0.75)  # (1/1 + 1/2) / 2
+    with pytest.raises(ValueError, match="0, 1 or NaN"):
+        K.kpr(judgments([("q1", 0.5)]))
+
+
+def test_kpr_by_category():
+    j = judgments([("a", 1), ("a", 0), ("b", 1), ("c", 0)])
+    items = pd.DataFrame({"question_id": ["a", "b", "c"], "category": ["Causal", "Causal", "Factual"]})
+    t = K.kpr_by(j, items, "category").set_index("category")
+    assert t.loc["Causal", "kpr"] == pytest.approx(0.75) and t.loc["Causal", "n_questions"] == 2
+    assert t.loc["Factual", "kpr"] == 0
+
+
+def test_kpf_both_ways():
+    pq = pd.DataFrame({"precision": [1.0, 0.0, np.nan], "recall": [0.5, 0.5, 1.0]})
+    r = K.kpf(pq)
+    assert r["kpp"] == pytest.approx(0.5) and r["kpr"] == pytest.approx(0.5)
+    assert r["kpf_macro"] == pytest.approx((2 / 3 + 0) / 2)
+    assert r["kpf_of_means"] == pytest.approx(0.5)
+    assert r["n_skipped"] == 1
+    assert K.f1(0.323, 0.579) == pytest.approx(0.4147, abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    "text, default, strict, words",
+    [
+        ("[yes] The document says so.", "yes", "yes", "yes"),
+        ("Answer: [ Neutral ]", "neutral", "neutral", "neutral"),
+        ("[no]. Also [yes] later", "no", "no", "no"),
+        ("Yes, the document supports it.", "yes", None, "yes"),
+        ("The document does not entail the claim.", None, None, "no"),
+        ("The claim entails the document's details.", None, None, "yes"),
+        ("[yes], [no], or [neutral]", None, None, None),
+        ("I'm ready to help.", None, None, None),
+        ("", None, None, None),
+    ],
+)
+def test_p6_parsers(text, default, strict, words):
+    assert K.parse_entailment(text) == default
+    assert K.parse_entailment_strict(text) == strict
+    assert K.parse_entailment_words(text) == words
+
+
+def test_entailment_values_and_agreement():
+    assert [K.entailment_value(x) for x in ("yes", "no", "neutral")] == [1.0, 0.0, 0.0]
+    assert math.isnan(K.entailment_value(None))
+    assert math.isnan(K.entailment_value(float("nan")))  # None as stored in a pandas string column
+    judged = pd.DataFrame({"raw": ["[yes]", "I cannot tell", "[no]"], "judge": ["llm", "llm", "llm"]})
+    again = judges.reparse(judged, "strict")  # an unparseable answer among parsed ones (the quick profile's case)
+    assert again["value"].tolist()[::2] == [1.0, 0.0] and math.isnan(again["value"].iloc[1])
+    a = K.binary_agreement([1, 0, np.nan, 1], [1, 0, 1, 0])
+    assert a["accuracy"] == 0.5 and a["n_unparseable"] == 1
+    assert stats.cohen_kappa([1, 0, 1, 0], [1, 0, 1, 0]) == 1.0
+    assert stats.cohen_kappa([1, 1, 0, 0], [1, 0, 1, 0]) == 0.0
+    assert K.fit_binary_threshold([0.1, 0.4, 0.6, 0.9], [0, 0, 1, 1]) == 0.6
