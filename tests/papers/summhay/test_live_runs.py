@@ -232,6 +232,17 @@ def test_oracle_citation_ceiling_cites_the_gold_documents_in_context(tmp_path):
     assert c.loc["all", "insights"] == 3
 
 
+def test_oracle_citation_ceilings_hold_one_set_of_rows_per_distinct_budget(tmp_path):
+    """The paper's 15k-token budget and the run's own: a model whose budget is also 15k (the 1.5B) gets one set
+    of rows, so claim C18 reads one value, not a two-row frame."""
+    h = synthetic.load_synthetic(_raw_haystack(), tmp_path / "h.json")
+    both = live_runs.oracle_citation_ceilings({"toy": h}, _WordTokenizer(), (6, 3))
+    assert both["budget_tokens"].tolist() == [6, 6, 3, 3] and both["haystack"].tolist() == ["toy", "all"] * 2
+    same = live_runs.oracle_citation_ceilings({"toy": h}, _WordTokenizer(), (6, 6))
+    assert same["budget_tokens"].tolist() == [6, 6]
+    assert same.set_index("haystack").loc["all", "ceiling_f1"] == pytest.approx((1 + 2 / 3 + 1) / 3)
+
+
 # ------------------------------------------------------------------------------------------- judging and scoring
 
 
