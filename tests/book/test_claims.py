@@ -296,3 +296,11 @@ def test_the_chapter_view_shows_every_claim_with_its_evidence_in_full(tmp_path, 
     assert long in html and "rank 1" in html  # not cut at display.max_colwidth
     assert html.index("X1") < html.index("X2") and ">evidence<" in html
     assert (tmp_path / "claims.csv").is_file()
+
+
+def test_all_of_passes_only_when_every_test_passes_and_fails_when_any_fails():
+    from lcrag.book.claims import all_of
+
+    assert all_of([True, True]) is True
+    assert all_of([True, None]) is None and all_of([]) is None
+    assert all_of([True, None, False]) is False

@@ -19,6 +19,7 @@ The book's claims page collects every chapter's ``claims.csv`` (:func:`lcrag.boo
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -112,6 +113,16 @@ def greater(
             return False
         return None
     return bool(a - b > margin)
+
+
+def all_of(verdicts: Sequence[bool | None]) -> bool | None:
+    """Several tests of one claim together: True if every test passed, False if any failed, None otherwise (or
+    with no test)."""
+    if not verdicts:
+        return None
+    if any(v is False for v in verdicts):
+        return False
+    return True if all(v is True for v in verdicts) else None
 
 
 def less(

@@ -64,3 +64,60 @@ def test_the_claims_page_counts_the_no_model_source_and_lists_each_model_once():
     models = md[md.index('id="claims-dashboard-model"'):].split("</select>")[0]
     assert models.count("smollm2") == 2  # one option: its value and its label
     assert '<option value="no model">' in models
+
+
+def _live(coverage: dict[str, list[float]], citation: dict[str, list[float]] | None = None):
+    """A live table and its per-summary table: one summary per subtopic and setting (lists over subtopics, 0-100);
+    Joint is coverage x citation / 100 per summary, the live table pools each column's mean."""
+    citation = citation or {s: [60.0] * len(v) for s, v in coverage.items()}
+    per = pd.DataFrame([{"judge": "lexical", "decides": True, "kind": "retrieval", "setting": s, "haystack": "news1",
+                         "subtopic_id": f"t{i}", "coverage": c, "citation": citation[s][i],
+                         "joint": c * citation[s][i] / 100, "n_insights": 8}
+                        for s, cs in coverage.items() for i, c in enumerate(cs)])
+    live = per.groupby("setting", as_index=False)[["coverage", "citation", "joint"]].mean().assign(
+        judge="lexical", kind="retrieval")
+    return live, per
+
+
+def _claims(live, per):
+    ceilings = pd.DataFrame([{"haystack": "all", "ceiling_f1": 0.84, "insights": 621, "budget_tokens": 15000,
+                              "tokenizer": "t"}])
+    return live_claims.live_ledger(QWEN, live=live, position=pd.DataFrame(), ceilings=ceilings, judges=None,
+                                   n_subtopics=len(per["subtopic_id"].unique()), haystacks=["news1"], budget=15000,
+                                   per_summary=per).table().set_index("claim_id")
+
+
+def test_claims_comparing_settings_are_decided_by_paired_intervals_over_subtopics():
+    n = 9
+    live, per = _live({"random": [20.0 + i % 3 for i in range(n)], "vector": [40.0 + i % 4 for i in range(n)],
+                       "oracle": [50.0 + i % 2 for i in range(n)], "full": [35.0 + i % 5 for i in range(n)]},
+                      citation={"random": [10.0 + i % 2 for i in range(n)], "vector": [30.0] * n,
+                                "oracle": [40.0 + i % 3 for i in range(n)], "full": [25.0] * n})
+    t = _claims(live, per)
+    # every setting covers more than Random on every subtopic: the intervals exclude 0
+    assert t.loc["C6", "verdict"] == "reproduced" and "vector − random +" in t.loc["C6", "our_value"]
+    assert t.loc["C7", "verdict"] == "reproduced" and "oracle − random" in t.loc["C7", "our_value"]
+    assert t.loc["C4", "verdict"] == "reproduced"  # Oracle's Joint above each other setting's, subtopic by subtopic
+    assert t.loc["C1", "verdict"] == "reproduced" and "mean over subtopics" in t.loc["C1", "our_value"]
+    assert "paired bootstrap 95 % intervals over 9 subtopics" in t.loc["C6", "evidence"]
+
+
+def test_a_lower_pooled_value_alone_decides_nothing():
+    """Random lowest in the pooled Coverage, but not on every subtopic: the paired interval contains 0, so C6 is
+    inconclusive (it was reproduced from the point values before); without per-summary scores it is too."""
+    live, per = _live({"random": [30.0, 10.0, 50.0, 20.0], "vector": [20.0, 40.0, 30.0, 25.0],
+                       "oracle": [60.0, 15.0, 45.0, 50.0]})
+    assert live.set_index("setting")["coverage"].idxmin() == "random"
+    assert _claims(live, per).loc["C6", "verdict"] == "inconclusive"
+    no_per = live_claims.live_ledger(QWEN, live=live, position=pd.DataFrame(), ceilings=pd.DataFrame(
+        [{"haystack": "all", "ceiling_f1": 0.84, "insights": 621, "budget_tokens": 15000, "tokenizer": "t"}]),
+        judges=None, n_subtopics=4, haystacks=["news1"], budget=15000).table().set_index("claim_id")
+    assert no_per.loc["C6", "verdict"] == "inconclusive"
+    assert "no per-summary scores: no interval" in no_per.loc["C6", "evidence"]
+
+
+def test_a_setting_clearly_below_random_refutes_c6():
+    n = 8
+    live, per = _live({"random": [30.0 + i % 2 for i in range(n)], "vector": [10.0 + i % 3 for i in range(n)],
+                       "oracle": [50.0] * n})
+    assert _claims(live, per).loc["C6", "verdict"] == "not reproduced"

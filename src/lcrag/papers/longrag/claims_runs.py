@@ -14,21 +14,12 @@ from collections.abc import Collection, Sequence
 import pandas as pd
 
 from lcrag.book import verdicts
-from lcrag.book.claims import greater, less
+from lcrag.book.claims import all_of, greater, less
 from lcrag.book.verdicts import per_unit_floor
 from lcrag.papers.longrag.claims_paper import MARGINAL_POINTS
 from lcrag.papers.longrag.differences import RUN_PAIRS, check_results, strategy_differences
 from lcrag.papers.longrag.names import DEFAULT_SETTING, STRATEGIES
 from lcrag.papers.longrag.recomputed import TOKEN_ORDER
-
-
-def _all(verdicts: Sequence[bool | None]) -> bool | None:
-    """True if every test passed, False if any failed, None otherwise (or with no test)."""
-    if not verdicts:
-        return None
-    if any(v is False for v in verdicts):
-        return False
-    return True if all(v is True for v in verdicts) else None
 
 
 def _majority(verdicts: Sequence[bool | None]) -> bool | None:
@@ -160,12 +151,12 @@ def run_claims(
     ledger.check(
         "C4-ours",
         our_value=_fmt(pair("E&F", "R&B")) or "not run",
-        passed=_all(tests("E&F", "R&B")),
+        passed=all_of(tests("E&F", "R&B")),
         evidence=evidence("E&F", "R&B"),
         floor=floor("E&F", "R&B"),
         not_run=unrun("E&F", "R&B"),
     )
-    not_robust = _negate(_all(tests("R&L", "R&B")))  # robust = significantly above R&B on every dataset
+    not_robust = _negate(all_of(tests("R&L", "R&B")))  # robust = significantly above R&B on every dataset
     ledger.check(
         "C8-ours",
         our_value=_fmt(pair("R&L", "R&B")) or "not run",
@@ -192,7 +183,7 @@ def run_claims(
         f"{MARGINAL_POINTS:g} points on every dataset",
         paper_value="mean Fil − R&B small; 20/33 cells > 0",
         our_value=_fmt(pair("Fil", "R&B")) or "not run",
-        passed=_all([_negate(v) for v in big]),
+        passed=all_of([_negate(v) for v in big]),
         evidence=evidence("Fil", "R&B"),
         floor=floor("Fil", "R&B"),
         not_run=unrun("Fil", "R&B"),
@@ -251,7 +242,7 @@ def _check_tokens_ours(ledger, rows: pd.DataFrame, ef_vs_rb: list[bool | None], 
     ledger.check(
         "C13-ours",
         our_value=text,
-        passed=False if not all(v for d, v in ok.items() if d not in floored) else _all(ef_vs_rb),
+        passed=False if not all(v for d, v in ok.items() if d not in floored) else all_of(ef_vs_rb),
         evidence=f"our runs ({gen}); token order of mean generator input tokens (our tokenizer), "
         "E&F − R&B paired bootstrap 95% CI" + note,
         floor=floor,
