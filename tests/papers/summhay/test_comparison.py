@@ -21,11 +21,15 @@ def _per(joint: dict[str, list[float]]) -> pd.DataFrame:
                           "joint": j} for s, js in joint.items() for i, j in enumerate(js)])
 
 
+def _joint(rows: list[dict]) -> list[dict]:
+    return [r for r in rows if r["comparison"].endswith("(Joint)")]
+
+
 def test_full_is_compared_with_the_oracle_and_the_best_retriever_paired_over_subtopics():
     settings = _settings({"full": 0.30, "oracle": 0.50, "keywords": 0.20, "random": 0.10})
     per = _per({"full": [0.3, 0.4, 0.2, 0.3], "oracle": [0.5, 0.7, 0.35, 0.55], "keywords": [0.1, 0.3, 0.1, 0.3],
                 "random": [0.1, 0.1, 0.1, 0.1]})
-    rows = {r["other_arm"]: r for r in comparison.comparisons(settings, per, n_boot=500)}
+    rows = {r["other_arm"]: r for r in _joint(comparison.comparisons(settings, per, n_boot=500))}
     assert set(rows) == {"oracle", "keywords"}  # the best real retriever by pooled Joint, and the ceiling
     o = rows["oracle"]
     assert (o["diff"], o["long_value"], o["other_value"], o["n"]) == pytest.approx((-0.225, 0.3, 0.525, 4))
@@ -36,18 +40,18 @@ def test_full_is_compared_with_the_oracle_and_the_best_retriever_paired_over_sub
 
 
 def test_without_per_summary_scores_the_pooled_difference_has_no_interval():
-    rows = comparison.comparisons(_settings({"full": 0.30, "oracle": 0.50}))
-    (o,) = rows
+    (o,) = _joint(comparison.comparisons(_settings({"full": 0.30, "oracle": 0.50})))
     assert o["diff"] == pytest.approx(-0.2) and np.isnan(o["ci_low"]) and o["units"] == "summaries"
     # one subtopic is no pairing either
-    (o,) = comparison.comparisons(_settings({"full": 0.30, "oracle": 0.50}), _per({"full": [0.3], "oracle": [0.5]}))
+    (o,) = _joint(comparison.comparisons(_settings({"full": 0.30, "oracle": 0.50}),
+                                         _per({"full": [0.3], "oracle": [0.5]})))
     assert np.isnan(o["ci_low"])
 
 
 def test_the_floor_is_the_chapters_rule_for_its_live_settings():
     from lcrag.papers.summhay.live_claims import setting_floor
 
-    (o,) = comparison.comparisons(_settings({"full": 0.004, "oracle": 0.30}))
+    (o,) = _joint(comparison.comparisons(_settings({"full": 0.004, "oracle": 0.30})))
     assert o["reading"] == "not testable with this model"
     assert o["evidence"].endswith(f"at the floor: {setting_floor({'Full': 0.4, 'oracle': 30.0})}")
     assert setting_floor({"Full": 0.4, "oracle": 30.0, "random": float("nan")}) == "Full: score 0.004 below 0.05"
@@ -55,10 +59,27 @@ def test_the_floor_is_the_chapters_rule_for_its_live_settings():
 
 def test_the_full_arm_says_how_many_documents_fit_the_window():
     settings = _settings({"full": 0.30, "oracle": 0.50}).assign(n_documents=7.333)
-    (o,) = comparison.comparisons(settings)
+    (o,) = _joint(comparison.comparisons(settings))
     assert o["long_context"] == "7.3 documents (as many as fit the window)"
-    (o,) = comparison.comparisons(_settings({"full": 0.30, "oracle": 0.50}))  # an older run: not known
+    (o,) = _joint(comparison.comparisons(_settings({"full": 0.30, "oracle": 0.50})))  # an older run: not known
     assert o["long_context"] == ""
+
+
+def test_coverage_alone_is_compared_too_for_a_summarizer_that_never_cites():
+    """Joint is 0 for every setting when the summaries cite nothing (the Qwen models): the Joint rows are at the
+    floor, and the Coverage rows, paired over subtopics with the best retriever by Coverage, still compare what
+    the contexts let the model cover. The Joint rows come first: the headline stays Joint."""
+    settings = _settings({"full": 0.0, "oracle": 0.0, "vector": 0.0, "random": 0.0}).assign(
+        coverage=[0.30, 0.40, 0.39, 0.24])
+    per = _per({"full": [0.0] * 4, "oracle": [0.0] * 4, "vector": [0.0] * 4, "random": [0.0] * 4}).assign(
+        coverage=[0.3, 0.35, 0.25, 0.3, 0.4, 0.45, 0.35, 0.4, 0.40, 0.44, 0.33, 0.40, 0.2, 0.3, 0.2, 0.26])
+    rows = comparison.comparisons(settings, per, n_boot=500)
+    assert [r["comparison"] for r in rows] == ["Full vs Oracle (Joint)", "Full vs vector (best retriever) (Joint)",
+                                               "Full vs Oracle (Coverage)", "Full vs vector (best retriever) (Coverage)"]
+    assert all(r["reading"] == "not testable with this model" for r in rows[:2])
+    cov = rows[3]
+    assert cov["other_arm"] == "vector" and cov["units"] == "subtopics" and "Coverage per summary" in cov["evidence"]
+    assert cov["diff"] == pytest.approx(-0.0925) and cov["ci_high"] < 0 and cov["reading"] == "vector better"
 
 
 def test_the_panel_says_its_bars_have_no_interval():
