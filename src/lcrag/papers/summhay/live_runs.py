@@ -124,6 +124,20 @@ def live_table(scores: pd.DataFrame, summaries: pd.DataFrame, decides: str = "le
     return t.merge(agg, on="setting", how="left")
 
 
+def score_decided(summaries: pd.DataFrame, haystacks: Mapping, thresholds: pd.DataFrame, decider: str,
+                  judge_models: Mapping) -> pd.DataFrame:
+    """:func:`score_live` by the lexical judge (its fitted ``thresholds`` row, ``lexical-recall``) and, when the
+    judge that decides (``decider``) is one of our LLM judges (``judge_models``: evaluator name to model), by that
+    judge too: the rows of both, the deciding judge's named by :func:`live_judge_name`."""
+    from lcrag.metrics.judges import Thresholds
+
+    lex = thresholds.set_index("evaluator").loc["lexical-recall"]
+    scores = score_live(summaries, haystacks, thresholds=Thresholds(lex["partial"], lex["full"]))
+    if decider != "lexical-recall":
+        scores = pd.concat([scores, score_live(summaries, haystacks, judge_model=judge_models[decider])])
+    return scores
+
+
 def per_summary(scores: pd.DataFrame, decides: str = "lexical") -> pd.DataFrame:
     """One row per judge and live summary (haystack, subtopic, setting): its coverage, citation and joint (0-100,
     means over the subtopic's insights, as :func:`live_table` pools them), ``n_insights``, and ``decides`` as in
