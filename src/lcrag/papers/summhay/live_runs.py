@@ -124,15 +124,20 @@ def live_table(scores: pd.DataFrame, summaries: pd.DataFrame, decides: str = "le
     return t.merge(agg, on="setting", how="left")
 
 
-def score_decided(summaries: pd.DataFrame, haystacks: Mapping, thresholds: pd.DataFrame, decider: str,
-                  judge_models: Mapping) -> pd.DataFrame:
-    """:func:`score_live` by the lexical judge (its fitted ``thresholds`` row, ``lexical-recall``) and, when the
-    judge that decides (``decider``) is one of our LLM judges (``judge_models``: evaluator name to model), by that
-    judge too: the rows of both, the deciding judge's named by :func:`live_judge_name`."""
+def lexical_thresholds(thresholds: pd.DataFrame):
+    """The lexical judge's fitted thresholds (the ``lexical-recall`` row of the judges' threshold table)."""
     from lcrag.metrics.judges import Thresholds
 
-    lex = thresholds.set_index("evaluator").loc["lexical-recall"]
-    scores = score_live(summaries, haystacks, thresholds=Thresholds(lex["partial"], lex["full"]))
+    row = thresholds.set_index("evaluator").loc["lexical-recall"]
+    return Thresholds(row["partial"], row["full"])
+
+
+def score_decided(summaries: pd.DataFrame, haystacks: Mapping, lexical, decider: str,
+                  judge_models: Mapping) -> pd.DataFrame:
+    """:func:`score_live` by the lexical judge (``lexical``: its :func:`lexical_thresholds`) and, when the judge
+    that decides (``decider``) is one of our LLM judges (``judge_models``: evaluator name to model), by that
+    judge too: the rows of both, the deciding judge's named by :func:`live_judge_name`."""
+    scores = score_live(summaries, haystacks, thresholds=lexical)
     if decider != "lexical-recall":
         scores = pd.concat([scores, score_live(summaries, haystacks, judge_model=judge_models[decider])])
     return scores
