@@ -580,3 +580,16 @@ def test_c15_tests_the_llm_judge_chosen_on_the_fit_half_on_the_held_out_half():
     c15 = ledger.table().set_index("claim_id").loc["C15"]
     assert c15["our_value"] == "llm:big: 0.600 (GPT-4o on the same summaries 0.720)"
     assert c15["verdict"] == "not reproduced" and "chosen on the fit half" in c15["evidence"]
+
+
+def test_the_live_reading_says_when_no_summary_cites_and_what_that_does_to_joint():
+    summaries = pd.DataFrame({"bullets": [["- a fact", "- another"], ["- a third"]]})
+    table = pd.DataFrame([{"judge": "lexical", "kind": "retrieval", "setting": s, "coverage": c, "citation": 0.0,
+                           "joint": 0.0} for s, c in (("random", 23.6), ("oracle", 40.3))])
+    text = live_runs.live_reading(summaries, table, "lexical")
+    assert text.startswith("0 of 2 summaries cite at least one document")
+    assert "Coverage runs from 23.6 (random) to 40.3 (oracle)" in text and "not testable with this model" in text
+    citing = pd.DataFrame({"bullets": [["- a fact [3][8]"], ["- a third"]]})
+    text = live_runs.live_reading(citing, table.assign(citation=[20.0, 35.0], joint=[5.0, 14.0]), "lexical")
+    assert text.startswith("1 of 2 summaries") and "Joint reaches 14.0 at most." in text
+    assert "not testable" not in text

@@ -8,7 +8,14 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from lcrag.metrics.summhay import NONE, micro_average, score_insights, split_bullets, words_per_bullet
+from lcrag.metrics.summhay import (
+    NONE,
+    extract_citations,
+    micro_average,
+    score_insights,
+    split_bullets,
+    words_per_bullet,
+)
 from lcrag.papers.summhay.dataset_shape import gold_documents
 from lcrag.papers.summhay.live_contexts import token_limited
 from lcrag.papers.summhay.llm_judge import judge_prompt, llm_judge_name, parse_judgment, run_judge
@@ -153,6 +160,27 @@ def per_summary(scores: pd.DataFrame, decides: str = "lexical") -> pd.DataFrame:
         t[c] = 100 * t[c]
     t.insert(1, "decides", t["judge"] == decides)
     return t
+
+
+def live_reading(summaries: pd.DataFrame, table: pd.DataFrame, decides: str = "lexical") -> str:
+    """The live table in words, from the run: how many summaries cite any document, Coverage's range over the
+    retrieval settings, and, where every setting's Citation is at the floor (below 5 points), why Joint cannot
+    compare them."""
+    from lcrag.book.verdicts import FLOOR_SCORE
+
+    citing = sum(any(extract_citations(b) for b in bullets) for bullets in summaries["bullets"])
+    t = table[(table["judge"] == decides) & (table["kind"] == "retrieval")].set_index("setting")
+    if t.empty:
+        return f"{citing} of {len(summaries)} summaries cite at least one document (a `[k]` reference)."
+    low, high = t["coverage"].idxmin(), t["coverage"].idxmax()
+    text = (f"{citing} of {len(summaries)} summaries cite at least one document (a `[k]` reference). Over the "
+            f"retrieval settings, Coverage runs from {t.loc[low, 'coverage']:.1f} ({low}) to "
+            f"{t.loc[high, 'coverage']:.1f} ({high}) and Joint reaches {t['joint'].max():.1f} at most.")
+    if t["citation"].max() < 100 * FLOOR_SCORE:
+        text += (" A covered insight whose bullet cites nothing scores Citation 0, so Joint is at the floor "
+                 "whatever the context let the model cover: the claims on Joint and Citation are not testable with "
+                 "this model, and the synthesis compares the settings on Coverage alone beside Joint.")
+    return text
 
 
 def position_sensitivity(table: pd.DataFrame, judge: str = "lexical") -> pd.DataFrame:
