@@ -177,9 +177,10 @@ def live_reading(summaries: pd.DataFrame, table: pd.DataFrame, decides: str = "l
             f"retrieval settings, Coverage runs from {t.loc[low, 'coverage']:.1f} ({low}) to "
             f"{t.loc[high, 'coverage']:.1f} ({high}) and Joint reaches {t['joint'].max():.1f} at most.")
     if t["citation"].max() < 100 * FLOOR_SCORE:
-        text += (" A covered insight whose bullet cites nothing scores Citation 0, so Joint is at the floor "
-                 "whatever the context let the model cover: the claims on Joint and Citation are not testable with "
-                 "this model, and the synthesis compares the settings on Coverage alone beside Joint.")
+        text += (f" Citation stays below {100 * FLOOR_SCORE:.0f} points in every setting (a covered insight scores "
+                 "Citation only when its bullet cites the insight's own documents), so Joint is at the floor whatever "
+                 "the context let the model cover: the claims on Joint and Citation are not testable with this "
+                 "model, and the synthesis compares the settings on Coverage alone beside Joint.")
     return text
 
 
