@@ -113,3 +113,20 @@ def test_mcnemar_exact_by_hand():
     assert m["p_value"] == pytest.approx(binomtest(10, 12, 0.5).pvalue) == pytest.approx(0.03857, abs=1e-4)
     assert m["chi2"] == pytest.approx(49 / 12)
     assert mcnemar_test([True, False], [True, False])["p_value"] == 1.0
+
+
+def test_a_statistic_of_paired_columns_gets_a_percentile_interval_with_the_items_resampled_together():
+    import numpy as np
+
+    from lcrag.stats import paired_statistic_ci
+
+    def largest_change(ref, *others, axis=-1):
+        return np.max(np.abs(np.stack([np.mean(o, axis=axis) - np.mean(ref, axis=axis) for o in others])), axis=0)
+
+    ref = np.array([0.2, 0.3, 0.25, 0.2, 0.3, 0.25])
+    value, lo, hi = paired_statistic_ci([ref, ref + 0.1, ref - 0.02], largest_change, n_boot=500)
+    assert value == pytest.approx(0.1) and lo == pytest.approx(0.1) and hi == pytest.approx(0.1)  # paired: exact
+    value, lo, hi = paired_statistic_ci([ref, ref + np.array([0.3, -0.1, 0.2, 0.0, 0.25, -0.05])], largest_change,
+                                        n_boot=500)
+    assert lo < value < hi and lo >= 0
+    assert np.isnan(paired_statistic_ci([[0.1], [0.2]], largest_change)[1])

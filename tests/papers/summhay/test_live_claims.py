@@ -121,3 +121,29 @@ def test_a_setting_clearly_below_random_refutes_c6():
     live, per = _live({"random": [30.0 + i % 2 for i in range(n)], "vector": [10.0 + i % 3 for i in range(n)],
                        "oracle": [50.0] * n})
     assert _claims(live, per).loc["C6", "verdict"] == "not reproduced"
+
+
+def _position_claim(joint_by_order: dict[str, list[float]]):
+    per = pd.DataFrame([{"judge": "lexical", "decides": True, "kind": "position", "setting": f"pos-{o}",
+                         "haystack": "news1", "subtopic_id": f"t{i}", "coverage": 50.0, "citation": 50.0,
+                         "joint": j, "n_insights": 8} for o, js in joint_by_order.items() for i, j in enumerate(js)])
+    pooled = {o: sum(js) / len(js) for o, js in joint_by_order.items()}
+    position = pd.DataFrame([{**pooled, "sensitivity": max(abs(v - pooled["random"]) for v in pooled.values())}])
+    live, _ = _live({"random": [20.0, 21.0], "oracle": [40.0, 41.0]})
+    ceilings = pd.DataFrame([{"haystack": "all", "ceiling_f1": 0.84, "insights": 621, "budget_tokens": 15000,
+                              "tokenizer": "t"}])
+    t = live_claims.live_ledger(QWEN, live=live, position=position, ceilings=ceilings, judges=None, n_subtopics=6,
+                                haystacks=["news1"], budget=15000, per_summary=per).table().set_index("claim_id")
+    return t.loc["C14"]
+
+
+def test_position_sensitivity_is_decided_by_its_interval_over_subtopics():
+    big = _position_claim({"random": [20, 22, 18, 21, 19, 20], "top": [40, 45, 38, 41, 44, 39],
+                           "bottom": [21, 20, 19, 22, 18, 20]})
+    assert big["verdict"] == "reproduced" and "over subtopics" in big["our_value"]
+    small = _position_claim({"random": [20, 22, 18, 21, 19, 20], "top": [21, 22, 19, 21, 20, 21],
+                             "bottom": [20, 21, 18, 22, 19, 20]})
+    assert small["verdict"] == "not reproduced"  # the whole interval below 9 points
+    noisy = _position_claim({"random": [20, 22, 18, 21, 19, 20], "top": [10, 40, 15, 35, 12, 38],
+                             "bottom": [20, 21, 18, 22, 19, 20]})
+    assert noisy["verdict"] == "inconclusive"

@@ -10,7 +10,7 @@ import pandas as pd
 from lcrag.book.claims import all_of, greater, less
 from lcrag.book.verdicts import NO_MODEL
 from lcrag.papers.summhay.paper_numbers import PAPER_ORACLE_CEILING
-from lcrag.stats import bootstrap_diff, mean_ci
+from lcrag.stats import bootstrap_diff, mean_ci, paired_statistic_ci
 
 
 def live_ledger(model: str, *, live: pd.DataFrame, position: pd.DataFrame, ceilings: pd.DataFrame,
@@ -40,12 +40,17 @@ def setting_floor(scores: Mapping[str, float]) -> str | None:
     return floor_reason({label: {"score": x / 100} for label, x in scores.items() if not np.isnan(x)})
 
 
+def _points(values: tuple[float, float, float]) -> tuple[float, float, float]:
+    return tuple(100 * v for v in values)  # type: ignore[return-value]
+
+
 class _Subtopics:
     """The live retrieval settings' per-summary scores of one judge, paired by subtopic: the intervals that
     decide the claims comparing settings (95 %, bootstrap over subtopics; none without the table)."""
 
-    def __init__(self, per_summary: pd.DataFrame | None, judge: str, n_boot: int = 2000, seed: int = 0):
-        rows = (per_summary[(per_summary["judge"] == judge) & (per_summary["kind"] == "retrieval")]
+    def __init__(self, per_summary: pd.DataFrame | None, judge: str, n_boot: int = 2000, seed: int = 0,
+                 kind: str = "retrieval"):
+        rows = (per_summary[(per_summary["judge"] == judge) & (per_summary["kind"] == kind)]
                 if per_summary is not None else pd.DataFrame())
         self.wide = rows.pivot_table(index=["haystack", "subtopic_id"], columns="setting",
                                      values=["coverage", "citation", "joint"]) if len(rows) else None
@@ -59,8 +64,9 @@ class _Subtopics:
 
     def diff(self, metric: str, a: str, b: str) -> tuple[float, float, float] | None:
         """``(mean of a − b, lo, hi)`` over the subtopics both settings summarized, or None."""
-        both = self._pair(metric, a, b)
-        return None if both is None else bootstrap_diff(both[a], both[b], n=self.n_boot, seed=self.seed)
+        both = self._pair(metric, a, b)  # resampled on the 0-1 scale: a constant difference keeps its width
+        return None if both is None else _points(bootstrap_diff(both[a] / 100, both[b] / 100, n=self.n_boot,
+                                                                seed=self.seed))
 
     def above(self, metric: str, a: str, b: str) -> bool | None:
         """Is ``a`` above ``b``: True / False where the paired interval excludes 0, else None."""
@@ -72,7 +78,25 @@ class _Subtopics:
         if self.wide is None or (metric, setting) not in self.wide:
             return None
         values = self.wide[(metric, setting)].dropna()
-        return mean_ci(values, n_boot=self.n_boot, seed=self.seed) if len(values) >= 2 else None
+        return _points(mean_ci(values / 100, n_boot=self.n_boot, seed=self.seed)) if len(values) >= 2 else None
+
+    def sensitivity(self, reference: str = "pos-random") -> tuple[float, float, float] | None:
+        """``(value, lo, hi)`` of the position sensitivity over subtopics: the largest change of mean Joint from
+        the ``reference`` order (the stored one) to any other order, with its percentile interval (subtopics
+        resampled); None without two subtopics of every order."""
+        if self.wide is None or ("joint", reference) not in self.wide:
+            return None
+        joint = self.wide["joint"].dropna()
+        others = [c for c in joint.columns if c != reference]
+        if len(joint) < 2 or not others:
+            return None
+
+        def largest_change(ref, *orders, axis=-1):
+            base = np.mean(ref, axis=axis)
+            return np.max(np.abs(np.stack([np.mean(o, axis=axis) - base for o in orders])), axis=0)
+
+        return paired_statistic_ci([joint[reference], *(joint[c] for c in others)], largest_change,
+                                   n_boot=self.n_boot, seed=self.seed)
 
     def said(self, metric: str, pairs: list[tuple[str, str]]) -> str:
         """``oracle − random +3.1 [-0.4, +6.0]; ...`` for the pairs that have an interval."""
@@ -128,7 +152,7 @@ def check_live_claims(
     the LLM judge for C15 (its labels of the released summaries; ``judge_specs`` maps its evaluator name to its
     spec), and no model for C18 (a tokenizer's count).
 
-    A claim that compares settings (C1, C4, C6, C7) is decided by paired intervals over subtopics
+    A claim that compares settings (C1, C4, C6, C7, C14) is decided by paired intervals over subtopics
     (``per_summary``: :func:`~lcrag.papers.summhay.live_runs.per_summary`), never by the pooled point values
     alone; without that table it is inconclusive."""
     lex = live[(live["judge"] == judge) & (live["kind"] == "retrieval")].set_index("setting")
@@ -191,11 +215,14 @@ def check_live_claims(
             )
     if len(position) and "sensitivity" in position:
         s = float(position["sensitivity"].iloc[0])
+        by = _Subtopics(per_summary, judge, kind="position").sensitivity()
         ledger.check(
             "C14",
-            our_value=f"{s:.1f}",
-            passed=bool(s >= 9),
-            evidence=f"window-sized haystack, orders {', '.join(c for c in position.columns)}; {ev}",
+            our_value=f"{s:.1f}" + ("" if by is None else f"; over subtopics {by[0]:.1f} [{by[1]:.1f}, {by[2]:.1f}]"),
+            passed=None if by is None else greater(by[0], 9.0, ci=(by[1] - 9.0, by[2] - 9.0)),
+            evidence=f"window-sized haystack, orders {', '.join(c for c in position.columns)}; {ev}; "
+            + ("no per-summary scores: no interval" if by is None else
+               "percentile bootstrap 95 % interval over subtopics (per-summary scores)"),
             floor=setting_floor({f"order {c} (joint)": float(position[c].iloc[0])
                                  for c in position.columns if c != "sensitivity"}),
         )
