@@ -113,7 +113,7 @@ def test_a_lower_pooled_value_alone_decides_nothing():
         [{"haystack": "all", "ceiling_f1": 0.84, "insights": 621, "budget_tokens": 15000, "tokenizer": "t"}]),
         judges=None, n_subtopics=4, haystacks=["news1"], budget=15000).table().set_index("claim_id")
     assert no_per.loc["C6", "verdict"] == "inconclusive"
-    assert "no per-summary scores: no interval" in no_per.loc["C6", "evidence"]
+    assert "per-summary scores of fewer than 2 subtopics: no interval" in no_per.loc["C6", "evidence"]
 
 
 def test_a_setting_clearly_below_random_refutes_c6():

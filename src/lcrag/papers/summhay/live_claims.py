@@ -102,13 +102,13 @@ class _Subtopics:
         """``oracle − random +3.1 [-0.4, +6.0]; ...`` for the pairs that have an interval."""
         parts = [f"{a} − {b} {d[0]:+.1f} [{d[1]:+.1f}, {d[2]:+.1f}]" for a, b in pairs
                  if (d := self.diff(metric, a, b)) is not None]
-        return "; ".join(parts) if parts else "no per-summary scores: no interval"
+        return "; ".join(parts) if parts else "per-summary scores of fewer than 2 subtopics: no interval"
 
     @property
     def evidence(self) -> str:
         n = 0 if self.wide is None else len(self.wide)
         return (f"paired bootstrap 95 % intervals over {n} subtopics (per-summary scores)" if n >= 2 else
-                "no per-summary scores: no interval, so no setting is decided above another")
+                "per-summary scores of fewer than 2 subtopics: no interval, so no setting is decided above another")
 
 
 def _judge_for_c15(judges: pd.DataFrame) -> tuple[str, str] | None:
@@ -221,7 +221,7 @@ def check_live_claims(
             our_value=f"{s:.1f}" + ("" if by is None else f"; over subtopics {by[0]:.1f} [{by[1]:.1f}, {by[2]:.1f}]"),
             passed=None if by is None else greater(by[0], 9.0, ci=(by[1] - 9.0, by[2] - 9.0)),
             evidence=f"window-sized haystack, orders {', '.join(c for c in position.columns)}; {ev}; "
-            + ("no per-summary scores: no interval" if by is None else
+            + ("per-summary scores of fewer than 2 subtopics: no interval" if by is None else
                "percentile bootstrap 95 % interval over subtopics (per-summary scores)"),
             floor=setting_floor({f"order {c} (joint)": float(position[c].iloc[0])
                                  for c in position.columns if c != "sensitivity"}),
