@@ -130,3 +130,12 @@ def test_a_statistic_of_paired_columns_gets_a_percentile_interval_with_the_items
                                         n_boot=500)
     assert lo < value < hi and lo >= 0
     assert np.isnan(paired_statistic_ci([[0.1], [0.2]], largest_change)[1])
+
+
+def test_pearson_interval_is_fishers_z():
+    from lcrag.stats import pearson_interval
+
+    lo, hi = pearson_interval(0.5, 28)  # z = 0.5493, half-width 1.96 / 5 = 0.392
+    assert (lo, hi) == pytest.approx((np.tanh(0.5493 - 0.392), np.tanh(0.5493 + 0.392)), abs=1e-3)
+    assert lo < 0.5 < hi and 0.5 - lo > hi - 0.5  # skewed toward 0
+    assert np.isnan(pearson_interval(0.5, 3)[0])

@@ -210,6 +210,18 @@ def spearman_interval(rho: float, n: int, level: float = 0.95) -> tuple[float, f
     return float(np.tanh(np.arctanh(r) - half)), float(np.tanh(np.arctanh(r) + half))
 
 
+def pearson_interval(r: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Interval of a Pearson correlation ``r`` on ``n`` pairs (Fisher's z, standard error 1/sqrt(n - 3));
+    NaNs for n < 4."""
+    from scipy.stats import norm
+
+    if n < 4 or np.isnan(r):
+        return (float("nan"), float("nan"))
+    z = np.arctanh(float(np.clip(r, -0.999999, 0.999999)))
+    half = norm.ppf(0.5 + level / 2) / np.sqrt(n - 3)
+    return float(np.tanh(z - half)), float(np.tanh(z + half))
+
+
 def paired_comparison(a, b, n_boot: int = 2000, seed: int = 0) -> dict:
     """Two settings answered the same cases (``a``, ``b``: booleans, right or wrong): the difference of their
     accuracies with a paired bootstrap interval, and McNemar's exact test on the cases where they disagree."""

@@ -578,8 +578,15 @@ def test_c15_tests_the_llm_judge_chosen_on_the_fit_half_on_the_held_out_half():
     live_claims.check_live_claims(ledger, live=_live({"oracle": 30.0}), position=pd.DataFrame(), ceiling=ceiling,
                                   judges=judges, scope="s")
     c15 = ledger.table().set_index("claim_id").loc["C15"]
-    assert c15["our_value"] == "llm:big: 0.600 (GPT-4o on the same summaries 0.720)"
-    assert c15["verdict"] == "not reproduced" and "chosen on the fit half" in c15["evidence"]
+    assert c15["our_value"] == "llm:big: 0.600 [0.551, 0.645] (GPT-4o on the same summaries 0.720)"
+    assert c15["verdict"] == "not reproduced" and "chosen on the fit half" in c15["evidence"]  # 0.645 < 0.67
+    close = _agreement([("llm:big", "fit", 0.70, 713), ("llm:big", "held-out", 0.69, 706),
+                        ("gpt-4o", "fit", 0.71, 713), ("gpt-4o", "held-out", 0.72, 706)])
+    ledger = ClaimsLedger("summhay", paper="summhay", model="m")
+    live_claims.check_live_claims(ledger, live=_live({"oracle": 30.0}), position=pd.DataFrame(), ceiling=ceiling,
+                                  judges=close, scope="s")
+    # 0.69 [0.65, 0.73] on 706 insights: the interval reaches below 0.67, so the point value alone decides nothing
+    assert ledger.table().set_index("claim_id").loc["C15", "verdict"] == "inconclusive"
 
 
 def test_the_live_reading_says_when_no_summary_cites_and_what_that_does_to_joint():

@@ -10,7 +10,7 @@ import pandas as pd
 from lcrag.book.claims import all_of, greater, less
 from lcrag.book.verdicts import NO_MODEL
 from lcrag.papers.summhay.paper_numbers import PAPER_ORACLE_CEILING
-from lcrag.stats import bootstrap_diff, mean_ci, paired_statistic_ci
+from lcrag.stats import bootstrap_diff, mean_ci, paired_statistic_ci, pearson_interval
 
 
 def live_ledger(model: str, *, live: pd.DataFrame, position: pd.DataFrame, ceilings: pd.DataFrame,
@@ -234,6 +234,8 @@ def check_live_claims(
         e, half = tested
         spec = (judge_specs or {}).get(e, e)
         j = judges[judges["half"] == half].set_index("evaluator")
+        r, gpt = float(j.loc[e, "cov_corr"]), float(j.loc["gpt-4o", "cov_corr"])
+        lo, hi = pearson_interval(r, int(j.loc[e, "n_insights"]))
         where = ("chosen on the fit half, tested on the held-out half" if half == "held-out"
                  else "on the summaries it read")
         ledger.check(
@@ -241,11 +243,11 @@ def check_live_claims(
             "An LLM judge with the released prompt agrees with humans at about GPT-4o's level "
             "(coverage correlation 0.716)",
             paper_value=0.716,
-            our_value=f"{e}: {j.loc[e, 'cov_corr']:.3f} (GPT-4o on the same summaries "
-            f"{j.loc['gpt-4o', 'cov_corr']:.3f})",
-            passed=bool(j.loc[e, "cov_corr"] >= j.loc["gpt-4o", "cov_corr"] - 0.05),
+            our_value=f"{e}: {r:.3f} [{lo:.3f}, {hi:.3f}] (GPT-4o on the same summaries {gpt:.3f})",
+            passed=greater(r, gpt, -0.05, ci=(lo - gpt, hi - gpt)),
             evidence=f"{spec} judging the released summaries (eval_benchmark_data.json), "
-            f"{int(j.loc[e, 'n_insights'])} insights ({where}); pass = within 0.05 of GPT-4o on them",
+            f"{int(j.loc[e, 'n_insights'])} insights ({where}); pass = the 95 % interval of its correlation "
+            "(Fisher's z) above GPT-4o's minus 0.05, fail = below it",
             model=spec,
         )  # fmt: skip
     row = ceiling.set_index("haystack").loc["all"]
