@@ -183,7 +183,8 @@ def judges_table(labels: pd.DataFrame) -> pd.DataFrame:
 
 
 #: The judges that can judge a live summary: the lexical one (thresholds fitted on the fit half) and LLM judges.
-LIVE_CAPABLE = ("lexical-recall",)
+LEXICAL, MINILM = "lexical-recall", "minilm-cosine"
+LIVE_CAPABLE = (LEXICAL,)
 
 
 def live_judge(choice: str, table: pd.DataFrame, llm_evaluators: list[str]) -> str:
@@ -228,3 +229,39 @@ def judge_choice_sentence(table: pd.DataFrame, chosen: str, reference: str = "gp
     else:
         first = f"The live summaries are judged by **{chosen}**, as `live_evaluator` asks (fit half: {r(chosen, 'fit')})"
     return f"{first}; on the held-out half it reaches {r(chosen, 'held-out')}, against {reference}'s {r(reference, 'held-out')}."
+
+
+def _names(rows: pd.DataFrame) -> str:
+    items = [f"{e} ({r:.2f})" for e, r in rows["cov_corr"].items()]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def agreement_reading(table: pd.DataFrame, half: str = "held-out") -> str:
+    """How far our judges without an LLM go, in words, from :func:`judges_table` (the figure of the held-out
+    half): the lexical and MiniLM judges' correlation with the humans among the paper's LLM judges', what they
+    lose from the fit half, and their linking accuracy on the insights they link and over all human-linked ones."""
+    h = table[table["half"] == half].set_index("evaluator")
+    fit = table[table["half"] == "fit"].set_index("evaluator")
+    lex, mini = h.loc[LEXICAL], h.loc[MINILM]
+    llms = h[(h["judge"] == "paper's LLM") & ~h.index.str.endswith("-9fs")].sort_values("cov_corr")
+    below, above = llms[llms["cov_corr"] < lex["cov_corr"]], llms[llms["cov_corr"] >= lex["cov_corr"]]
+    place = (f"above {_names(below)}" if len(below) else "") + (" and " if len(below) and len(above) else "") + (
+        f"below {_names(above)}" if len(above) else "")
+    near = llms.iloc[(llms["cov_corr"] - mini["cov_corr"]).abs().argsort()[:2]]
+    drop = [fit.loc[e, "cov_corr"] - h.loc[e, "cov_corr"] for e in (LEXICAL, MINILM) if e in fit.index]
+    return (
+        f"On the {half} half, the **lexical judge** correlates with the humans at r = {lex['cov_corr']:.2f}, "
+        f"{place}. The **MiniLM judge** reaches {mini['cov_corr']:.2f}, near {_names(near)}. From the fit half to "
+        f"this one they change by {', '.join(f'{-d:+.2f}' for d in drop)}, and thresholding changes little against "
+        f"the raw similarity (r = {lex['raw_corr']:.2f} and {mini['raw_corr']:.2f} before thresholds), so the fit is "
+        f"not what makes them work. Linking accuracy is where they fall behind: the lexical judge's "
+        f"{lex['link_acc']:.0f} % is computed on the {int(lex['n_linked'])} insights it calls covered, of the "
+        f"{int(lex['n_argmax'])} the humans linked (the LLMs link about {llms['n_linked'].mean():.0f}), and its most "
+        f"similar bullet matches the annotators' choice {lex['link_acc_argmax']:.0f} % of the time over all of them; "
+        f"MiniLM's are {mini['link_acc']:.0f} % and {mini['link_acc_argmax']:.0f} %. The SummHay insights are "
+        "specific facts (names, numbers, dates), and a bullet that repeats their words is usually a bullet that "
+        "covers them: a plausible reason (not tested here) why word overlap beats a small sentence embedding; it "
+        "says nothing of a judge's value on paraphrased summaries. These two judges are the floor for every judge "
+        f"this book uses: an LLM judge that does not beat r = {lex['cov_corr']:.2f} on these labels does no better "
+        "than counting words."
+    )
