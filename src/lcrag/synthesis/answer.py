@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from lcrag.models.registry import parameters, size_of
-from lcrag.synthesis.family import NOT_RUN, NOT_TESTABLE, Family, count, format_diff, short_title
+from lcrag.synthesis.family import NOT_RUN, NOT_TESTABLE, Family, count, format_diff, join_words, short_title
 from lcrag.synthesis.views import NO_COMPARISON, Synthesis, headline, headline_of
 
 #: What a headline comparison says, in the order the paragraph gives them; "long" and "other" are the default
@@ -43,10 +43,6 @@ def outcome(reading: str, long_arm: str, other_arm: str) -> str:
     if reading == "no clear difference":
         return "unclear"
     return "points"
-
-
-def _join(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def model_outcomes(syn: Synthesis) -> pd.DataFrame:
@@ -83,7 +79,7 @@ def _others_decided(syn: Synthesis, family: Family, model: str, head: pd.Series,
     decided = [r for r in c.itertuples() if outcome(r.reading, r.long_arm, r.other_arm) in ("long", "other")]
     if not decided:
         return ""
-    arms = _join([r.other_arm for r in decided])
+    arms = join_words([r.other_arm for r in decided])
     items = ", ".join(f"{r.long_arm} − {r.other_arm} {format_diff(r.diff, r.ci_low, r.ci_high)}" for r in decided)
     return f"; {'also decided' if key in ('long', 'other') else 'decided only'} against {arms}: {items}"
 
@@ -105,7 +101,7 @@ def model_paragraph(model: str, outcomes: pd.DataFrame) -> str:
         for words, fams in o[o["outcome"] == key].groupby("words", sort=False):
             items = [f"{f.family} ({f.evidence})" if with_evidence or (key == "not run" and f.evidence) else f.family
                      for f in fams.itertuples()]  # an arm at the floor: its difference is no evidence
-            parts.append(f"{words} {_join(items)}")
+            parts.append(f"{words} {join_words(items)}")
     head = f"**{model}**" + (f" ({size} parameters)" if size else "")
     return f"{head}: {'; '.join(parts)}." if parts else f"{head}: {NOT_RUN}."
 
@@ -122,7 +118,7 @@ def across_sizes(outcomes: pd.DataFrame) -> str:
                 for family, g in hits.groupby("family", sort=False)
             ]
             what = words.removesuffix(" in")
-            sentences.append(f"{what[0].upper()}{what[1:]} with an interval that excludes zero in {_join(per_family)}")
+            sentences.append(f"{what[0].upper()}{what[1:]} with an interval that excludes zero in {join_words(per_family)}")
     if not sentences:
         return "On the models of known size, no experiment has a difference whose interval excludes zero yet."
     counts = sized.loc[sized["outcome"] != "not run", "outcome"].value_counts()

@@ -122,6 +122,12 @@ def _nan(x) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
+def join_words(items: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``: items of a sentence."""
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def count(n: int, units: str) -> str:
     """``3 questions``, ``1 question``, ``1 summary``: a number of items in a comparison's units."""
     if n != 1:

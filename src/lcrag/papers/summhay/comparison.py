@@ -13,7 +13,7 @@ from __future__ import annotations
 import pandas as pd
 
 from lcrag.papers.summhay.live_claims import setting_floor
-from lcrag.stats import bootstrap_diff
+from lcrag.papers.summhay.live_runs import paired_over_subtopics
 from lcrag.synthesis import Family, bar_panel, comparison, count, load_table
 
 NAME = "summhay"
@@ -55,20 +55,6 @@ def per_summary(runs: pd.DataFrame) -> pd.DataFrame:
     return df[["model", "setting", "haystack", "subtopic_id", *PAIRED]]
 
 
-def _paired(per: pd.DataFrame, model: str, a: str, b: str, metric: str, n_boot: int, seed: int):
-    """(mean a, mean b, mean difference, lo, hi, subtopics) of ``metric`` over the subtopics both settings
-    summarized."""
-    wide = per[per["model"] == model].pivot_table(index=["haystack", "subtopic_id"], columns="setting",
-                                                  values=metric)
-    if a not in wide or b not in wide:
-        return None
-    both = wide[[a, b]].dropna()
-    if len(both) < 2:
-        return None
-    diff, lo, hi = bootstrap_diff(both[a], both[b], n=n_boot, seed=seed)
-    return float(both[a].mean()), float(both[b].mean()), diff, lo, hi, len(both)
-
-
 def comparisons(settings: pd.DataFrame, per: pd.DataFrame | None = None, n_boot: int = 2000,
                 seed: int = 0) -> list[dict]:
     """Full vs Oracle (the retrieval ceiling) and Full vs the best real retriever, on the Joint score (the
@@ -90,7 +76,8 @@ def comparisons(settings: pd.DataFrame, per: pd.DataFrame | None = None, n_boot:
                 best = real[metric].idxmax()
                 others.append((best, f"{best} (best retriever)"))
             for setting, label in others:
-                paired = _paired(per, model, "full", setting, metric, n_boot, seed) if metric in per else None
+                paired = (paired_over_subtopics(per[per["model"] == model], metric, "full", setting, n_boot, seed)
+                          if metric in per else None)
                 if paired is not None:
                     full_v, other_v, diff, lo, hi, n = paired
                     units, evidence = "subtopics", (f"{n} subtopics, {name} per summary, paired bootstrap over "

@@ -9,8 +9,9 @@ import pandas as pd
 
 from lcrag.book.claims import all_of, greater, less
 from lcrag.book.verdicts import NO_MODEL
+from lcrag.papers.summhay.live_runs import paired_over_subtopics
 from lcrag.papers.summhay.paper_numbers import PAPER_ORACLE_CEILING
-from lcrag.stats import bootstrap_diff, mean_ci, paired_statistic_ci, pearson_interval
+from lcrag.stats import mean_ci, paired_statistic_ci, pearson_interval
 
 
 def live_ledger(model: str, *, live: pd.DataFrame, position: pd.DataFrame, ceilings: pd.DataFrame,
@@ -50,23 +51,21 @@ class _Subtopics:
 
     def __init__(self, per_summary: pd.DataFrame | None, judge: str, n_boot: int = 2000, seed: int = 0,
                  kind: str = "retrieval"):
-        rows = (per_summary[(per_summary["judge"] == judge) & (per_summary["kind"] == kind)]
-                if per_summary is not None else pd.DataFrame())
-        self.wide = rows.pivot_table(index=["haystack", "subtopic_id"], columns="setting",
-                                     values=["coverage", "citation", "joint"]) if len(rows) else None
+        self.rows = (per_summary[(per_summary["judge"] == judge) & (per_summary["kind"] == kind)]
+                     if per_summary is not None else pd.DataFrame())
+        self.wide = self.rows.pivot_table(index=["haystack", "subtopic_id"], columns="setting",
+                                          values=["coverage", "citation", "joint"]) if len(self.rows) else None
         self.n_boot, self.seed = n_boot, seed
 
-    def _pair(self, metric: str, a: str, b: str) -> pd.DataFrame | None:
-        if self.wide is None or (metric, a) not in self.wide or (metric, b) not in self.wide:
-            return None
-        both = self.wide[metric][[a, b]].dropna()
-        return both if len(both) >= 2 else None
-
     def diff(self, metric: str, a: str, b: str) -> tuple[float, float, float] | None:
-        """``(mean of a − b, lo, hi)`` over the subtopics both settings summarized, or None."""
-        both = self._pair(metric, a, b)  # resampled on the 0-1 scale: a constant difference keeps its width
-        return None if both is None else _points(bootstrap_diff(both[a] / 100, both[b] / 100, n=self.n_boot,
-                                                                seed=self.seed))
+        """``(mean of a − b, lo, hi)`` over the subtopics both settings summarized, in points, or None; resampled
+        on the 0-1 scale (:func:`~lcrag.papers.summhay.live_runs.paired_over_subtopics`), so that a constant
+        difference keeps its width."""
+        if self.rows.empty:
+            return None
+        r = paired_over_subtopics(self.rows.assign(**{metric: self.rows[metric] / 100}), metric, a, b,
+                                  n_boot=self.n_boot, seed=self.seed)
+        return None if r is None else _points(r[2:5])
 
     def above(self, metric: str, a: str, b: str) -> bool | None:
         """Is ``a`` above ``b``: True / False where the paired interval excludes 0, else None."""

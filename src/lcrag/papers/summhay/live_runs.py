@@ -20,6 +20,7 @@ from lcrag.papers.summhay.dataset_shape import gold_documents
 from lcrag.papers.summhay.live_contexts import token_limited
 from lcrag.papers.summhay.llm_judge import judge_prompt, llm_judge_name, parse_judgment, run_judge
 from lcrag.papers.summhay.retrievers import oracle_scores, ranked
+from lcrag.stats import bootstrap_diff
 
 
 def summarize(model, contexts: pd.DataFrame, max_tokens: int = 400) -> pd.DataFrame:
@@ -182,6 +183,21 @@ def live_reading(summaries: pd.DataFrame, table: pd.DataFrame, decides: str = "l
                  "the context let the model cover: the claims on Joint and Citation are not testable with this "
                  "model, and the synthesis compares the settings on Coverage alone beside Joint.")
     return text
+
+
+def paired_over_subtopics(per: pd.DataFrame, metric: str, a: str, b: str, n_boot: int = 2000,
+                          seed: int = 0) -> tuple[float, float, float, float, float, int] | None:
+    """``(mean a, mean b, mean a − b, lo, hi, subtopics)`` of ``metric`` (scores on the 0-1 scale) over the
+    subtopics both settings summarized, one summary per subtopic and setting in ``per`` (rows of
+    :func:`per_summary`'s shape, one model and judge), with the paired bootstrap interval; None under 2."""
+    wide = per.pivot_table(index=["haystack", "subtopic_id"], columns="setting", values=metric)
+    if a not in wide or b not in wide:
+        return None
+    both = wide[[a, b]].dropna()
+    if len(both) < 2:
+        return None
+    diff, lo, hi = bootstrap_diff(both[a], both[b], n=n_boot, seed=seed)
+    return float(both[a].mean()), float(both[b].mean()), diff, lo, hi, len(both)
 
 
 def position_sensitivity(table: pd.DataFrame, judge: str = "lexical") -> pd.DataFrame:

@@ -232,8 +232,9 @@ def judge_choice_sentence(table: pd.DataFrame, chosen: str, reference: str = "gp
 
 
 def _names(rows: pd.DataFrame) -> str:
-    items = [f"{e} ({r:.2f})" for e, r in rows["cov_corr"].items()]
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    from lcrag.synthesis.family import join_words
+
+    return join_words([f"{e} ({r:.2f})" for e, r in rows["cov_corr"].items()])
 
 
 def agreement_reading(table: pd.DataFrame, half: str = "held-out") -> str:
