@@ -84,14 +84,16 @@ def test_run_failure_exit_1_one_line(project, capsys, tmp_path):
     assert json.loads((tmp_path / "o" / "manifest.json").read_text())["status"] == "failed"
 
 
-def test_debug_shows_the_traceback(project, capsys, monkeypatch):
+def test_a_bad_setting_is_a_usage_error_and_debug_shows_the_traceback(project, capsys, monkeypatch):
     monkeypatch.setenv("LCRAG_STORE", "sometimes")
     code, _, err = run(capsys, "run", "fixture_ok", "-q")
-    assert code == 1 and "Traceback" not in err and "LCRAG_STORE must be read, record or off" in err
+    assert code == 2 and "Traceback" not in err and err.count("\n") == 1
+    assert err.startswith("lcrag: error: LCRAG_STORE must be read, record or off, not 'sometimes'")
+    assert not (project / "runs").exists()  # refused before a run directory was made
     code, _, err = run(capsys, "--debug", "run", "fixture_ok", "-q")
-    assert code == 1 and "Traceback" in err
+    assert code == 2 and "Traceback" in err
     code, _, err = run(capsys, "run", "fixture_ok", "-q", "--debug")
-    assert code == 1 and "Traceback" in err
+    assert code == 2 and "Traceback" in err
 
 
 def test_store_check_exit_codes(project, capsys):

@@ -31,7 +31,24 @@ def test_server_idle_seconds_default_never_and_bad_values(monkeypatch):
     assert config.server_idle_s() == 0.0
     monkeypatch.setenv("LCRAG_SERVER_IDLE_S", " 90 ")
     assert config.server_idle_s() == 90.0
-    for bad, says in (("soon", "not a number"), ("-5", "use 0")):
+    for bad, says in (("soon", "is not a number of seconds"), ("-5", "at least 0")):
         monkeypatch.setenv("LCRAG_SERVER_IDLE_S", bad)
-        with pytest.raises(ValueError, match=says):
+        with pytest.raises(config.SettingError, match=f"LCRAG_SERVER_IDLE_S='{bad}'.*{says}"):
             config.server_idle_s()
+
+
+@pytest.mark.parametrize(("name", "value", "says"), [
+    ("LCRAG_TIMEOUT_S", "ten", "LCRAG_TIMEOUT_S='ten' is not a number of seconds"),
+    ("LCRAG_DEADLINE_S", "0", "LCRAG_DEADLINE_S='0': a number of seconds of at least 0.001"),
+    ("LCRAG_MAX_CONCURRENCY", "2.5", "LCRAG_MAX_CONCURRENCY='2.5' is not a number of requests"),
+    ("LCRAG_CONTEXT_WINDOW", "0", "LCRAG_CONTEXT_WINDOW='0': a number of tokens of at least 1"),
+])
+def test_a_bad_numeric_setting_names_its_variable(monkeypatch, name, value, says):
+    from lcrag.models import client, registry, retry
+
+    monkeypatch.setenv(name, value)
+    with pytest.raises(config.SettingError) as exc:
+        retry.RetryPolicy()
+        client.get_model("openai/gpt-4o-mini")
+        registry.parse_spec("openai-compatible/m@http://127.0.0.1:9/v1")
+    assert str(exc.value).startswith(says)

@@ -48,7 +48,9 @@ class Chapter:
     ``reads_chapters`` reads the other chapters' saved tables (no model call), so the book runs it after them
     and again whenever one of them runs. ``family`` is its contribution to the synthesis, a
     :class:`lcrag.synthesis.Family` named like the chapter, or None. ``choices`` names the string parameters
-    that take one of a few words, e.g. ``(("parse", ("strict", "default", "words")),)``.
+    that take one of a few words, e.g. ``(("parse", ("strict", "default", "words")),)``; ``minimums`` the
+    numeric parameters (or lists, or mappings of lists) whose every number must be at least a value, e.g. the
+    needle's context lengths.
     """
 
     name: str
@@ -58,6 +60,7 @@ class Chapter:
     reads_chapters: bool = False
     family: Any = None  # lcrag.synthesis.Family (not imported here: the synthesis reads this module)
     choices: tuple = ()  # (parameter, allowed words) pairs: checked before a kernel starts (lcrag.book.preflight)
+    minimums: tuple = ()  # (parameter, least value) pairs: checked there too
 
 
 class Registry:

@@ -28,6 +28,26 @@ from pathlib import Path
 DEFAULT_MODEL = "local/smollm2-135m-instruct"
 
 
+class SettingError(ValueError):
+    """An environment variable holds a value lcrag cannot use. The CLI reports it in one line, with exit status 2
+    (like a wrong parameter), before any kernel or model starts."""
+
+
+def env_number(name: str, default: float, *, integer: bool = False, low: float = 0.0, what: str = "a number") -> float:
+    """The number in the environment variable ``name`` (``default`` when unset or blank); :class:`SettingError`
+    naming the variable when it is not a number (an integer with ``integer``) or below ``low``."""
+    value = os.environ.get(name, "")
+    if not value.strip():
+        return default
+    try:
+        number = int(value) if integer else float(value)
+    except ValueError:
+        raise SettingError(f"{name}={value!r} is not {what}") from None
+    if number < low:
+        raise SettingError(f"{name}={value!r}: {what} of at least {low:g}, please")
+    return number
+
+
 def available_cpus() -> int:
     """The CPUs this process may run on: its affinity mask (``taskset``, a container's cpuset), else all of them.
     Thread counts and parallel jobs follow it, so that two processes pinned to different cores (the test
@@ -73,7 +93,7 @@ def store_dir() -> Path:
 def store_mode() -> str:
     mode = os.environ.get("LCRAG_STORE", "read").strip().lower()
     if mode not in {"read", "record", "off"}:
-        raise ValueError(f"LCRAG_STORE must be read, record or off, not {mode!r}")
+        raise SettingError(f"LCRAG_STORE must be read, record or off, not {mode!r}")
     return mode
 
 
@@ -109,11 +129,4 @@ SERVER_IDLE_MARK = "=== lcrag: idle"  # the log line of a server that stopped it
 def server_idle_s() -> float:
     """Seconds an embedded model server may sit unused before it stops itself (``LCRAG_SERVER_IDLE_S``, default
     half an hour; 0 keeps it until ``lcrag serve stop``): the next call starts it again."""
-    value = os.environ.get("LCRAG_SERVER_IDLE_S", "")
-    try:
-        seconds = float(value) if value.strip() else SERVER_IDLE_S
-    except ValueError:
-        raise ValueError(f"LCRAG_SERVER_IDLE_S={value!r} is not a number of seconds") from None
-    if seconds < 0:
-        raise ValueError(f"LCRAG_SERVER_IDLE_S={value!r}: use 0 (never) or a positive number of seconds")
-    return seconds
+    return env_number("LCRAG_SERVER_IDLE_S", SERVER_IDLE_S, what="a number of seconds (0: never)")

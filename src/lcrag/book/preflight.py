@@ -5,7 +5,8 @@
 - **values**: each element of a list parameter has the type of the default's elements; every number is at least
   0 (no parameter of a chapter is negative; 0 means "all" or "none" where the chapter says so), a count or size of
   which 0 would mean nothing (:data:`AT_LEAST_ONE`) is at least 1, a needle depth is a percentage (0-100), and a
-  parameter the chapter declares with a few allowed words (``Chapter.choices``) is one of them;
+  parameter the chapter declares with a few allowed words (``Chapter.choices``) is one of them, and one it declares
+  with a least value (``Chapter.minimums``: the needle's context lengths) is no smaller, in a list or a mapping too;
 - **models**: the run's model and every model named in a parameter (a judge, a teacher, the needle's models)
   is a spec the registry resolves, and an ``openai-compatible`` endpoint accepts a connection (a refused or
   unreachable server fails here in seconds, not after a kernel start and a minute of retries). An offline run
@@ -45,6 +46,7 @@ def check_values(chapter: str, params: dict[str, Any], defaults: dict[str, Any])
     """Raise :class:`UsageError` for a list element of the wrong type, a number out of range or a word the chapter
     does not offer."""
     allowed = declared_choices(chapter)
+    least = declared_minimums(chapter)
     for name, value in params.items():
         default = defaults.get(name)
         items = list(value) if isinstance(value, (list, tuple)) else [value]
@@ -61,6 +63,11 @@ def check_values(chapter: str, params: dict[str, Any], defaults: dict[str, Any])
             if _number(x) and (x < low or (high is not None and x > high)):
                 span = f"between {low} and {high}" if high is not None else f"at least {low}"
                 raise UsageError(f"parameter {name!r} of chapter {chapter!r} must be {span}, got {x!r}")
+        numbers = [x for v in (value.values() if isinstance(value, dict) else [value])
+                   for x in (v if isinstance(v, (list, tuple)) else [v]) if _number(x)]
+        if name in least and any(x < least[name] for x in numbers):
+            raise UsageError(f"parameter {name!r} of chapter {chapter!r}: every value must be at least {least[name]}, "
+                             f"got {value!r}")
         if name in allowed and any(x not in allowed[name] for x in items):
             raise UsageError(f"parameter {name!r} of chapter {chapter!r} must be one of "
                              f"{', '.join(allowed[name])}, got {value!r}")
@@ -68,10 +75,19 @@ def check_values(chapter: str, params: dict[str, Any], defaults: dict[str, Any])
 
 def declared_choices(chapter: str) -> dict[str, tuple[str, ...]]:
     """The registered chapter's ``choices`` (none for a notebook given by its path)."""
+    return _declared(chapter, "choices")
+
+
+def declared_minimums(chapter: str) -> dict[str, float]:
+    """The registered chapter's ``minimums`` (none for a notebook given by its path)."""
+    return _declared(chapter, "minimums")
+
+
+def _declared(chapter: str, field: str) -> dict:
     from lcrag import chapters
 
     try:
-        return dict(chapters.chapter(chapter).choices)
+        return dict(getattr(chapters.chapter(chapter), field))
     except LookupError:
         return {}
 

@@ -365,7 +365,7 @@ def get_model(spec: str | None = None, *, context_window: int | None = None,
               max_concurrency: int | None = None) -> Model:
     """The :class:`Model` for a spec (default: ``LCRAG_MODEL`` or SmolLM2), shared within the process."""
     spec = spec or config.default_model()
-    conc = max_concurrency or int(os.environ.get("LCRAG_MAX_CONCURRENCY", "4"))
+    conc = max_concurrency or int(config.env_number("LCRAG_MAX_CONCURRENCY", 4, integer=True, low=1, what="a number of requests"))
     k = (spec, context_window, conc)
     with _MODELS_LOCK:
         if k not in _MODELS:

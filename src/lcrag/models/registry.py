@@ -22,6 +22,8 @@ import os
 import re
 from dataclasses import dataclass, replace
 
+from lcrag import config
+
 
 class UnknownModelError(ValueError):
     """A spec names a provider or a local model we do not know."""
@@ -145,7 +147,7 @@ def parse_spec(spec: str, *, context_window: int | None = None) -> ModelInfo:
                 f"{spec!r}: openai-compatible models need a base URL: openai-compatible/<name>@<base_url> "
                 "or LCRAG_BASE_URL"
             )
-        window = int(os.environ.get("LCRAG_CONTEXT_WINDOW", "8192"))
+        window = int(config.env_number("LCRAG_CONTEXT_WINDOW", 8192, integer=True, low=1, what="a number of tokens"))
         info = ModelInfo(
             spec=spec, provider=provider, name=name, kind="chat", context_window=window,
             tokenizer="proxy", price_in=0.0, price_out=0.0, base_url=url.rstrip("/"),
@@ -163,7 +165,7 @@ def _gguf_info(spec: str, path: str) -> ModelInfo:
     path = os.path.expanduser(path)
     if not os.path.isfile(path):
         raise UnknownModelError(f"{spec!r}: GGUF file not found: {path}")
-    window = int(os.environ.get("LCRAG_CONTEXT_WINDOW", "8192"))
+    window = int(config.env_number("LCRAG_CONTEXT_WINDOW", 8192, integer=True, low=1, what="a number of tokens"))
     kind = os.environ.get("LCRAG_MODEL_KIND", "chat")
     return ModelInfo(
         spec=spec, provider="local", name=os.path.basename(path).removesuffix(".gguf"), kind=kind,

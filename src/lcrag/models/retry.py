@@ -10,22 +10,19 @@ settable from the environment (``LCRAG_TIMEOUT_S`` per attempt, ``LCRAG_DEADLINE
 from __future__ import annotations
 
 import email.utils
-import os
 import random
 import time
 from dataclasses import dataclass, field
+
+from lcrag import config
 
 #: Failure kinds, as counted in usage records and manifests.
 RATE_LIMITED, SERVER_ERROR, TIMEOUT, CONNECTION, MALFORMED = (
     "rate_limited", "server_error", "timeout", "connection", "malformed")  # fmt: skip
 
 
-def _env_float(name: str, default: float) -> float:
-    value = os.environ.get(name, "")
-    try:
-        return float(value) if value.strip() else default
-    except ValueError:
-        raise ValueError(f"{name}={value!r} is not a number of seconds") from None
+def _seconds(name: str, default: float) -> float:
+    return config.env_number(name, default, low=0.001, what="a number of seconds")
 
 
 @dataclass
@@ -33,8 +30,8 @@ class RetryPolicy:
     max_retries: int = 6
     base_delay_s: float = 1.0
     max_delay_s: float = 30.0
-    timeout_s: float = field(default_factory=lambda: _env_float("LCRAG_TIMEOUT_S", 600.0))
-    deadline_s: float = field(default_factory=lambda: _env_float("LCRAG_DEADLINE_S", 3600.0))
+    timeout_s: float = field(default_factory=lambda: _seconds("LCRAG_TIMEOUT_S", 600.0))
+    deadline_s: float = field(default_factory=lambda: _seconds("LCRAG_DEADLINE_S", 3600.0))
     max_retry_after_s: float = 120.0  # the longest Retry-After honoured (a longer one is cut to this)
 
     def attempt_timeout(self, local: bool) -> float:
