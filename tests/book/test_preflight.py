@@ -16,7 +16,7 @@ from lcrag.cli import main
 @pytest.mark.parametrize(("args", "message"), [
     (["needle", "-p", "depths=[abc]"], "element 'abc' is not int"),
     (["needle", "-p", "depths=[0, 120]"], "must be between 0 and 100, got 120"),
-    (["needle", "-p", "lengths=[0]"], "'lengths' of chapter 'needle': every value must be at least 500, got [0]"),
+    (["needle", "-p", "lengths=[0]"], "'lengths' of chapter 'needle': every value must be at least 300, got [0]"),
     (["needle", "-p", 'lengths_by_model={"local/gemma3-270m": [1000, 100]}'], "'lengths_by_model' of chapter 'needle'"),
     (["longrag", "-p", "top_k=0"], "'top_k' of chapter 'longrag' must be at least 1, got 0"),
     (["quickstart", "-p", "n_items=-3"], "must be at least 1, got -3"),
