@@ -298,6 +298,21 @@ def test_the_chapter_view_shows_every_claim_with_its_evidence_in_full(tmp_path, 
     assert (tmp_path / "claims.csv").is_file()
 
 
+def test_values_are_shown_as_a_reader_reads_them(tmp_path, monkeypatch):
+    from lcrag.book.claims import shown
+
+    assert [shown(v) for v in (6.94, 0.7160446273099768, 15000.0, -7.03, 44.6, 3, np.int64(12))] == [
+        "6.94", "0.716", "15000", "-7.03", "44.6", "3", "12"]
+    assert [shown(v) for v in (None, float("nan"), True, np.bool_(False), "E 90.5 > F 81.7")] == [
+        "", "", "yes", "no", "E 90.5 > F 81.7"]
+    monkeypatch.chdir(tmp_path)
+    ledger = ClaimsLedger("ch", "thesis", "local/m")
+    ledger.check("X1", "up", 6.94, float("nan"), None)
+    ledger.check("X2", "held", 0.716, True, True)
+    html = save_and_show([ledger]).to_html()
+    assert "6.94<" in html and "6.940000" not in html and "nan" not in html and ">yes<" in html
+
+
 def test_all_of_passes_only_when_every_test_passes_and_fails_when_any_fails():
     from lcrag.book.claims import all_of
 

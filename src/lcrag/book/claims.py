@@ -269,13 +269,29 @@ def save_ledgers(ledgers: list[ClaimsLedger], path: Path | None = None) -> Path:
 SHOWN_COLUMNS = ("claim_id", "model", "text", "paper_value", "our_value", "verdict", "evidence")
 
 
+def shown(value: Any) -> str:
+    """A claim's value as a reader sees it: a number with at most four significant digits and no trailing zeros
+    (``6.94``, ``0.716``, ``15000``), nothing for a missing one, yes/no for a test's outcome, text as it is."""
+    if _missing(value):
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return np.format_float_positional(float(value), precision=4, unique=True, fractional=False, trim="-")
+    return str(value)
+
+
 def save_and_show(ledgers: list[ClaimsLedger], columns=SHOWN_COLUMNS):
     """:func:`save_ledgers`, then the chapter's view of the claims: every ledger's rows in order, ``columns``
     (the evidence included: it names the test, the interval and any arm at the floor), each cell in full (a
-    pandas Styler: no text cut at ``display.max_colwidth``, no index)."""
+    pandas Styler: no text cut at ``display.max_colwidth``, no index) and each value :func:`shown` as on the
+    claims page."""
     save_ledgers(ledgers)
     table = pd.concat([ledger.table() for ledger in ledgers], ignore_index=True)[list(columns)]
-    return table.style.hide(axis="index").set_table_attributes('class="dataframe"')  # styled like the others
+    styled = table.style.hide(axis="index").format(shown)
+    return styled.set_table_attributes('class="dataframe"')  # styled like the others
 
 
 def read_claims(path: Path) -> pd.DataFrame:
