@@ -48,3 +48,14 @@ def test_a_page_keeps_every_cell_and_output_and_is_unchanged_when_nothing_folds(
     assert back["cells"][0]["outputs"] == nb["cells"][0]["outputs"] and back["cells"][0]["source"] == "x = 1"
     assert tags(back["cells"][0]) == ["hide-input", "hide-output"]
     assert folded_page(page) == page  # folded once: nothing more to fold, the bytes as given
+
+
+def test_the_run_values_cell_says_it_replaces_the_defaults():
+    from lcrag.book.reading import INJECTED_HEADING
+
+    injected = {"cell_type": "code", "metadata": {"tags": ["injected-parameters"]}, "outputs": [],
+                "source": '# Parameters\nmodel = "local/qwen2.5-coder-1.5b-instruct"\n'}
+    folded = fold_cell(injected)
+    assert folded["source"] == INJECTED_HEADING + '\nmodel = "local/qwen2.5-coder-1.5b-instruct"\n'
+    assert "replace the defaults" in INJECTED_HEADING and tags(folded) == ["injected-parameters", "hide-input"]
+    assert fold_cell(folded)["source"] == folded["source"]  # folding twice changes nothing

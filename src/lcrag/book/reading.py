@@ -8,6 +8,10 @@ removed) what is not the lesson:
 - an output longer than :data:`LONG_OUTPUT_LINES` lines of text or :data:`LONG_TABLE_ROWS` table rows (a long
   table, a prompt printed in full), unless tagged ``show-output``; figures stay open.
 
+The cell papermill adds after the chapter's parameters cell (tagged ``injected-parameters``: the values this run
+used) is headed :data:`INJECTED_HEADING`, so that a reader who unfolds both knows which values the run used and why
+they differ from the defaults above them.
+
 Measured on the book of this version with the browser test's page lengths (``tests/built_book/test_browser.py``).
 """
 
@@ -19,6 +23,7 @@ LONG_OUTPUT_LINES = 30
 LONG_TABLE_ROWS = 25
 _DECIDED_INPUT = {"remove-input", "hide-input", "hide-cell", "remove-cell", "show-input"}
 _DECIDED_OUTPUT = {"remove-output", "hide-output", "hide-cell", "remove-cell", "show-output"}
+INJECTED_HEADING = "# The values this run used (papermill's parameters; they replace the defaults of the cell above)"
 
 
 def _long(output: dict) -> bool:
@@ -36,6 +41,10 @@ def fold_cell(cell: dict) -> dict:
     if cell.get("cell_type") != "code":
         return cell
     tags = list(cell.get("metadata", {}).get("tags", []))
+    if "injected-parameters" in tags:
+        source = "".join(cell.get("source", ""))
+        if not source.startswith(INJECTED_HEADING):
+            cell = {**cell, "source": INJECTED_HEADING + "\n" + source.removeprefix("# Parameters\n")}
     if not _DECIDED_INPUT & set(tags):
         tags.append("hide-input")
     if not _DECIDED_OUTPUT & set(tags) and any(_long(o) for o in cell.get("outputs", [])):
