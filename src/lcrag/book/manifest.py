@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lcrag import jsonl
+
 #: Distributions whose versions every manifest records (``None`` when not installed).
 TRACKED_PACKAGES: tuple[str, ...] = (
     "lcrag",
@@ -93,18 +95,10 @@ def read_usage(path: Path) -> UsageLog:
     path = Path(path)
     if not path.exists():
         return log
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except ValueError as exc:
-                log.malformed.append(f"{path.name} line {lineno}: not JSON ({exc.msg})")
-                continue
-            if not isinstance(rec, dict):
-                log.malformed.append(f"{path.name} line {lineno}: not a JSON object")
-                continue
+    for lineno, rec, problem in jsonl.objects(path):
+        if problem:
+            log.malformed.append(f"{path.name} line {lineno}: {problem}")
+        else:
             log.records.append(rec)
     return log
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import logging
 import warnings
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from lcrag.jsonl import lines as jsonl_lines  # noqa: F401 - the datasets' readers import it from here
 
 log = logging.getLogger("lcrag.data")
 ERRORS = ("raise", "drop")
@@ -88,23 +89,6 @@ def finish(df: pd.DataFrame, report: LoadReport) -> pd.DataFrame:
     elif report.lenient or report.repaired:
         log.info(report.summary())
     return df
-
-
-def jsonl_lines(path: Path) -> Iterator[tuple[int, str | None, str | None]]:
-    """Yield ``(line_number, text, problem)`` for each line (1-based), splitting on ``\\n`` only.
-
-    Bytes are split on ``\\n`` so a stray ``\\r`` or other control character inside a string cannot cut a
-    record in two (``str.splitlines`` would). The empty piece after a final newline is not a line.
-    A line that is not UTF-8 yields ``text=None`` and a problem.
-    """
-    pieces = Path(path).read_bytes().split(b"\n")
-    if pieces and pieces[-1] == b"":
-        pieces.pop()
-    for number, raw in enumerate(pieces, start=1):
-        try:
-            yield number, raw.decode("utf-8"), None
-        except UnicodeDecodeError as exc:
-            yield number, None, f"not UTF-8: {exc}"
 
 
 def parse_json_line(text: str) -> tuple[Any, bool]:

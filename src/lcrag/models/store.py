@@ -21,12 +21,11 @@ cut short by a killed process is skipped on load and counted in :attr:`ResponseS
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from pathlib import Path
 
-from lcrag import config
+from lcrag import config, jsonl
 from lcrag.models.cache import canonical_json, file_lock
 
 STORE_LOCK_TIMEOUT_S = 120.0
@@ -124,17 +123,13 @@ def tally(entries: list[dict]) -> list[dict]:
 
 
 def read_entries(path: Path, skipped: list) -> list[dict]:
+    """The entries of one store file; a line that is not an entry (not a JSON object with a key and a response) is
+    left out and named in ``skipped`` as ``(file, line number)``."""
     out = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                entry = json.loads(line)
-                entry["key"], entry["response"]  # noqa: B018 - schema check
-            except (ValueError, KeyError, TypeError):
-                skipped.append((str(path), lineno))
-                continue
+    for lineno, entry, problem in jsonl.objects(path):
+        if problem or "key" not in entry or "response" not in entry:
+            skipped.append((str(path), lineno))
+        else:
             out.append(entry)
     return out
 
