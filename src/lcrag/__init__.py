@@ -2,10 +2,10 @@
 
 Organised by concept, in the papers' vocabulary:
 
-- ``lcrag.models``     model layer: spec registry, OpenAI-compatible client, embedded llama.cpp server,
+- ``lcrag.models``     model layer: spec registry, tokenizers, OpenAI-compatible client, embedded llama.cpp server,
                        response cache and store, usage accounting, embeddings
 - ``lcrag.data``       dataset manifest, fetch step, one loader per dataset
-- ``lcrag.text``       tokens (counting, context-window policies) and chunking
+- ``lcrag.text``       chunking, and reading answers as text
 - ``lcrag.retrieval``  BM25, dense, hybrid, rerank
 - ``lcrag.metrics``    scores (accuracy, letter parsing, KPR, coverage/citation, ...)
 - ``lcrag.papers``     one package per paper, in its own vocabulary (prompts, its printed tables as CSV

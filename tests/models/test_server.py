@@ -8,7 +8,7 @@ import re
 import pytest
 
 from lcrag.models import get_model, server
-from lcrag.text.tokens import ContextWindowExceeded
+from lcrag.models.tokens import ContextWindowExceeded
 
 pytestmark = pytest.mark.slow
 

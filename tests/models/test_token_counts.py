@@ -8,7 +8,7 @@ import pytest
 
 from lcrag.models import model_files, token_counts
 from lcrag.models.registry import LOCAL_MODELS
-from lcrag.text.tokens import GGUFTokenizer
+from lcrag.models.tokens import GGUFTokenizer
 
 LONG = "The needle is in the haystack, and the haystack is long. " * 60  # 3,480 characters
 SHORT = "Retrieval or long context?"

@@ -23,30 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from lcrag.book import manifest as mf
-from lcrag.models.cache import file_sha256
+from lcrag.models.cache import code_sha256, file_sha256, tree_sha256
 
 INPUTS_SHA_KEY = "inputs_sha256"
 INPUTS_KEY = "inputs"
-#: The package's files that can change what a chapter computes or shows.
-CODE_SUFFIXES = (".py", ".yml", ".yaml", ".json", ".txt", ".csv", ".md")
-
-
-def tree_sha256(root: Path, files: Iterable[Path]) -> str:
-    """One digest of several files: their paths relative to ``root`` and their bytes."""
-    h = hashlib.sha256()
-    for f in sorted(files, key=lambda p: p.relative_to(root).as_posix()):
-        h.update(f.relative_to(root).as_posix().encode() + b"\0" + file_sha256(f).encode() + b"\n")
-    return h.hexdigest()
-
-
-def code_sha256(package_dir: Path) -> str:
-    """The ``lcrag`` package as it would run: every source and data file, no byte-code."""
-    package_dir = Path(package_dir)
-    files = [p for p in package_dir.rglob("*") if p.is_file() and p.suffix in CODE_SUFFIXES
-             and "__pycache__" not in p.parts]
-    return tree_sha256(package_dir, files)
-
-
 def store_sha256(store_dir: Path, chapter: str, skip: Iterable[str] = ()) -> dict[str, str]:
     """``{file name: sha256}`` of the chapter's store files, but those named in ``skip`` (model slugs)."""
     folder = Path(store_dir) / chapter

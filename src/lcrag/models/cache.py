@@ -17,7 +17,7 @@ import json
 import os
 import pickle
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -135,10 +135,28 @@ def file_sha256(path: Path) -> str:
 DERIVED_LOCK_TIMEOUT_S = 3600.0
 
 
+#: The package's files that can change what a chapter computes or shows.
+CODE_SUFFIXES = (".py", ".yml", ".yaml", ".json", ".txt", ".csv", ".md")
+
+
+def tree_sha256(root: Path, files: Iterable[Path]) -> str:
+    """One digest of several files: their paths relative to ``root`` and their bytes."""
+    h = hashlib.sha256()
+    for f in sorted(files, key=lambda p: p.relative_to(root).as_posix()):
+        h.update(f.relative_to(root).as_posix().encode() + b"\0" + file_sha256(f).encode() + b"\n")
+    return h.hexdigest()
+
+
+def code_sha256(package_dir: Path) -> str:
+    """The ``lcrag`` package as it would run: every source and data file, no byte-code."""
+    package_dir = Path(package_dir)
+    files = [p for p in package_dir.rglob("*") if p.is_file() and p.suffix in CODE_SUFFIXES
+             and "__pycache__" not in p.parts]
+    return tree_sha256(package_dir, files)
+
+
 @functools.cache
 def _code_sha256() -> str:
-    from lcrag.book.reuse import code_sha256  # late: lcrag.book imports this module
-
     return code_sha256(Path(__file__).resolve().parent.parent)
 
 

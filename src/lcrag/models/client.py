@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING
 
 from lcrag import config
 from lcrag.models import model_files, server, token_counts, usage
+from lcrag.models import tokens as tok
 from lcrag.models.answers import MalformedResponse, normalise
 from lcrag.models.cache import DiskCache, content_key
 from lcrag.models.registry import ModelInfo, UnknownModelError, cost_usd, parse_spec
 from lcrag.models.retry import RetryPolicy, failure_kind
 from lcrag.models.store import default_store
 from lcrag.progress import progress as bar
-from lcrag.text import tokens as tok
 
 if TYPE_CHECKING:  # the SDK is imported where a request is sent (about 1 s): a run read from the store never is
     import openai

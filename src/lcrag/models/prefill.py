@@ -327,7 +327,7 @@ def main(argv: list[str] | None = None) -> None:
             with activity.call():
                 return super().create_completion(*args, **kwargs)
 
-        def tokenize(self, *args, **kwargs):  # the /extras/tokenize endpoint (lcrag.text.endpoint_tokenizer)
+        def tokenize(self, *args, **kwargs):  # the /extras/tokenize endpoint (lcrag.models.endpoint_tokenizer)
             with activity.call():
                 return super().tokenize(*args, **kwargs)
 

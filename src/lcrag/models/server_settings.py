@@ -49,7 +49,7 @@ PREFILL_COMPILE_MIN_TOKENS = 2048
 
 def logprobs_ctx(path: Path, n_ctx: int) -> int:
     """The window of a logprobs server: its logits array (n_ctx x vocabulary floats) stays within 2 GiB."""
-    from lcrag.text.tokens import gguf_tokenizer
+    from lcrag.models.tokens import gguf_tokenizer
 
     n_vocab = gguf_tokenizer(str(path))._llm.n_vocab()
     fits = LOGPROBS_SCORES_BYTES // (4 * n_vocab)

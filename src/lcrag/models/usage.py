@@ -34,7 +34,7 @@ class UsageRecord:
     truncated: bool = False
     serving: dict | None = None
     failures: dict[str, int] = field(default_factory=dict)  # failed attempts before this result, by kind
-    tokenizer: str | None = None  # what counted this call's tokens (lcrag.text.tokens: exact, or a stand-in)
+    tokenizer: str | None = None  # what counted this call's tokens (lcrag.models.tokens: exact, or a stand-in)
     ts: float = field(default_factory=time.time)
 
 

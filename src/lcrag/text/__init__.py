@@ -1,4 +1,4 @@
-"""Text: tokens (:mod:`lcrag.text.tokens`), chunking (:mod:`lcrag.text.chunking`), and reading answers."""
+"""Text: chunking (:mod:`lcrag.text.chunking`) and reading answers. Tokenizers live with the models (:mod:`lcrag.models.tokens`)."""
 
 from __future__ import annotations
 

