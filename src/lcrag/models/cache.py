@@ -57,34 +57,42 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
-class DiskCache:
-    """One JSON file per key under ``root/<key[:2]>/<key>.json``.
+def _json_bytes(value: Any) -> bytes:
+    return canonical_json(value).encode("utf-8")
 
-    A corrupt or partial file (impossible through :func:`atomic_write_bytes`, but a user may copy
-    files around) is treated as a miss and reported through :attr:`corrupt`.
+
+class DiskCache:
+    """One file per key under ``root/<key[:2]>/<key><suffix>``: the model answers (JSON, the default) and the
+    embeddings (``.npy`` vectors, :mod:`lcrag.models.embeddings`) are cached this way.
+
+    ``dumps`` turns a value into the file's bytes, ``loads`` the bytes back into a value; a file ``loads`` cannot
+    read (a ``ValueError``, ``OSError`` or ``EOFError``: corrupt or partial, impossible through
+    :func:`atomic_write_bytes`, but a user may copy files around) is a miss and reported through :attr:`corrupt`.
     """
 
-    def __init__(self, root: Path | None = None):
+    def __init__(self, root: Path | None = None, suffix: str = ".json",
+                 dumps: Callable[[Any], bytes] = _json_bytes, loads: Callable[[bytes], Any] = json.loads):
         self.root = Path(root) if root else config.cache_dir() / "responses"
+        self.suffix, self.dumps, self.loads = suffix, dumps, loads
         self.corrupt: list[Path] = []
 
     def path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
+        return self.root / key[:2] / f"{key}{self.suffix}"
 
-    def get(self, key: str) -> dict | None:
+    def get(self, key: str) -> Any:
         p = self.path(key)
         try:
             raw = p.read_bytes()
         except FileNotFoundError:
             return None
         try:
-            return json.loads(raw)
-        except ValueError:
+            return self.loads(raw)
+        except (ValueError, OSError, EOFError):
             self.corrupt.append(p)
             return None
 
-    def put(self, key: str, value: dict) -> None:
-        atomic_write_bytes(self.path(key), canonical_json(value).encode("utf-8"))
+    def put(self, key: str, value: Any) -> None:
+        atomic_write_bytes(self.path(key), self.dumps(value))
 
     def computing(self, key: str, timeout: float, error: type[Exception] = TimeoutError):
         """Hold ``key``'s in-flight lock (``root/.inflight/<key>.lock``) for the block: processes (and threads)
@@ -98,10 +106,10 @@ class DiskCache:
     def keys(self) -> list[str]:
         if not self.root.exists():
             return []
-        return sorted(p.stem for p in self.root.glob("*/*.json"))
+        return sorted(p.stem for p in self.root.glob(f"*/*{self.suffix}"))
 
     def stats(self) -> dict:
-        files = list(self.root.glob("*/*.json")) if self.root.exists() else []
+        files = list(self.root.glob(f"*/*{self.suffix}")) if self.root.exists() else []
         return {
             "root": str(self.root),
             "entries": len(files),
@@ -160,26 +168,30 @@ def _code_sha256() -> str:
     return code_sha256(Path(__file__).resolve().parent.parent)
 
 
+def _pickled(value: Any) -> bytes:
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _unpickled(raw: bytes) -> Any:
+    try:
+        return pickle.loads(raw)
+    except pickle.UnpicklingError as exc:
+        raise ValueError(str(exc)) from exc
+
+
 def cached_table(kind: str, inputs: Any, compute: Callable[[], Any]) -> Any:
     """``compute()``, a table that depends only on ``inputs`` (JSON: the data it reads, a model's identity, its
-    parameters) and on lcrag's code, computed once per cache directory: kept in
-    ``<cache>/tables/<kind>-<key>.pkl``, keyed by ``inputs`` and the package's code digest, so a change to either
+    parameters) and on lcrag's code, computed once per cache directory: a :class:`DiskCache` of pickles under
+    ``<cache>/tables/``, keyed by ``kind``, ``inputs`` and the package's code digest, so a change to any of them
     computes it again. Pickled (exact dtypes and floats; the cache directory holds what lcrag wrote). Processes
     that need the same table take turns: the first computes it, the others read it. An unreadable file is a miss."""
+    tables = DiskCache(config.cache_dir() / "tables", ".pkl", _pickled, _unpickled)
     key = content_key({"kind": kind, "inputs": inputs, "code": _code_sha256()})
-    path = config.cache_dir() / "tables" / f"{kind}-{key[:24]}.pkl"
-
-    def read() -> Any:
-        try:
-            return pickle.loads(path.read_bytes())
-        except (FileNotFoundError, pickle.UnpicklingError, EOFError, ValueError):
-            return None
-
-    table = read()
+    table = tables.get(key)
     if table is None:
-        with file_lock(path.with_suffix(".lock"), DERIVED_LOCK_TIMEOUT_S):
-            table = read()
+        with tables.computing(key, DERIVED_LOCK_TIMEOUT_S):
+            table = tables.get(key)
             if table is None:
                 table = compute()
-                atomic_write_bytes(path, pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL))
+                tables.put(key, table)
     return table

@@ -42,7 +42,7 @@ import numpy as np
 
 from lcrag import config
 from lcrag.models import embedding_store
-from lcrag.models.cache import atomic_write_bytes, content_key
+from lcrag.models.cache import DiskCache, content_key
 
 DEFAULT_EMBEDDER = "local/all-minilm-l6-v2"
 KEY_MEMO_SIZE = 100_000  # texts whose cache key an embedder remembers
@@ -71,6 +71,16 @@ def normalise(vectors: np.ndarray) -> np.ndarray:
     return v / np.where(norms == 0, 1.0, norms)
 
 
+def _npy_bytes(vec: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, np.ascontiguousarray(vec, dtype=np.float32), allow_pickle=False)
+    return buf.getvalue()
+
+
+def _npy_vector(raw: bytes) -> np.ndarray:
+    return np.load(io.BytesIO(raw), allow_pickle=False).astype(np.float32, copy=False)
+
+
 class Embedder:
     """Base class: caching and batching; subclasses implement :meth:`_compute` for a batch of texts.
 
@@ -86,7 +96,8 @@ class Embedder:
         self._dim = dim
         self.cache_root = Path(cache_root) if cache_root else config.cache_dir() / "embeddings"
         self.stats = {"hits": 0, "misses": 0}
-        self.corrupt: list[Path] = []
+        self._cache = DiskCache(self.cache_root, ".npy", _npy_bytes, _npy_vector)
+        self.corrupt = self._cache.corrupt  # unreadable files and vectors of the wrong shape
         self._keys: dict[str, str] = {}
 
     def __repr__(self) -> str:
@@ -110,27 +121,17 @@ class Embedder:
         return key
 
     def path(self, key: str) -> Path:
-        return self.cache_root / key[:2] / f"{key}.npy"
+        return self._cache.path(key)
 
     def _read(self, key: str) -> np.ndarray | None:
-        p = self.path(key)
-        try:
-            raw = p.read_bytes()
-        except FileNotFoundError:
+        vec = self._cache.get(key)
+        if vec is not None and (vec.ndim != 1 or (self._dim is not None and vec.shape[0] != self._dim)):
+            self.corrupt.append(self.path(key))
             return None
-        try:
-            vec = np.load(io.BytesIO(raw), allow_pickle=False)
-        except (ValueError, OSError, EOFError):
-            vec = None
-        if vec is None or vec.ndim != 1 or (self._dim is not None and vec.shape[0] != self._dim):
-            self.corrupt.append(p)
-            return None
-        return vec.astype(np.float32, copy=False)
+        return vec
 
     def _write(self, key: str, vec: np.ndarray) -> None:
-        buf = io.BytesIO()
-        np.save(buf, np.ascontiguousarray(vec, dtype=np.float32), allow_pickle=False)
-        atomic_write_bytes(self.path(key), buf.getvalue())
+        self._cache.put(key, vec)
 
     # -- public --------------------------------------------------------------------------------------
 
