@@ -139,3 +139,15 @@ def test_pearson_interval_is_fishers_z():
     assert (lo, hi) == pytest.approx((np.tanh(0.5493 - 0.392), np.tanh(0.5493 + 0.392)), abs=1e-3)
     assert lo < 0.5 < hi and 0.5 - lo > hi - 0.5  # skewed toward 0
     assert np.isnan(pearson_interval(0.5, 3)[0])
+
+
+def test_rows_ci_resamples_whole_rows():
+    """Two columns equal up to a constant: every resample keeps the pairing, so the median gap is exact."""
+    from lcrag.stats import rows_ci
+
+    x = np.random.default_rng(1).uniform(0, 1, 50)
+    lo, hi = rows_ci(np.column_stack([x, x + 0.01]), lambda v: np.median(v[..., 1], -1) - np.median(v[..., 0], -1), 500)
+    assert lo == pytest.approx(0.01) and hi == pytest.approx(0.01)
+    lo, hi = rows_ci(np.column_stack([x, x[::-1]]), lambda v: np.median(v[..., 1], -1) - np.median(v[..., 0], -1), 500)
+    assert lo < 0 < hi  # unpaired columns: an interval around no difference
+    assert all(np.isnan(rows_ci(np.ones((1, 2)), lambda v: v.mean((-2, -1)))))

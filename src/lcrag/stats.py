@@ -16,6 +16,7 @@ Other constant data (token counts) give the point itself.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -131,6 +132,23 @@ def paired_statistic_ci(columns: Sequence, statistic, n_boot: int = 2000, level:
                     rng=np.random.default_rng(seed), vectorized=True, paired=True)
     lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
     return (point, min(lo, point), max(hi, point))
+
+
+def rows_ci(values, statistic, n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> tuple[float, float]:
+    """Bootstrap interval of ``statistic`` over the rows (items) of ``values`` (items × columns), the rows resampled
+    whole, so every column keeps its pairing with the others. ``statistic(x)`` takes ``x`` of shape (..., items,
+    columns) and reduces the items axis. BCa (:data:`METHOD`), percentile where BCa is undefined; NaN bounds with
+    fewer than 2 items."""
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) < 2:
+        return (float("nan"), float("nan"))
+
+    def stat(i, axis=-1):
+        return statistic(values[np.asarray(i, dtype=int)])
+
+    with warnings.catch_warnings():  # BCa on a statistic every resample gives alike: NaN, then the percentile
+        warnings.simplefilter("ignore")
+        return _interval((np.arange(len(values)),), stat, float(statistic(values)), n_boot, level, seed, METHOD)
 
 
 def bootstrap_diff(a: Sequence[float], b: Sequence[float], n: int = 2000,

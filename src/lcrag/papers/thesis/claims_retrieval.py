@@ -5,15 +5,15 @@ model is :data:`lcrag.book.verdicts.NO_MODEL` (:func:`check_retrieval_claims`): 
 H6b and H16 are the thesis's numbers for its embedding model ("davinci-002"); with another one (the book runs
 MiniLM) they say which model embedded, not whether the thesis holds: *not testable with this model*, with the reason.
 H14 compares distance distributions on the same cases, so it is decided on paired bootstrap intervals (cases
-resampled together: :func:`case_interval`).
+resampled together: :func:`lcrag.stats.rows_ci`).
 """
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
+
+from lcrag.stats import rows_ci
 
 #: The thesis's embedding model, as an embedder spec would name it ("davinci-002"; most likely served as
 #: text-embedding-ada-002: book/deviations.md).
@@ -32,34 +32,6 @@ def other_embedder(name: str | None) -> str | None:
 def _embedder_of(table: pd.DataFrame) -> str | None:
     names = table["embedder"].dropna().unique() if "embedder" in table else []
     return str(names[0]) if len(names) == 1 else None
-
-
-def case_interval(values: np.ndarray, statistic, n_boot: int = 2000, seed: int = 0,
-                  level: float = 0.95) -> tuple[float, float]:
-    """Bootstrap interval of ``statistic`` over the rows (cases) of ``values`` (cases × columns), the rows resampled
-    whole, so every column keeps its pairing with the others. ``statistic(x)`` takes ``x`` of shape (..., cases,
-    columns) and reduces the cases axis. BCa (:data:`lcrag.stats.METHOD`), percentile where BCa is undefined."""
-    from scipy.stats import bootstrap
-
-    from lcrag.stats import METHOD
-
-    values = np.asarray(values, dtype=np.float64)
-    if len(values) < 2:
-        return (float("nan"), float("nan"))
-    point = float(statistic(values))
-
-    def stat(i, axis=-1):
-        return statistic(values[np.asarray(i, dtype=int)])
-
-    for method in (METHOD, "percentile"):
-        with warnings.catch_warnings():  # BCa on a statistic every resample gives alike: NaN, then the percentile
-            warnings.simplefilter("ignore")
-            res = bootstrap((np.arange(len(values)),), stat, n_resamples=n_boot, confidence_level=level,
-                            method=method, rng=np.random.default_rng(seed), vectorized=True)
-        lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
-        if not (np.isnan(lo) or np.isnan(hi)):
-            return (min(lo, point), max(hi, point))
-    return (point, point)
 
 
 def distance_tests(dist: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> dict[str, dict] | None:
@@ -92,7 +64,7 @@ def distance_tests(dist: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> dic
         "k10": lambda v: iqr(k10)(v) - iqr(base)(v),
         "alpha0.5": lambda v: iqr(a05)(v) - iqr(base)(v),
     }
-    out = {name: {"diff": float(f(x)), "ci": case_interval(x, f, n_boot, seed)} for name, f in stats.items()}
+    out = {name: {"diff": float(f(x)), "ci": rows_ci(x, f, n_boot, seed=seed)} for name, f in stats.items()}
     out["medians"] = {r: float(med(r)(x)) for r in RANKERS}
     out["iqr"] = {"k=5": float(iqr(base)(x)), "k=10": float(iqr(k10)(x)), "α=0.5": float(iqr(a05)(x))}
     out["n"] = len(x)
