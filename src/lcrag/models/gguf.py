@@ -1,4 +1,10 @@
-"""A small reader for GGUF files (llama.cpp's model format): metadata and the tensor table, no dependency.
+"""A small reader for GGUF files (llama.cpp's model format): metadata and the tensor table.
+
+llama.cpp's own ``gguf`` package (a dependency: :mod:`lcrag.models.torch_gguf` dequantizes with it) reads the same
+fields, but its ``GGUFReader`` makes a numpy view of every item of every array: 6 s for SmolLM2's header (49 152
+token strings) against 0.15 s here (the 1.5B Qwen: 0.3 s, 151 936 strings), paid at each server start that loads the torch prefill.
+``tests/models/test_gguf.py`` checks that both readers agree on every field and tensor of the shipped files, so a
+format change that this reader misses fails there.
 
 Used by :mod:`lcrag.models.weights` (which tensor types a derived file holds) and
 :mod:`lcrag.models.torch_gguf` (the weights, memory-mapped). Layout: magic ``GGUF``, version, tensor and
@@ -42,7 +48,7 @@ def _read_str(fh) -> str:
 
 
 def _read_value(fh, vtype: int):
-    """One metadata value; numeric arrays as numpy arrays, arrays of strings skipped (None)."""
+    """One metadata value; numeric arrays as numpy arrays, other arrays (of strings) as lists."""
     if vtype in _SCALARS:
         fmt = _SCALARS[vtype][0]
         return struct.unpack(fmt, fh.read(struct.calcsize(fmt)))[0]
@@ -53,9 +59,7 @@ def _read_value(fh, vtype: int):
         if item_type in _SCALARS:
             dtype = np.dtype(_SCALARS[item_type][1])
             return np.frombuffer(fh.read(n * dtype.itemsize), dtype)
-        for _ in range(n):
-            _read_value(fh, item_type)
-        return None
+        return [_read_value(fh, item_type) for _ in range(n)]  # strings (a vocabulary), or nested arrays
     raise GGUFError(f"unknown GGUF value type {vtype}")
 
 
