@@ -16,6 +16,9 @@ def test_paper_claims():
     assert all(v[c] == "reproduced" for c in ("C1", "C2", "C3", "C4", "C5", "C9", "C12", "C15", "C16", "C19"))
     assert v["C13"] == "not reproduced"  # Qwen2-72B's snippet beats trunks 512 and 1024
     assert all(v[c] == "inconclusive" for c in ("C6", "C7", "C8", "C10", "C11", "C14", "C17", "C18", "C20", "C21"))
+    values = ledger.table().set_index("claim_id")["our_value"]
+    assert values["C19"] == "GPT-4o - Phi-3: length +106.42, KPP -0.014"  # Table 4: 939.35 - 832.93, 0.323 - 0.337
+    assert values["C13"].endswith("summary the lowest for both models") and "True" not in values["C13"]
 
 
 def _responses(variant_recalls: dict[str, list[float]], judge: str = "j") -> pd.DataFrame:
@@ -125,3 +128,22 @@ def test_c12_and_the_synthesis_share_the_chapters_floor_rule():
             assert why == "none (mean KPR): score 0.045 below 0.05"
             assert claim["evidence"].endswith(f"at the floor: {why}")
             assert all(r["evidence"].endswith(f"at the floor: {why}") for r in rows)
+
+
+def test_c14_is_not_decided_by_the_capped_answers_against_another_variants_short_ones():
+    """The book's 1.5B run: the longest generation bin was the answers that hit the cap, the shortest one-line
+    answers of other variants, and the bins' difference "reproduced" C14. Within each variant here KPR falls with
+    length: not reproduced, whatever the pooled bins say."""
+    rows = []
+    for variant, lengths, recalls in (("trunc512", [10, 20, 30, 40, 50, 60, 70, 80], [0.3, 0.25, 0.2, 0.15, 0.1, 0.05, 0.0, 0.0]),
+                                      ("none", [200, 210, 220, 230, 240, 256, 256, 256], [0.9, 0.85, 0.8, 0.75, 0.7, 0.6, 0.6, 0.6])):
+        rows += [{"judge": "j", "variant": variant, "question_id": f"q{i}", "recall": r, "input_tokens": 1000,
+                  "completion_tokens": n} for i, (n, r) in enumerate(zip(lengths, recalls, strict=True))]
+    ledger = ClaimsLedger("long2rag", paper="long2rag", model="m")
+    long2rag_claims.run_claims(ledger, pd.DataFrame(rows), "j", {"input_tokens": [2048], "completion_tokens": [51, 256]},
+                               n_boot=500, cap=256)
+    c14 = ledger.table().set_index("claim_id").loc["C14"]
+    assert c14["verdict"] == "not reproduced"
+    assert "mean over 2 variants x 8 questions: -" in c14["our_value"]
+    assert c14["our_value"].endswith("3 of 16 answers hit the 256-token cap (tied at the top rank)")
+    assert "within each variant (none, trunc512)" in c14["evidence"]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
+
 from lcrag.papers.long2rag import lengths, numbers
 
 
@@ -9,3 +12,40 @@ def test_length_bins():
     assert lengths.scaled_edges(numbers.PAPER_INPUT_EDGES, 32_000, 8192) == [2048, 4096, 6400, 8192]
     assert lengths.length_bins([100, 2048, 5000, 9000], [2048, 4096, 6400, 8192]) == [
         "<2048", "2048-4096", "4096-6400", ">8192"]
+
+
+def test_the_answers_that_hit_the_cap_get_a_bin_named_so():
+    """With max_new_tokens 256 the last scaled edge is 256: its bin holds exactly the answers that stopped at the
+    cap (none can be longer), so it is "256 (hit the cap)", not ">256"."""
+    edges = sorted(set(lengths.scaled_edges(numbers.PAPER_OUTPUT_EDGES, 5_000, 256)))
+    assert edges[-1] == 256
+    assert lengths.length_bins([20, 255, 256], edges, cap=256) == ["<51", "230-256", "256 (hit the cap)"]
+    assert lengths.length_bins([256], edges) == [">256"]  # no cap given: the plain label
+    per = pd.DataFrame({"judge": "j", "recall": [0.0, 0.5, 1.0], "completion_tokens": [20, 255, 256]})
+    table = lengths.kpr_by_length(per, "completion_tokens", edges, cap=256)
+    assert list(table["bin"]) == ["<51", "230-256", "256 (hit the cap)"] and list(table["kpr"]) == [0.0, 0.5, 1.0]
+
+
+def _per(lengths_by_variant: dict[str, list[int]], recalls: dict[str, list[float]]) -> pd.DataFrame:
+    return pd.DataFrame([{"variant": v, "question_id": f"q{i}", "completion_tokens": n, "recall": r}
+                         for v in lengths_by_variant
+                         for i, (n, r) in enumerate(zip(lengths_by_variant[v], recalls[v], strict=True))])
+
+
+def test_the_generation_trend_is_read_within_each_variant():
+    """A variant of short answers and low KPR next to one of capped answers and high KPR: pooled, length and KPR
+    rise together; within each variant KPR falls with length, and the trend says so."""
+    short = [10, 20, 30, 40, 50, 60, 70, 80]
+    capped = [200, 210, 220, 230, 240, 256, 256, 256]
+    falling_low = [0.3, 0.25, 0.2, 0.15, 0.1, 0.05, 0.0, 0.0]
+    falling_high = [0.9, 0.85, 0.8, 0.75, 0.7, 0.6, 0.6, 0.6]
+    per = _per({"trunc512": short, "none": capped}, {"trunc512": falling_low, "none": falling_high})
+    assert per["completion_tokens"].corr(per["recall"], method="spearman") > 0.5  # pooled: the variants
+    t = lengths.within_variant_rank(per, cap=256, n_boot=500)
+    assert t.rho < 0 and t.hi < 0 and t.variants == ["none", "trunc512"]
+    assert (t.questions, t.responses, t.capped) == (8, 16, 3)
+    rising = _per({"a": short, "b": capped}, {"a": falling_low[::-1], "b": falling_high[::-1]})
+    up = lengths.within_variant_rank(rising, cap=256, n_boot=500)
+    assert up.rho > 0.9 and up.lo > 0  # (ties among the capped answers and among equal KPR keep it below 1)
+    flat = _per({"a": [256] * 8}, {"a": falling_high})  # every answer capped: no length to rank
+    assert np.isnan(lengths.within_variant_rank(flat, cap=256).rho)

@@ -15,7 +15,7 @@ import pandas as pd
 
 from lcrag.data.long2rag import CATEGORIES
 from lcrag.papers.long2rag.checks import table3_correlations
-from lcrag.papers.long2rag.lengths import with_length_bins
+from lcrag.papers.long2rag.lengths import with_length_bins, within_variant_rank
 from lcrag.papers.long2rag.numbers import PAPER_NUMBERS, paper_table1_wide, paper_table2, paper_table4
 
 PAPER_TABLES_MODEL = "the paper's published tables"
@@ -80,8 +80,8 @@ def paper_claims(ledger):
                  paper_value=f"GPT-4o {g['snippet']:.3f}/{g['summary']:.3f} vs >= {g[trunks].min():.3f}; Qwen2-72B "
                  f"snippet {q2['snippet']:.3f}",
                  our_value=f"Qwen2-72B snippet {q2['snippet']:.3f} vs trunks {q2[trunks].min():.3f}-"
-                 f"{q2[trunks].max():.3f}; summary worst for both: "
-                 f"{bool((t2['summary'] == t2.min(axis=1)).all())}",
+                 f"{q2[trunks].max():.3f}; summary "
+                 f"{'the lowest for both models' if (t2['summary'] == t2.min(axis=1)).all() else 'not the lowest for both'}",
                  passed=snippet_worse, evidence="Table 2 as printed: holds for GPT-4o; for Qwen2-72B the snippet "
                  "beats trunks 512 and 1024, only the summary is below all")
     t3 = table3_correlations()
@@ -105,7 +105,9 @@ def paper_claims(ledger):
     ok = bool(gpt["paper_kpp"] < phi3["paper_kpp"] and gpt["paper_length"] > phi3["paper_length"])
     ledger.check("C19", "GPT-4o writes longer responses but has a lower KPP than Phi-3-mini",
                  paper_value=f"{gpt['paper_length']:.2f} vs {phi3['paper_length']:.2f}; "
-                 f"{gpt['paper_kpp']:.3f} vs {phi3['paper_kpp']:.3f}", our_value=f"{ok}", passed=ok,
+                 f"{gpt['paper_kpp']:.3f} vs {phi3['paper_kpp']:.3f}",
+                 our_value=f"GPT-4o - Phi-3: length {gpt['paper_length'] - phi3['paper_length']:+.2f}, KPP "
+                 f"{gpt['paper_kpp'] - phi3['paper_kpp']:+.3f}", passed=ok,
                  evidence="Table 4 as printed")
     size = (n["questions"], n["domains"], n["categories"], n["documents per question"],
             n["words per document (abstract)"], n["key points"])
@@ -178,18 +180,48 @@ def truncation_floor(wide: pd.DataFrame) -> str | None:
     return variant_floor(wide, ["none"])
 
 
+def generation_claim(ledger, mine: pd.DataFrame, ev: str, pooled: str | None, cap: int | None = None,
+                     n_boot: int = 2000, seed: int = 0) -> None:
+    """C14, KPR grows with generation length, on one judge's responses ``mine``: the within-variant rank trend
+    (:func:`lcrag.papers.long2rag.lengths.within_variant_rank`), reproduced when its interval lies above 0, not
+    reproduced when below, else inconclusive. Not on length bins: the shortest and the longest bins hold different
+    variants (the truncated documents' short answers, the answers that hit the ``cap``), so comparing them measures
+    the variants and the cap. ``pooled``: the floor reason of all the responses, if any."""
+    text = "KPR grows with generation length (rank trend within each document variant)"
+    if "completion_tokens" not in mine:
+        ledger.check("C14", text, paper_value="figure", our_value=None, passed=None,
+                     evidence=f"no answer lengths given; {ev}")
+        return
+    t = within_variant_rank(mine, "completion_tokens", cap, n_boot, seed)
+    if np.isnan(t.rho):
+        ledger.check("C14", text, paper_value="figure", our_value=None, passed=None, floor=pooled,
+                     evidence=f"no document variant in which both the answers' length and their KPR vary over three "
+                     f"or more questions; {ev}")
+        return
+    at_cap = f"; {t.capped} of {t.responses} answers hit the {cap}-token cap (tied at the top rank)" if cap else ""
+    ledger.check("C14", text, paper_value="figure",
+                 our_value=f"Spearman rho(answer length, KPR) within a variant, mean over {len(t.variants)} variants "
+                 f"x {t.questions} questions: {_pp(t.rho)} [{_pp(t.lo)}, {_pp(t.hi)}]{at_cap}",
+                 passed=_verdict(t.lo, t.hi), floor=pooled,
+                 evidence=f"{ev}; within each variant ({', '.join(t.variants)}), so that the variants' own differences "
+                 "in length and KPR are not read as a trend; 95 % percentile bootstrap interval over questions")
+
+
 def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[str, list[int]] | None = None,
-               agreement: Mapping | None = None, scope: str = "", n_boot: int = 2000, seed: int = 0) -> object:
+               agreement: Mapping | None = None, scope: str = "", n_boot: int = 2000, seed: int = 0,
+               cap: int | None = None) -> object:
     """Decide the behavioural claims on our runs, with 95 % bootstrap intervals: C12 (truncation lowers KPR), C13
     (snippet and summary lower it more than truncation), C10 (KPR falls with input length), C14 (KPR grows with
     generation length), C15 (two judges rank the same systems alike, Spearman >= 0.95).
 
     ``per_response`` is :func:`lcrag.metrics.kpr.response_kpr` (one row per judge and response); ``judge``
     decides (the chapter passes the judge that agrees best with the humans); ``edges`` maps ``input_tokens`` /
-    ``completion_tokens`` to their length-bin edges; ``agreement`` is :func:`.judges.judge_rank_agreement`'s result.
+    ``completion_tokens`` to their length-bin edges; ``agreement`` is :func:`.judges.judge_rank_agreement`'s result;
+    ``cap`` is the generation cap (``max_new_tokens``).
 
-    C12 and C13 compare variants paired over questions; C10 and C14 compare the first and the last length bin
-    that hold two or more responses (one response has no interval), two independent groups of responses. A claim
+    C12 and C13 compare variants paired over questions; C10 compares the first and the last input-length bin
+    that hold two or more responses (one response has no interval), two independent groups of responses; C14 is
+    the rank trend of KPR with answer length within each variant (:func:`generation_claim`). A claim
     is reproduced when every interval lies on its side of 0, not reproduced when one lies on the other side, and
     inconclusive otherwise (or when not run).
 
@@ -237,26 +269,24 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
     else:
         ledger.check("C13", text, paper_value="Table 2", our_value=None, passed=None,
                      evidence=f"not run in this profile; {ev}")
-    for cid, text, column, sign in (
-        ("C10", "KPR falls as the input grows (first vs last input-length bin)", "input_tokens", -1),
-        ("C14", "KPR grows with generation length (first vs last generation-length bin)", "completion_tokens", 1),
-    ):
-        cuts = (edges or {}).get(column)
-        groups = {}
-        if cuts:
-            binned = with_length_bins(mine, column, cuts).groupby("bin", observed=True)["recall"]
-            groups = {str(b): g for b, g in binned if len(g) >= 2}  # one response has no interval
-        if len(groups) < 2:
-            ledger.check(cid, text, paper_value="figure", our_value=None, passed=None,
-                         evidence=f"fewer than two length bins with two or more responses; {ev}")
-            continue
+    cuts = (edges or {}).get("input_tokens")
+    text = "KPR falls as the input grows (first vs last input-length bin)"
+    groups = {}
+    if cuts:
+        binned = with_length_bins(mine, "input_tokens", cuts).groupby("bin", observed=True)["recall"]
+        groups = {str(b): g for b, g in binned if len(g) >= 2}  # one response has no interval
+    if len(groups) < 2:
+        ledger.check("C10", text, paper_value="figure", our_value=None, passed=None,
+                     evidence=f"fewer than two length bins with two or more responses; {ev}")
+    else:
         (b0, first), (b1, last) = list(groups.items())[0], list(groups.items())[-1]
         lo, hi = unpaired_bootstrap_ci(last, first, n_boot=n_boot, seed=seed)
-        ledger.check(cid, text, paper_value="figure",
+        ledger.check("C10", text, paper_value="figure",
                      our_value=f"{b1} - {b0}: {last.mean():.3f} (n={len(last)}) - {first.mean():.3f} (n={len(first)}) "
                      f"= {_pp(last.mean() - first.mean())} [{_pp(lo)}, {_pp(hi)}]",
-                     passed=_verdict(lo, hi, sign), evidence=f"{ev}; 95 % bootstrap interval, the two bins resampled apart",
+                     passed=_verdict(lo, hi, -1), evidence=f"{ev}; 95 % bootstrap interval, the two bins resampled apart",
                      floor=pooled)
+    generation_claim(ledger, mine, ev, pooled, cap, n_boot, seed)
     c15 = {"claim_id": "C15", "text": "Two judges rank the same systems alike (Spearman >= 0.95)", "paper_value": 0.983}
     if agreement is not None and not np.isnan(agreement.get("spearman", np.nan)):
         lo, hi = spearman_interval(agreement["spearman"], agreement["n_systems"])
@@ -274,11 +304,11 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
 
 
 def chapter_ledgers(model: str, per_response: pd.DataFrame, judge: str, edges: Mapping[str, list[int]] | None,
-                    agreement: Mapping | None, scope: str) -> list:
+                    agreement: Mapping | None, scope: str, cap: int | None = None) -> list:
     """The chapter's two ledgers: the paper's own tables (:func:`paper_claims`) and ``model``'s runs judged by
-    ``judge`` (:func:`run_claims`, with its ``edges``, ``agreement`` and ``scope``)."""
+    ``judge`` (:func:`run_claims`, with its ``edges``, ``agreement``, ``scope`` and generation ``cap``)."""
     from lcrag.book import ClaimsLedger
 
     ours = ClaimsLedger(None, paper="long2rag", model=model)
-    run_claims(ours, per_response, judge, edges, agreement, scope=scope)
+    run_claims(ours, per_response, judge, edges, agreement, scope=scope, cap=cap)
     return [paper_claims(ClaimsLedger(None, paper="long2rag", model=PAPER_TABLES_MODEL)), ours]

@@ -2,7 +2,9 @@
 
 The paper's bin edges (:data:`.numbers.PAPER_INPUT_EDGES`, :data:`.numbers.PAPER_OUTPUT_EDGES`) are scaled to our
 window and generation cap (:func:`scaled_edges`), each response binned (:func:`length_bins`,
-:func:`with_length_bins`) and KPR averaged per bin (:func:`kpr_by_length`, through :mod:`lcrag.metrics.kpr`).
+:func:`with_length_bins`; the answers that hit the generation cap get a bin of their own, named so) and KPR averaged
+per bin (:func:`kpr_by_length`, through :mod:`lcrag.metrics.kpr`). The trend claim on generation length is decided
+within each document variant (:func:`within_variant_rank`), not on the bins, which mix the variants.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from lcrag.metrics import kpr as K
@@ -21,34 +24,46 @@ def scaled_edges(paper_edges: Sequence[int], paper_top: int, our_top: int) -> li
     return [int(round(e * our_top / paper_top)) for e in paper_edges]
 
 
-def length_bins(values: Sequence[float], edges: Sequence[int]) -> list[str]:
-    """Bin labels ``<a``, ``a-b``, ``>c`` (left-closed: a value equal to an edge goes to the upper bin)."""
+def cap_label(cap: int) -> str:
+    """The label of the bin of the answers that stopped at the generation cap ``cap`` (``max_new_tokens``)."""
+    return f"{cap} (hit the cap)"
+
+
+def _top_label(edges: Sequence[int], cap: int | None) -> str:
+    return cap_label(cap) if cap is not None and edges[-1] >= cap else f">{edges[-1]}"
+
+
+def length_bins(values: Sequence[float], edges: Sequence[int], cap: int | None = None) -> list[str]:
+    """Bin labels ``<a``, ``a-b``, ``>c`` (left-closed: a value equal to an edge goes to the upper bin). With the
+    generation ``cap`` (``max_new_tokens``) at or below the last edge, the last bin holds only the answers that
+    stopped at the cap, labelled :func:`cap_label` (``256 (hit the cap)``), not ``>256``."""
     labels = []
     for v in values:
         if v < edges[0]:
             labels.append(f"<{edges[0]}")
         elif v >= edges[-1]:
-            labels.append(f">{edges[-1]}")
+            labels.append(_top_label(edges, cap))
         else:
             k = next(i for i in range(1, len(edges)) if v < edges[i])
             labels.append(f"{edges[k - 1]}-{edges[k]}")
     return labels
 
 
-def with_length_bins(per_response: pd.DataFrame, column: str, edges: Sequence[int]) -> pd.DataFrame:
+def with_length_bins(per_response: pd.DataFrame, column: str, edges: Sequence[int],
+                     cap: int | None = None) -> pd.DataFrame:
     """``per_response`` (:func:`lcrag.metrics.kpr.response_kpr` with responses) and a ``bin`` column:
-    :func:`length_bins` of ``column``, an ordered categorical whose categories run from the shortest bin to the
-    longest."""
-    order = [f"<{edges[0]}", *(f"{a}-{b}" for a, b in zip(edges, edges[1:], strict=False)), f">{edges[-1]}"]
-    labels = pd.Categorical(length_bins(per_response[column], edges), categories=order, ordered=True)
+    :func:`length_bins` of ``column`` (with the generation ``cap``), an ordered categorical whose categories run
+    from the shortest bin to the longest."""
+    order = [f"<{edges[0]}", *(f"{a}-{b}" for a, b in zip(edges, edges[1:], strict=False)), _top_label(edges, cap)]
+    labels = pd.Categorical(length_bins(per_response[column], edges, cap), categories=order, ordered=True)
     return per_response.assign(bin=labels)
 
 
-def kpr_by_length(per_response: pd.DataFrame, column: str, edges: Sequence[int]) -> pd.DataFrame:
-    """KPR per judge and length bin of ``column`` (``input_tokens`` or ``completion_tokens``) over every
-    response of ``per_response`` (:func:`lcrag.metrics.kpr.response_kpr` with responses); bins in order, empty bins
-    left out."""
-    per = with_length_bins(per_response, column, edges)
+def kpr_by_length(per_response: pd.DataFrame, column: str, edges: Sequence[int], cap: int | None = None) -> pd.DataFrame:
+    """KPR per judge and length bin of ``column`` (``input_tokens`` or ``completion_tokens``, whose answers that
+    hit ``cap`` get their own bin) over every response of ``per_response`` (:func:`lcrag.metrics.kpr.response_kpr`
+    with responses); bins in order, empty bins left out."""
+    per = with_length_bins(per_response, column, edges, cap)
     out = K.group_kpr(per, ["judge", "bin"], mean_length=(column, "mean"))
     return out.assign(bin=out["bin"].astype(str))
 
@@ -65,10 +80,59 @@ def length_study(judgments: pd.DataFrame, responses: pd.DataFrame, window: int, 
                  input_edges: Sequence[int], output_edges: Sequence[int], paper_input_top: int = 32_000,
                  paper_output_top: int = 5_000) -> LengthStudy:
     """KPR by input and by generation length (§6.2-6.3), with the paper's bin edges scaled from its longest
-    input (``paper_input_top``) to our model's ``window`` and from its longest answer to ``max_new_tokens``.
-    Returns the per-response table, the two edge lists and the two tables."""
+    input (``paper_input_top``) to our model's ``window`` and from its longest answer to ``max_new_tokens`` (the
+    answers that stop there get a bin of their own, :func:`cap_label`). Returns the per-response table, the two edge lists and the two tables."""
     in_edges = scaled_edges(input_edges, paper_input_top, window)
     out_edges = sorted(set(scaled_edges(output_edges, paper_output_top, max_new_tokens)))
     per_response = K.response_kpr(judgments, responses)
     return LengthStudy(per_response, in_edges, out_edges, kpr_by_length(per_response, "input_tokens", in_edges),
-                       kpr_by_length(per_response, "completion_tokens", out_edges))
+                       kpr_by_length(per_response, "completion_tokens", out_edges, max_new_tokens))
+
+
+def _spearman(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Spearman's rho of ``x`` and ``y`` along ``axis`` (ties share their mean rank); 0 where either is constant
+    (a resample with no spread says nothing about the trend)."""
+    from scipy.stats import rankdata
+
+    rx, ry = rankdata(x, axis=axis), rankdata(y, axis=axis)
+    rx, ry = rx - rx.mean(axis=axis, keepdims=True), ry - ry.mean(axis=axis, keepdims=True)
+    den = np.sqrt((rx**2).sum(axis=axis) * (ry**2).sum(axis=axis))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, (rx * ry).sum(axis=axis) / np.where(den > 0, den, 1), 0.0)
+
+
+class RankTrend(NamedTuple):
+    rho: float  # mean over the variants of Spearman's rho (length, KPR) across questions; NaN without a variant
+    lo: float
+    hi: float
+    variants: list[str]  # the variants where both the length and the KPR vary
+    questions: int
+    responses: int  # of those variants
+    capped: int  # of those responses, the ones that stopped at the cap (tied at the top rank)
+
+
+def within_variant_rank(per_response: pd.DataFrame, column: str = "completion_tokens", cap: int | None = None,
+                        n_boot: int = 2000, seed: int = 0) -> RankTrend:
+    """Does KPR grow with answer length *within* a document variant? Spearman's rho between ``column`` and
+    ``recall`` across the questions of each variant (one judge's :func:`lcrag.metrics.kpr.response_kpr` rows),
+    averaged over the variants in which both vary, with a 95 % percentile bootstrap interval over questions
+    (each question's answers in every variant resampled together). Comparing within a variant keeps the variants'
+    own differences (the truncated documents give both shorter answers and lower KPR) out of the trend, and ranks
+    keep the answers that hit the generation ``cap`` (their true length unknown, at least ``cap``) where they
+    belong, tied at the top. Questions missing a variant are left out."""
+    from lcrag.stats import paired_statistic_ci
+
+    length = per_response.pivot_table(index="question_id", columns="variant", values=column)
+    recall = per_response.pivot_table(index="question_id", columns="variant", values="recall")
+    keep = [v for v in length if length[v].nunique() > 1 and recall[v].nunique() > 1]
+    rows = pd.concat([length[keep], recall[keep]], axis=1, keys=["length", "recall"]).dropna()
+    if not keep or len(rows) < 3:
+        return RankTrend(np.nan, np.nan, np.nan, keep, len(rows), 0, 0)
+    cols = [rows[(part, v)].to_numpy(float) for v in keep for part in ("length", "recall")]
+
+    def mean_rho(*c, axis=-1):
+        return np.mean([_spearman(c[i], c[i + 1], axis) for i in range(0, len(c), 2)], axis=0)
+
+    rho, lo, hi = paired_statistic_ci(cols, mean_rho, n_boot=n_boot, seed=seed)
+    capped = int((rows["length"] >= cap).to_numpy().sum()) if cap is not None else 0
+    return RankTrend(rho, lo, hi, keep, len(rows), rows["length"].size, capped)
