@@ -140,8 +140,8 @@ def long2rag_tables() -> dict[str, pd.DataFrame]:
                 ]
     agreement = pd.DataFrame(
         [
-            {"judge": "lexical", "half": "held-out", "n": 706, "kappa": 0.57},
-            {"judge": SMOL, "half": "held-out", "n": 40, "kappa": 0.0},
+            {"judge": "lexical", "half": "sample fit", "n": 99, "kappa": 0.57},
+            {"judge": SMOL, "half": "sample fit", "n": 40, "kappa": 0.0},
         ]
     )
     return {"judgments": pd.DataFrame(rows), "judge_agreement": agreement}
@@ -314,7 +314,7 @@ def test_every_family_and_model_from_the_tables(book_runs):
     assert lr.loc["R&B", "reading"] == "Full better"
     assert lr.loc["E&F", "diff"] == pytest.approx((5.5 - 2.5) / 6)
 
-    # long2rag: the lexical judge (best held-out kappa); whole 7/8 vs truncated 2/8 key points, macro over questions
+    # long2rag: the lexical judge (best kappa on the judged sample's fit half); whole 7/8 vs truncated 2/8 key points, macro over questions
     k = c.loc[("long2rag", SMOL, "trunc512")]
     assert "lexical judge" in k["comparison"] and k["n"] == 4
     assert (k["long_value"], k["other_value"]) == pytest.approx(

@@ -29,18 +29,39 @@ def test_judge_lexical_on_handmade_pairs():
     assert list(j["value"]) == [1.0, 0.0] and (j["judge"] == "lexical").all()
 
 
-def test_trusted_judge_is_the_best_held_out_kappa_among_judges_with_enough_pairs():
-    agree = pd.DataFrame({"judge": ["lexical", "lexical", "m", "m+words"], "half": ["fit", "held-out"] * 2,
-                          "n": [700, 706, 40, 40], "kappa": [0.9, 0.57, 0.05, 0.6]})
-    # held-out only: m has none, m+words not asked
+def test_trusted_judge_is_chosen_on_the_samples_fit_half_among_judges_with_enough_pairs():
+    fit, held = judges.SAMPLE_FIT, judges.SAMPLE_HELD_OUT
+    agree = pd.DataFrame({"judge": ["lexical"] * 3 + ["m"] * 2 + ["m+words"] * 2,
+                          "half": ["held-out", fit, held, fit, held, fit, held],
+                          "n": [706, 99, 101, 99, 101, 99, 101], "kappa": [0.9, 0.58, 0.62, 0.35, 0.7, 0.6, 0.1]})
+    # chosen on the sample's fit half: not on the benchmark's held-out half (lexical 0.9 there), nor on the
+    # sample's held-out half, where the choice is reported (m 0.7 there)
     assert judges.trusted_judge(agree, ["lexical", "m"]) == "lexical"
     assert judges.trusted_judge(agree, ["lexical", "m+words"]) == "m+words"
-    no_kappa = agree[agree["judge"] != "lexical"]
-    assert judges.trusted_judge(no_kappa, ["lexical", "m"]) == "lexical"  # no kappa: sorted
-    few = agree.assign(n=[700, 706, 40, 4], kappa=[0.9, 0.57, 0.05, 1.0])  # kappa 1.0 on 4 pairs decides nothing
-    assert judges.trusted_judge(few, ["lexical", "m+words"]) == "lexical"
+    no_sample = agree[agree["half"] == "held-out"]  # no LLM judge sample: the lexical judge, measured without calls
+    assert judges.trusted_judge(no_sample, ["m", "lexical"]) == "lexical"
+    assert judges.trusted_judge(no_sample, ["m", "a"]) == "a"  # no lexical judge either: sorted
+    few = agree.assign(n=[706, 99, 101, 99, 101, 4, 4], kappa=[0.9, 0.58, 0.62, 0.35, 0.7, 1.0, 1.0])
+    assert judges.trusted_judge(few, ["lexical", "m+words"]) == "lexical"  # kappa 1.0 on 4 pairs decides nothing
     with pytest.raises(ValueError):
         judges.trusted_judge(agree, [])
+    said = judges.judge_choice(agree, ["lexical", "m"])
+    assert said.startswith("The claims' judge is lexical, the best on the sample's fit half (lexical: kappa 0.580 "
+                           "on 99 pairs; m: kappa 0.350 on 99 pairs); on its held-out half, lexical: kappa 0.620")
+    assert "by default" in judges.judge_choice(no_sample, ["lexical", "m"])
+
+
+def test_the_judged_sample_is_split_by_record_and_every_judge_is_measured_on_both_halves(mirror):
+    bench = load_eval_benchmark(mirror / "summhay" / "eval_benchmark_data.json")
+    pairs = judges.benchmark_pairs(bench)
+    sample = judges.sample_pairs(pairs, 60, seed=0)
+    lexical = judges.judge_lexical(sample, 0.375)
+    halves = judges.sample_halves(lexical)
+    assert list(halves["half"]) == [judges.SAMPLE_FIT, judges.SAMPLE_HELD_OUT] and halves["n"].sum() == 60
+    fit = lexical[(lexical["record"] // 2) % 2 == 0]  # records 1, 5, 9, ... (the sample is from odd records)
+    assert halves.loc[0, "n"] == len(fit) and halves.loc[0, "accuracy"] == pytest.approx(
+        (fit["value"] == fit["human"]).mean())
+    assert set(fit["record"] % 4) == {1}
 
 
 class _NoCalls:
@@ -53,16 +74,16 @@ class _NoCalls:
 
 
 def test_answers_are_judged_by_both_judges_or_only_the_trusted_one():
-    agree = pd.DataFrame({"judge": ["lexical", _NoCalls.spec], "half": ["held-out"] * 2, "n": [706, 200],
-                          "kappa": [0.57, 0.29]})
+    agree = pd.DataFrame({"judge": ["lexical", _NoCalls.spec], "half": [judges.SAMPLE_FIT] * 2, "n": [99, 99],
+                          "kappa": [0.58, 0.35]})
     pairs = pd.DataFrame({"question_id": ["q", "q"], "variant": ["none", "none"], "key_point_id": [0, 1],
                           "key_point": ["The cat sat on the mat.", "Dogs bark loudly at night."],
                           "response": ["Yesterday the cat sat on the mat.", "Nothing about animals."]})
     trusted = judges.judge_answers(_NoCalls(), pairs, 0.5, agree, "trusted")
     assert list(trusted["judge"]) == ["lexical", "lexical"] and list(trusted["value"]) == [1.0, 0.0]
-    for which, llm_kappa in (("both", 0.29), ("trusted", 0.8)):  # both judges, or the LLM trusted: it is asked
+    for which, llm_kappa in (("both", 0.35), ("trusted", 0.8)):  # both judges, or the LLM trusted: it is asked
         with pytest.raises(AssertionError, match="a judge call"):
-            judges.judge_answers(_NoCalls(), pairs, 0.5, agree.assign(kappa=[0.57, llm_kappa]), which)
+            judges.judge_answers(_NoCalls(), pairs, 0.5, agree.assign(kappa=[0.58, llm_kappa]), which)
     with pytest.raises(ValueError, match="judge_answers must be one of"):
         judges.judge_answers(_NoCalls(), pairs, 0.5, agree, "all")
 

@@ -2,7 +2,7 @@
 Key Point Recall (:data:`FAMILY`).
 
 Reads the chapter's ``judgments.csv`` (one row per question x variant x key point x judge) and
-``judge_agreement.csv`` (each judge's held-out Cohen's kappa with the SummHay human labels); KPR per question is
+``judge_agreement.csv`` (each judge's Cohen's kappa with the SummHay human labels, per half); KPR per question is
 :func:`lcrag.metrics.kpr.response_kpr`, and the comparisons use the judge that agrees best with the humans and the
 chapter's floor rule (:func:`lcrag.papers.long2rag.claims.truncation_floor`, the one claim C12 uses).
 """
@@ -34,8 +34,9 @@ def questions(runs: pd.DataFrame, problems: list[str]) -> pd.DataFrame:
 
 
 def judges(runs: pd.DataFrame, questions: pd.DataFrame, problems: list[str]) -> dict[str, str]:
-    """Per model, the judge whose labels agree best with the SummHay human labels (held-out Cohen's kappa in
-    ``judge_agreement.csv``) among the judges that scored the responses."""
+    """Per model, the judge whose labels agree best with the SummHay human labels (Cohen's kappa on the fit half of
+    the judged sample in ``judge_agreement.csv``, :func:`lcrag.papers.long2rag.judges.trusted_judge`) among the
+    judges that scored the responses."""
     from lcrag.papers.long2rag.judges import trusted_judge
 
     agree = load_table(runs, NAME, "judge_agreement", ["judge", "half", "kappa"], problems)

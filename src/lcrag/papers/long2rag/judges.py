@@ -5,7 +5,8 @@
 - :func:`judge_lexical`: the deterministic judge, :mod:`lcrag.metrics.judges`' lexical similarity of the key point to
   the response's best sentence (:func:`lexical_scores`), cut at a threshold fitted by :func:`calibrate`.
 - Calibration on SummHay's human coverage labels (:func:`benchmark_pairs`, :func:`calibrate`,
-  :func:`llm_agreement`, :func:`sample_pairs`), the judge the claims trust (:func:`trusted_judge`), and two judges'
+  :func:`llm_agreement`, :func:`sample_pairs`), the judge the claims trust, chosen on one half of the judged sample
+  and reported on the other (:func:`sample_halves`, :func:`trusted_judge`, :func:`judge_choice`), and two judges'
   rank agreement over the same systems (:func:`judge_rank_agreement`, the Table 3 analogue).
 """
 
@@ -207,29 +208,84 @@ def rank_agreement_table(rank: dict | None) -> pd.DataFrame:
     return pd.DataFrame([{k: (", ".join(v) if isinstance(v, list) else v) for k, v in rank.items()}] if rank else [])
 
 
+#: The two halves of the judged sample (:func:`sample_halves`): the judge is chosen on the first, and its agreement
+#: with the humans reported on the second.
+SAMPLE_FIT, SAMPLE_HELD_OUT = "sample fit", "sample held-out"
+
+
+def sample_halves(judged: pd.DataFrame) -> pd.DataFrame:
+    """Judged benchmark pairs (one judge's) split by record into :data:`SAMPLE_FIT` (``record // 2`` even) and
+    :data:`SAMPLE_HELD_OUT` (odd), so that both halves of a sample drawn from either half of the benchmark are
+    non-empty; every pair of one annotated summary lands in the same half. Agreement rows as :func:`llm_agreement`."""
+    part = np.where((judged["record"].astype(int) // 2) % 2 == 0, SAMPLE_FIT, SAMPLE_HELD_OUT)
+    rows = [{"judge": judged["judge"].iloc[0], "half": half, "threshold": np.nan,
+             **K.binary_agreement(g["value"], g["human"])} for half, g in judged.groupby(part)]
+    return pd.DataFrame(rows)
+
+
 def agreement_study(bench: pd.DataFrame, human_yes: Sequence[str], model=None, llm_pairs: int = 0, seed: int = 0,
                     max_tokens: int = 8) -> tuple[float, pd.DataFrame, pd.DataFrame | None]:
     """The judges against the human coverage labels of SummHay's benchmark (§ "our judges" of the chapter): the
     lexical judge's threshold fitted on the even records (:func:`calibrate`), then, on ``llm_pairs`` held-out
-    pairs, ``model`` as an entailment judge read three ways (strict, default, words). Returns the threshold, the
-    agreement table (one row per judge and half) and the LLM's judged pairs (None without them)."""
+    pairs, ``model`` as an entailment judge read three ways (strict, default, words). On those same pairs every
+    judge, the lexical one too, is also measured on each half of the sample (:func:`sample_halves`): the judge is
+    chosen on one (:func:`trusted_judge`) and reported on the other. Returns the threshold, the agreement table
+    (one row per judge and half) and the LLM's judged pairs (None without them)."""
     pairs = benchmark_pairs(bench, tuple(human_yes))
     threshold, lexical_agreement = calibrate(pairs)
     agreement, judged = [lexical_agreement], None
     if llm_pairs:
-        judged = judge_llm(model, sample_pairs(pairs, llm_pairs, seed=seed), max_tokens=max_tokens)
-        agreement += [llm_agreement(reparse(judged, how)) for how in ("strict", "default", "words")]
+        sample = sample_pairs(pairs, llm_pairs, seed=seed)
+        judged = judge_llm(model, sample, max_tokens=max_tokens)
+        agreement.append(sample_halves(judge_lexical(sample, threshold)))
+        for how in ("strict", "default", "words"):
+            read = reparse(judged, how)
+            agreement += [llm_agreement(read), sample_halves(read)]
     return threshold, pd.concat(agreement, ignore_index=True), judged
 
 
 def trusted_judge(agreement: pd.DataFrame, judges: Sequence[str]) -> str:
-    """Among ``judges``, the one whose labels agree best with the humans: the highest held-out Cohen's kappa in
-    an agreement table (columns ``judge``, ``half``, ``n``, ``kappa``, as the chapter's ``judge_agreement``),
-    among judges measured on at least ``verdicts.MIN_JUDGE_PAIRS`` pairs (a kappa of 1.0 on 4 pairs decides
-    nothing). Without an eligible judge, the first judge in sorted order."""
+    """Among ``judges``, the one whose labels agree best with the humans: the highest Cohen's kappa on the fit half
+    of the judged sample (:data:`SAMPLE_FIT`, where every judge read the same pairs; its agreement is reported on
+    :data:`SAMPLE_HELD_OUT`) in an agreement table (columns ``judge``, ``half``, ``n``, ``kappa``, as the chapter's
+    ``judge_agreement``), among judges measured on at least ``verdicts.MIN_JUDGE_PAIRS`` pairs there (a kappa of
+    1.0 on 4 pairs decides nothing). Without an eligible judge (no LLM judge measured), the lexical judge, the one
+    measured without a model call, when it is among ``judges``; else the first in sorted order."""
     from lcrag.book.verdicts import choose_judge
 
     judges = list(judges)
     if not judges:
         raise ValueError("no judge to choose from")
-    return choose_judge(agreement, judges) or sorted(judges)[0]
+    fallback = "lexical" if "lexical" in judges else sorted(judges)[0]
+    return choose_judge(agreement, judges, half=SAMPLE_FIT) or fallback
+
+
+def judge_choice(agreement: pd.DataFrame, judges: Sequence[str]) -> str:
+    """One sentence on the claims' judge (:func:`trusted_judge` among ``judges``): its kappa on the sample's fit
+    half, where it was chosen, against the others', and on the held-out half, where it is reported."""
+    chosen = trusted_judge(agreement, judges)
+    a = agreement.set_index(["judge", "half"])
+
+    def kappa(judge: str, half: str) -> str:
+        if (judge, half) not in a.index:
+            return f"{judge}: not measured"
+        row = a.loc[(judge, half)]
+        return f"{judge}: kappa {row['kappa']:.3f} on {int(row['n'])} pairs"
+
+    from lcrag.book.verdicts import MIN_JUDGE_PAIRS, choose_judge
+
+    others = [j for j in judges if j != chosen]
+    if choose_judge(agreement, judges, half=SAMPLE_FIT) is None:
+        return (f"The claims' judge is {chosen} by default: no judge was measured on {MIN_JUDGE_PAIRS} or more "
+                "pairs of the judged sample's fit half, so none was chosen there.")
+    return (f"The claims' judge is {chosen}, the best on the sample's fit half ({kappa(chosen, SAMPLE_FIT)}"
+            + "".join(f"; {kappa(j, SAMPLE_FIT)}" for j in others) + f"); on its held-out half, "
+            f"{kappa(chosen, SAMPLE_HELD_OUT)}" + "".join(f"; {kappa(j, SAMPLE_HELD_OUT)}" for j in others) + ".")
+
+
+def models_deviation(generator: str, judge_model: str, claim_judge: str) -> str:
+    """The chapter's "Models" deviation, from the run: ``generator`` answers, P6 runs on ``judge_model``, and the
+    behavioural claims are decided by ``claim_judge`` (:func:`trusted_judge`), which may be the lexical judge."""
+    decider = "the lexical judge" if claim_judge == "lexical" else f"P6 on {claim_judge}"
+    return (f"- **Models**: {generator} generates, instead of the paper's 9 models; P6 runs on {judge_model}; the "
+            f"behavioural claims are decided by {decider}, the judge chosen in section 2, instead of GPT-4o.")
