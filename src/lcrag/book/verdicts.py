@@ -44,6 +44,9 @@ PARTIAL_FLOOR = "not deciding (at the floor)"
 #: The labels a claim's evidence gives the reason it is not testable: an arm at the floor, an arm this run left out,
 #: another reason (``ClaimsLedger.check``'s ``floor``, ``not_run`` and ``untestable``).
 AT_FLOOR, NOT_RUN, OTHER_REASON = REASON_LABELS = ("at the floor", "not run", "not testable")
+#: How an *inconclusive* claim's evidence says that no run here can decide it: the data it needs (the paper's data
+#: set, its human labels, its intermediate outputs) were never released.
+NOT_RELEASED = "not released"
 
 
 def accuracy_at_floor(n_correct: int, n: int, chance: float, confidence: float = CONFIDENCE) -> bool:

@@ -1,7 +1,8 @@
 """Long²RAG's claims C1-C21 (inventory): decided on the paper's own tables, or on our runs.
 
 - :func:`paper_claims` decides the claims about the paper's numbers (C1-C5, C9, C12, C13, C15, C16, C19) on its
-  tables (:mod:`.numbers`), and records the rest as "not testable here", with the reason.
+  tables (:mod:`.numbers`), and records the rest as inconclusive, their data "not released" (:data:`lcrag.book.verdicts.NOT_RELEASED`),
+  with the reason.
 - :func:`run_claims` decides the behavioural ones on our runs (truncation lowers KPR, KPR falls with input length,
   two judges rank alike, ...) with 95 % bootstrap intervals.
 """
@@ -13,6 +14,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from lcrag.book.verdicts import NOT_RELEASED
 from lcrag.data.long2rag import CATEGORIES
 from lcrag.papers.long2rag.checks import table3_correlations
 from lcrag.papers.long2rag.lengths import with_length_bins, within_variant_rank
@@ -55,7 +57,7 @@ def paper_claims(ledger):
          "Fig. 4's values are not in the text"),
     ):
         ledger.check(cid, text, paper_value="radar plot only", our_value=None, passed=None,
-                     evidence=f"not testable here: {why}; the real data set is not public")
+                     evidence=f"{NOT_RELEASED}: {why}; the real data set is not public")
     fig5 = ("GPT-4o", "Claude-3-Sonnet", "Qwen2-72B", "Mixtral-8x22B", "Qwen2-7B", "Phi-3-mini-128K")
     ranks = {m: int(t1.loc[m, list(CATEGORIES)].rank(ascending=False, method="min")["Comparative"]) for m in fig5}
     top3 = sum(r <= 3 for r in ranks.values())
@@ -93,13 +95,13 @@ def paper_claims(ledger):
                  evidence="Table 3 as printed")
     ledger.check("C17", f"The GPT-4o evaluator agrees with humans ({n['evaluator accuracy']:.0%} accuracy)",
                  paper_value=n["evaluator accuracy"], our_value=None, passed=None,
-                 evidence=f"not testable here: the {n['evaluator cases']} annotated cases are not released (our "
+                 evidence=f"{NOT_RELEASED}: the {n['evaluator cases']} annotated cases (our "
                  "judges' agreement with SummHay's human labels is in the chapter)")
     mean, sd = n["document similarity mean"], n["document similarity sd"]
     ledger.check("C18", f"Retrieved documents are relevant (bge-large cosine mean {mean}, sd {sd})",
                  paper_value=f"{mean} / {sd}", our_value=None, passed=None,
-                 evidence="not testable here: the documents are not public and bge-large-en-v1.5 is not available "
-                 "offline")
+                 evidence=f"{NOT_RELEASED}: the documents are not public (and bge-large-en-v1.5 is not available "
+                 "offline)")
     t4 = paper_table4().set_index("model")
     gpt, phi3 = t4.loc["GPT-4o"], t4.loc["Phi-3-mini-128K"]
     ok = bool(gpt["paper_kpp"] < phi3["paper_kpp"] and gpt["paper_length"] > phi3["paper_length"])
@@ -114,7 +116,7 @@ def paper_claims(ledger):
     ledger.check("C20", "Dataset: {} questions, {} domains, {} categories, {} documents, {:,} words, {:,} key "
                  "points".format(*size),
                  paper_value="{} / {} / {} / {} / {:,} / {:,}".format(*size), our_value=None, passed=None,
-                 evidence="not testable here: the data set is not released (QZH-777/longrag holds a README only); "
+                 evidence=f"{NOT_RELEASED}: the data set (QZH-777/longrag holds a README only); "
                  f"the loader is ready, and the text itself gives {n['words per document (abstract)']:,} and "
                  f"{n['words per document (footnote 6)']:,} words")
     pipeline = (n["extraction recall"], n["AutoDS threshold"], n["AutoDS false positive rate"],
@@ -122,7 +124,7 @@ def paper_claims(ledger):
     ledger.check("C21", "Extraction recall {:.1%}; AutoDS threshold {} gives {:.1%} FPR; retention {:.1%}; "
                  "IAA {}".format(*pipeline),
                  paper_value="{0:.1%} / {2:.1%} / {3:.1%} / {4}".format(*pipeline), our_value=None, passed=None,
-                 evidence="not testable here: needs the intermediate data and human labels; the chapter measures "
+                 evidence=f"{NOT_RELEASED}: the intermediate data and human labels; the chapter measures "
                  "the pipeline's recall of SummHay's human insights instead")
     return ledger
 
