@@ -9,6 +9,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from lcrag.text.stopwords import NLTK_STOPWORDS
+
 #: Live settings: retrievers (Table 2's columns we can run) and the position orders (Table 3).
 LIVE_RETRIEVERS: dict[str, str] = {
     "random": "random scores, seeded per subtopic",
@@ -17,20 +19,6 @@ LIVE_RETRIEVERS: dict[str, str] = {
     "oracle": "number of the subtopic's insights in the document",
     "full": "the haystack in stored order, cut at the budget",
 }
-
-#: NLTK's English stop-word list (``nltk.corpus.stopwords.words("english")``, the classic 179 words), which the
-#: released KWs retriever removes from the query. Written out because NLTK's data cannot be downloaded here.
-NLTK_STOPWORDS = frozenset(
-    """i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself yourselves he him
-    his himself she she's her hers herself it it's its itself they them their theirs themselves what which who
-    whom this that that'll these those am is are was were be been being have has had having do does did doing a
-    an the and but if or because as until while of at by for with about against between into through during
-    before after above below to from up down in out on off over under again further then once here there when
-    where why how all any both each few more most other some such no nor not only own same so than too very s t
-    can will just don don't should should've now d ll m o re ve y ain aren aren't couldn couldn't didn didn't
-    doesn doesn't hadn hadn't hasn hasn't haven haven't isn isn't ma mightn mightn't mustn mustn't needn needn't
-    shan shan't shouldn shouldn't wasn wasn't weren weren't won won't wouldn wouldn't""".split()
-)
 
 # A Treebank-style tokenizer (what nltk.word_tokenize applies to each sentence): contractions split ("don't" ->
 # "do", "n't"; "firm's" -> "firm", "'s"), every punctuation mark its own token, hyphenated words, decimals and

@@ -260,7 +260,7 @@ def synthesis_reading(raw: dict, report: pd.DataFrame, planned_insights: int, ca
     :func:`synthesis_report`: subtopics, insights (of those planned), documents, model calls; and a warning when
     the haystack is degenerate (fewer than two insights, or insights that only repeat their subtopic's title), so
     that the scores computed on it are not read as a measurement."""
-    from lcrag.papers.summhay.retrievers import NLTK_STOPWORDS
+    from lcrag.text.stopwords import NLTK_STOPWORDS
 
     def words(text: str) -> set[str]:
         return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in NLTK_STOPWORDS}
