@@ -10,11 +10,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from lcrag.metrics import needle as metrics
 from lcrag.papers.thesis.needle.needles import Needle
 from lcrag.retrieval import BM25Retriever, thesis_tokenize
 from lcrag.stats import cohen_kappa
 from lcrag.text.chunking import split_sentences
+from lcrag.text.stopwords import english_content_words
 
 FOUND_RECALL = 0.5  # an answer "finds" the needle when it holds at least half of the needle's answer words
 FOUND_JUDGE = 7  # Kamradt's rubric: 7 = "aligns with the reference but has minor omissions"
@@ -104,8 +104,13 @@ def full_vs_rag(scored: pd.DataFrame) -> pd.DataFrame:
 
 
 def word_frequencies(haystack: str, needles: Sequence[Needle]) -> pd.DataFrame:
-    """How often each content word of each needle occurs in the haystack (the thesis's explanation: the simple
-    needle's common words recur in the essays, the complex needle's technical terms do not)."""
+    """How often each word of each needle occurs in the haystack (the thesis's explanation: the simple needle's
+    common words recur in the essays, the complex needle's technical terms do not). A needle's words are its
+    lowercase word tokens without scikit-learn's English stop words
+    (:func:`lcrag.text.stopwords.english_content_words`): function words such as "can", "one", "only" and "up"
+    are frequent in any English text and say nothing about a needle's topic; "best" and "thing", which the thesis
+    names among the simple needle's common words, are counted (the recall scorer leaves them out, as the question
+    asks them)."""
     counts: dict[str, int] = {}
     words = thesis_tokenize(haystack)
     n = len(words)
@@ -114,10 +119,20 @@ def word_frequencies(haystack: str, needles: Sequence[Needle]) -> pd.DataFrame:
             counts[part] = counts.get(part, 0) + 1
     rows = []
     for nd in needles:
-        for w in metrics.content_words(nd.text):
+        for w in english_content_words(nd.text):
             rows.append({"needle": nd.name, "word": w, "count": counts.get(w, 0),
                          "per_10k_words": round(1e4 * counts.get(w, 0) / n, 2)})
     return pd.DataFrame(rows)
+
+
+def word_frequency_summary(freq: pd.DataFrame) -> pd.DataFrame:
+    """Per needle (rows of :func:`word_frequencies`): its number of words, how many occur in the haystack at all,
+    and the mean, median and largest frequency per 10,000 words (the median beside the mean: a few common words
+    can carry a mean)."""
+    return (freq.groupby("needle", sort=False)
+            .agg(words=("word", "size"), in_haystack=("count", lambda c: int((c > 0).sum())),
+                 mean_per_10k=("per_10k_words", "mean"), median_per_10k=("per_10k_words", "median"),
+                 max_per_10k=("per_10k_words", "max")))
 
 
 def needle_bm25_rank(haystack: str, needle: Needle) -> dict:
@@ -168,34 +183,59 @@ def explanation_relation(explain: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-
 def explanation_reading(freq: pd.DataFrame, relation: pd.DataFrame) -> str:
     """What the data of section 7 say about the thesis's explanation (the simple needle is missed because its
     common words recur in the essays), as one Markdown paragraph generated from :func:`word_frequencies` and
-    :func:`explanation_relation`: the explanation holds only if the simple needle's words are the more frequent,
-    it has more BM25 competitors than the complex needle, and it fails more often for most models."""
+    :func:`explanation_relation`: the explanation holds only if the simple needle's words are the more frequent
+    (by mean and by median), it has more BM25 competitors than the complex needle, and it fails more often for
+    most models. The words compare one pair of needles, and the paragraph says so."""
     if not {"simple", "complex"} <= set(freq["needle"]) & set(relation["needle"]):
         return "The explanation compares the two needles: run both (`needles`) to test it."
-    per_10k = freq.groupby("needle")["per_10k_words"].mean()
+    words = word_frequency_summary(freq)
     by_needle = relation.groupby("needle")[["mean_rank", "mean_competitors"]].mean()
     fails = relation.pivot(index="model", columns="needle", values="fail_rate").dropna()
     more_fail = list(fails.index[fails["simple"] > fails["complex"]])
-    conditions = {
-        "its words are not the more frequent ones": per_10k["simple"] > per_10k["complex"],
-        "it has no more competitors than the complex needle":
-            by_needle.loc["simple", "mean_competitors"] > by_needle.loc["complex", "mean_competitors"],
-        "it does not fail more often for most models": len(more_fail) > len(fails) / 2,
-    }
-    text = (f"The simple needle's content words occur {per_10k['simple']:.2f} times per 10,000 essay words on "
-            f"average, the complex needle's {per_10k['complex']:.2f}. BM25 ranks the needle sentence at a mean rank "
-            f"of {by_needle.loc['simple', 'mean_rank']:.1f} (simple) and {by_needle.loc['complex', 'mean_rank']:.1f}"
+    s, c = words.loc["simple"], words.loc["complex"]
+    conditions = [  # (holds, what the data say when it holds, when it does not)
+        (s["mean_per_10k"] > c["mean_per_10k"] and s["median_per_10k"] > c["median_per_10k"],
+         "its words are the more frequent ones (by mean and median)",
+         "its words are not the more frequent ones by both mean and median"),
+        (by_needle.loc["simple", "mean_competitors"] > by_needle.loc["complex", "mean_competitors"],
+         "it has more competitors than the complex needle", "it has no more competitors than the complex needle"),
+        (len(more_fail) > len(fails) / 2, "it fails more often for most models",
+         "it does not fail more often for most models")]
+
+    def described(row: pd.Series) -> str:
+        return (f"{row['mean_per_10k']:.2f} times per 10,000 essay words on average (median "
+                f"{row['median_per_10k']:.2f}; {int(row['in_haystack'])} of {int(row['words'])} occur at all)")
+
+    text = (f"Without English stop words (scikit-learn's list), the simple needle's {int(s['words'])} words occur "
+            f"{described(s)}; the complex needle's {int(c['words'])} occur {described(c)}. A one-sided rank test "
+            f"over the words (Mann-Whitney) gives p = {_words_more_frequent_p(freq):.3f} for the simple needle's "
+            "being the more frequent. These are the words of one pair of needles, which differ in more than their words (length, "
+            "topic, question): whichever way the words compare, one pair cannot show that word frequency is what "
+            f"makes a needle hard to find. BM25 ranks the needle sentence at a mean rank of "
+            f"{by_needle.loc['simple', 'mean_rank']:.1f} (simple) and {by_needle.loc['complex', 'mean_rank']:.1f}"
             f" (complex), with {by_needle.loc['simple', 'mean_competitors']:.2f} and "
             f"{by_needle.loc['complex', 'mean_competitors']:.2f} competing sentences on average. The simple needle "
             f"fails more often than the complex one for {len(more_fail)} of {len(fails)} models"
             + (f" ({', '.join(more_fail)})." if more_fail else "."))
-    failed = [why for why, holds in conditions.items() if not holds]
+    held = [yes for holds, yes, _ in conditions if holds]
+    failed = [no for holds, _, no in conditions if not holds]
     if not failed:
-        return text + " **Reading:** these data are consistent with the thesis's explanation."
+        return (text + " **Reading:** these data are consistent with the thesis's explanation, as far as one pair "
+                "of needles can be.")
     return (text + " **Reading:** these data do not support the thesis's explanation, which needs the simple "
-            "needle's words to be the frequent ones, to give it competitors and to make it fail more; here "
-            + "; ".join(failed) + ".")
+            "needle's words to be the frequent ones, to give it competitors and to make it fail more. "
+            + (f"As it needs, {'; '.join(held)}; but " if held else "Here ") + "; ".join(failed) + ".")
+
+
+def _words_more_frequent_p(freq: pd.DataFrame) -> float:
+    """One-sided Mann-Whitney p-value that the simple needle's words are more frequent than the complex needle's
+    (the words as the items; NaN when a needle has no words or all frequencies are equal)."""
+    from scipy.stats import mannwhitneyu
+
+    simple, complex_ = (freq.loc[freq["needle"] == n, "per_10k_words"] for n in ("simple", "complex"))
+    if simple.empty or complex_.empty or pd.concat([simple, complex_]).nunique() < 2:
+        return float("nan")
+    return float(mannwhitneyu(simple, complex_, alternative="greater").pvalue)
