@@ -192,15 +192,16 @@ def test_agreement_and_h4_on_a_handmade_table():
                 rows.append({"model": "m", "needle": needle, "setting": "full", "context_tokens": length,
                              "depth": depth, "recall": 0.0 if miss else 1.0})
     t = needle_claims.h4_tests(analysis.add_found(pd.DataFrame(rows)), window=8000)
-    assert t["complex_everywhere"] is True and t["simple_fails_late"] is True and t["no_upper_right"] is True
-    assert t["ur_ci_high"] < needle_claims.CLUSTER_MARGIN  # no failure in the upper right: an interval near 0
+    assert t["complex_everywhere"] is True and t["simple_fails_late"] is True and t["no_late_cluster"] is True
+    assert t["late_ci_high"] < needle_claims.CLUSTER_MARGIN  # no failure in the late quadrant: an interval near 0
     rows[0]["recall"] = 0.0  # simple, 1000 tokens, depth 0: an early miss (1000 < 30 % of 8000)
     t = needle_claims.h4_tests(analysis.add_found(pd.DataFrame(rows)), window=8000)
     assert t["simple_fails_late"] is False and t["simple_early_fails"] == 1
 
 
-def _h4c(upper_right_misses: int, other_misses: int, repeat: int = 1):
-    """H4c on a grid of 8 upper-right cells (per ``repeat``) and 16 others, with that many misses in each."""
+def _h4c(late_misses: int, other_misses: int, repeat: int = 1):
+    """H4c on a grid of 8 late cells (long context, depth >= 50; per ``repeat``) and 16 others, with that many
+    misses in each."""
     rows = []
     for r in range(repeat):
         for needle in ("simple", "complex"):
@@ -209,22 +210,22 @@ def _h4c(upper_right_misses: int, other_misses: int, repeat: int = 1):
                     rows.append({"model": "m", "needle": needle, "setting": "full", "context_tokens": length + r,
                                  "depth": depth, "recall": 1.0})
     df = analysis.add_found(pd.DataFrame(rows))
-    ur = (df["context_tokens"] > df["context_tokens"].median()) & (df["depth"] >= 50)
-    df.loc[df[ur].index[:upper_right_misses], "found"] = False
-    df.loc[df[~ur].index[:other_misses], "found"] = False
+    late = (df["context_tokens"] > df["context_tokens"].median()) & (df["depth"] >= 50)
+    df.loc[df[late].index[:late_misses], "found"] = False
+    df.loc[df[~late].index[:other_misses], "found"] = False
     return needle_claims.h4_tests(df, window=8000)
 
 
 def test_h4c_no_cluster_needs_an_interval_below_the_margin():
     """A claim that an effect is absent is reproduced by an equivalence test, not by a test that fails to find it
-    (book/verdicts.md): the case of Gemma-3's needle run, p = 0.80 on 12 upper-right cells, is inconclusive."""
-    cluster = _h4c(6, 1)  # 6 of 8 upper-right cells missed, 1 of 16 elsewhere
-    assert cluster["ur_p"] < 0.05 and cluster["no_upper_right"] is False
+    (book/verdicts.md): the case of Gemma-3's needle run, p = 0.80 on 12 late cells, is inconclusive."""
+    cluster = _h4c(6, 1)  # 6 of 8 late cells missed, 1 of 16 elsewhere
+    assert cluster["late_p"] < 0.05 and cluster["no_late_cluster"] is False
     unsure = _h4c(2, 2)  # 25 % against 12.5 %: not significant, but a drop of 15 pp is not ruled out
-    assert unsure["ur_p"] >= 0.05 and unsure["ur_ci_high"] >= needle_claims.CLUSTER_MARGIN
-    assert unsure["no_upper_right"] is None
+    assert unsure["late_p"] >= 0.05 and unsure["late_ci_high"] >= needle_claims.CLUSTER_MARGIN
+    assert unsure["no_late_cluster"] is None
     same = _h4c(4, 8, repeat=6)  # 8 % against 8 % on 144 cells: the interval excludes a 15 pp cluster
-    assert same["ur_ci_high"] < needle_claims.CLUSTER_MARGIN and same["no_upper_right"] is True
+    assert same["late_ci_high"] < needle_claims.CLUSTER_MARGIN and same["no_late_cluster"] is True
 
 
 @pytest.mark.slow
