@@ -1,6 +1,6 @@
 """Section 7 of the needle chapter: how common each needle's words are in the essays (without English stop words,
-mean and median) and the reading of the thesis's explanation generated from its tables; and H4c's quadrant named
-as the heatmaps draw it."""
+mean and median) and the reading of the thesis's explanation generated from its tables; section 1's length
+check; and H4c's quadrant named as the heatmaps draw it."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ import matplotlib
 matplotlib.use("Agg")
 
 import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
 
 from lcrag import plots  # noqa: E402
 from lcrag.book import ClaimsLedger  # noqa: E402
-from lcrag.papers.thesis.needle import analysis  # noqa: E402
+from lcrag.papers.thesis.needle import analysis, plan  # noqa: E402
 from lcrag.papers.thesis.needle import claims as needle_claims  # noqa: E402
 from lcrag.papers.thesis.needle import needles as needle_texts  # noqa: E402
 
@@ -92,6 +93,16 @@ def test_words_that_are_more_frequent_count_for_the_explanation_even_when_the_re
     assert "As it needs, it has more competitors than the complex needle; it fails more often for most models; "\
            "but its words are not the more frequent ones by both mean and median." in \
            analysis.explanation_reading(freq, rel)
+
+
+def test_the_length_check_is_a_sentence_from_the_grid_or_an_error():
+    grid = pd.DataFrame({"model": ["a", "a", "b"], "needle": "simple", "depth": 0.0,
+                         "context_tokens": [1000, 2000, 1000], "haystack_tokens": [800, 1800, 800]})
+    assert plan.length_check(grid) == ("haystack_tokens = L - 200 in all 3 prompts of 2 models, in each model's "
+                                       "own tokens.")
+    grid.loc[1, "haystack_tokens"] = 1799
+    with pytest.raises(ValueError, match="1 of 3 haystacks are not L - 200 tokens long"):
+        plan.length_check(grid)
 
 
 def test_h4c_names_its_quadrant_as_the_heatmaps_draw_it():

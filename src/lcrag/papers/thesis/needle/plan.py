@@ -38,6 +38,19 @@ def needle_grid(model, essays: Sequence[str], lengths: Sequence[int], depths: Se
     return cells
 
 
+def length_check(grid, buffer: int = BUFFER_TOKENS) -> str:
+    """One sentence that every haystack of ``grid`` (the rows of :func:`needle_grid`: ``context_tokens`` *L* and
+    ``haystack_tokens``) is exactly *L* - ``buffer`` tokens long, needle included, counted from the run; a
+    ValueError naming the first cells that are not."""
+    off = grid[grid["haystack_tokens"] != grid["context_tokens"] - buffer]
+    if len(off):
+        first = off[["model", "needle", "context_tokens", "depth", "haystack_tokens"]].head(3).to_dict("records")
+        raise ValueError(f"{len(off)} of {len(grid)} haystacks are not L - {buffer} tokens long: {first}")
+    models = grid["model"].nunique()
+    return (f"haystack_tokens = L - {buffer} in all {len(grid)} prompts of {models} model{'s' * (models != 1)}, "
+            "in each model's own tokens.")
+
+
 def prefix_order(cells: list[dict], how: str = "prefix") -> list[dict]:
     """The order in which to ask the cells.
 
