@@ -1,21 +1,13 @@
-"""Section 7 of the needle chapter: how common each needle's words are in the essays (without English stop words,
-mean and median) and the reading of the thesis's explanation generated from its tables; section 1's length
-check; and H4c's quadrant named as the heatmaps draw it."""
+"""Section 7 of the needle chapter (lcrag.papers.thesis.needle.analysis): how common each needle's words are in the
+essays (without English stop words, mean and median) and the reading of the thesis's explanation generated from
+its tables."""
 
 from __future__ import annotations
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-
-from lcrag import plots  # noqa: E402
-from lcrag.book import ClaimsLedger  # noqa: E402
-from lcrag.papers.thesis.needle import analysis, plan  # noqa: E402
-from lcrag.papers.thesis.needle import claims as needle_claims  # noqa: E402
-from lcrag.papers.thesis.needle import needles as needle_texts  # noqa: E402
+from lcrag.papers.thesis.needle import analysis
+from lcrag.papers.thesis.needle import needles as needle_texts
 
 SIMPLE, COMPLEX = needle_texts.NEEDLES["simple"], needle_texts.NEEDLES["complex"]
 
@@ -93,29 +85,3 @@ def test_words_that_are_more_frequent_count_for_the_explanation_even_when_the_re
     assert "As it needs, it has more competitors than the complex needle; it fails more often for most models; "\
            "but its words are not the more frequent ones by both mean and median." in \
            analysis.explanation_reading(freq, rel)
-
-
-def test_the_length_check_is_a_sentence_from_the_grid_or_an_error():
-    grid = pd.DataFrame({"model": ["a", "a", "b"], "needle": "simple", "depth": 0.0,
-                         "context_tokens": [1000, 2000, 1000], "haystack_tokens": [800, 1800, 800]})
-    assert plan.length_check(grid) == ("haystack_tokens = L - 200 in all 3 prompts of 2 models, in each model's "
-                                       "own tokens.")
-    grid.loc[1, "haystack_tokens"] = 1799
-    with pytest.raises(ValueError, match="1 of 3 haystacks are not L - 200 tokens long"):
-        plan.length_check(grid)
-
-
-def test_h4c_names_its_quadrant_as_the_heatmaps_draw_it():
-    """H4c tests lengths above the median with depth >= 50 %; the heatmaps draw depth 0 on top, so that quadrant
-    is their lower right, and the claim's text and value say so (the thesis's words "upper right" are quoted)."""
-    cells = pd.DataFrame([{"model": "m", "needle": n, "setting": "full", "context_tokens": t, "depth": d,
-                           "recall": 0.0 if (t == 8000 and d == 100) else 1.0}
-                          for n in ("simple", "complex") for t in (1000, 8000) for d in (0, 50, 100)])
-    ax = plots.needle_heatmap(cells[cells["needle"] == "simple"], annot=False)
-    assert ax.get_ylim()[0] > ax.get_ylim()[1]  # the y axis runs downwards: the first row (depth 0) is on top
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["0", "50", "100"]
-    ledger = ClaimsLedger(None, paper="thesis", model="m")
-    needle_claims.check_h4(ledger, analysis.add_found(cells), window=8000)
-    h4c = ledger.table().set_index("claim_id").loc["H4c"]
-    assert "lower right" in h4c["our_value"] and "upper right" not in h4c["our_value"]
-    assert "the lower right: lengths above the median, depth ≥ 50 %" in h4c["text"]
