@@ -3,16 +3,17 @@ retriever, unchanged, and scikit-learn's for the needle chapter's word counts.""
 
 from __future__ import annotations
 
-from lcrag.papers.summhay import retrievers, synthetic
+from lcrag.papers.summhay import synthetic
+from lcrag.retrieval import keywords
 from lcrag.text import stopwords
 
 
-def test_summhay_reads_nltks_list_from_the_one_home():
-    assert retrievers.NLTK_STOPWORDS is stopwords.NLTK_STOPWORDS
+def test_summhays_keyword_retriever_reads_nltks_list_from_the_one_home():
+    assert keywords.NLTK_STOPWORDS is stopwords.NLTK_STOPWORDS
     assert len(stopwords.NLTK_STOPWORDS) == 179 and {"the", "can", "only", "up", "didn't"} <= stopwords.NLTK_STOPWORDS
     assert "one" not in stopwords.NLTK_STOPWORDS  # why the needle chapter needs the larger list
     # keywords: laser, amplify, one, sideband, "?" ("can", "the" are NLTK stop words); "one laser" holds two
-    assert retrievers.keyword_score("can the laser amplify one sideband?", "one laser") == 2 / 5
+    assert keywords.keyword_score("can the laser amplify one sideband?", "one laser") == 2 / 5
     assert "NLTK_STOPWORDS" not in vars(synthetic)  # imported where it is used, from the one home
 
 

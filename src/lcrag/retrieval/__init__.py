@@ -9,6 +9,7 @@ Every ranker is built over a list of chunks and answers ``rank(query, k) -> list
 | ``cosine``      | :class:`DenseRetriever`  | cosine of embeddings (FAISS, exact)                  |
 | ``svm``         | :class:`SVMRetriever`    | exemplar SVM on embeddings (query vs chunks)         |
 | ``naive``       | :class:`CommonWordsRetriever` | number of distinct shared words                 |
+| (SummHay)       | :class:`KeywordRetriever` | share of the query's keywords in the chunk (NLTK stop words) |
 | (fusion)        | :class:`HybridRetriever` | reciprocal-rank or weighted-score fusion of rankers  |
 
 Second stages live in :mod:`lcrag.retrieval.rerank`. :func:`hits_frame` turns hits into a tidy table.
@@ -23,6 +24,7 @@ from lcrag.retrieval.bm25 import BM25Retriever, thesis_tokenize
 from lcrag.retrieval.common_words import CommonWordsRetriever
 from lcrag.retrieval.dense import DenseRetriever
 from lcrag.retrieval.hybrid import HybridRetriever, reciprocal_rank_fusion, weighted_score_fusion
+from lcrag.retrieval.keywords import KeywordRetriever
 from lcrag.retrieval.svm import SVMRetriever
 
 RANKERS = ("bm25", "cosine", "svm", "naive")
@@ -55,6 +57,7 @@ __all__ = [
     "DenseRetriever",
     "Hit",
     "HybridRetriever",
+    "KeywordRetriever",
     "Ranker",
     "SVMRetriever",
     "get_ranker",

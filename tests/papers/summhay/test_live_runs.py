@@ -125,23 +125,6 @@ def test_label_shares_put_each_judges_favourite_label_beside_the_humans():
 # ------------------------------------------------------------------------------------------- retrievers
 
 
-def test_keyword_tokenizer_splits_like_treebank():
-    assert retrievers.keyword_tokenize("Are Foot Locker's Q4 results discussed? Sales fell 0.3%, didn't they.") == [
-        "are", "foot", "locker", "'s", "q4", "results", "discussed", "?", "sales", "fell", "0.3", "%", ",",
-        "did", "n't", "they", ".",
-    ]  # fmt: skip
-    assert retrievers.keyword_tokenize("well-known 1,000 stores...") == ["well-known", "1,000", "stores", "..."]
-    assert len(retrievers.NLTK_STOPWORDS) == 179 and {"the", "are", "didn't", "ma"} <= retrievers.NLTK_STOPWORDS
-
-
-def test_keyword_score_is_the_share_of_query_keywords_in_the_document():
-    # query keywords: financial, results, q4, 2022, discussed, ? (6; "are", "for" are stop words)
-    q = "Are financial results for Q4 2022 discussed?"
-    doc = "Foot Locker posted Q4 results in 2022. Were they good?"
-    assert retrievers.keyword_score(q, doc) == pytest.approx(4 / 6)  # results, q4, 2022, ?
-    assert retrievers.keyword_score("the and of", doc) == 0.0
-
-
 def test_token_limited_truncates_the_last_document_as_released():
     tok = _WordTokenizer()
     texts = ["a b c", "d e f g", "h i j k l"]

@@ -1,15 +1,15 @@
 """The live retrievers' scores: Random (seeded), Vector (MiniLM), Keywords (the released NLTK scoring with an
-equivalent tokenizer), Oracle, and Full (stored order); :func:`ranked` orders documents by score."""
+equivalent tokenizer, :class:`lcrag.retrieval.KeywordRetriever`), Oracle, and Full (stored order); :func:`ranked`
+orders documents by score."""
 
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Mapping
 
 import numpy as np
 
-from lcrag.text.stopwords import NLTK_STOPWORDS
+from lcrag.retrieval.keywords import KeywordRetriever
 
 #: Live settings: retrievers (Table 2's columns we can run) and the position orders (Table 3).
 LIVE_RETRIEVERS: dict[str, str] = {
@@ -19,33 +19,6 @@ LIVE_RETRIEVERS: dict[str, str] = {
     "oracle": "number of the subtopic's insights in the document",
     "full": "the haystack in stored order, cut at the budget",
 }
-
-# A Treebank-style tokenizer (what nltk.word_tokenize applies to each sentence): contractions split ("don't" ->
-# "do", "n't"; "firm's" -> "firm", "'s"), every punctuation mark its own token, hyphenated words, decimals and
-# thousands ("3.5", "1,000") kept whole. Differences to word_tokenize: no Punkt sentence model, so a period
-# after an abbreviation ("Inc.") is split off where Punkt might keep it.
-_CONTRACTION = re.compile(r"(?i)(\w)(n't|'s|'m|'d|'ll|'re|'ve)\b")
-_TOKEN = re.compile(r"n't|'(?:s|m|d|ll|re|ve)\b|\w+(?:[-.,/'&]\w+)*|\.\.\.|--|[^\w\s]", re.I)
-
-
-def keyword_tokenize(text: str) -> list[str]:
-    """Lowercase Treebank-style tokens of ``text`` (an offline stand-in for ``nltk.word_tokenize(text.lower())``).
-
-    >>> keyword_tokenize("Foot Locker's Q4 sales: $2.33 billion, don't panic?")
-    ['foot', 'locker', "'s", 'q4', 'sales', ':', '$', '2.33', 'billion', ',', 'do', "n't", 'panic', '?']
-    """
-    return _TOKEN.findall(_CONTRACTION.sub(r"\1 \2", text.lower()))
-
-
-def keyword_score(query: str, document: str) -> float:
-    """The released ``retrieve_from_keywords``: the share of the query's non-stop-word tokens (punctuation such as
-    "?" included, repeats counted) that occur among the document's tokens. A query with no keyword scores 0."""
-    kws = [t for t in keyword_tokenize(query) if t not in NLTK_STOPWORDS]
-    if not kws:
-        return 0.0
-    doc = set(keyword_tokenize(document))
-    return sum(1 for k in kws if k in doc) / len(kws)
-
 
 def retriever_query(subtopic: Mapping) -> str:
     """The text every released retriever scores against: ``query + " " + subtopic`` (its description)."""
@@ -82,7 +55,7 @@ def retriever_scores(
             embedder = get_embedder("local/all-minilm-l6-v2")
         return DenseRetriever(docs, embedder).scores(query)
     if retriever == "keywords":
-        return np.array([keyword_score(query, d) for d in docs])
+        return KeywordRetriever(docs).scores(query)
     if retriever == "oracle":
         return oracle_scores(haystack, subtopic_id)
     if retriever == "full":
