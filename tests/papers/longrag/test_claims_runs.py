@@ -72,3 +72,16 @@ def test_a_claim_whose_strategies_did_not_run_is_not_testable_and_says_which():
     full = ClaimsLedger("longrag", paper="longrag", model="local/tiny")
     claims_runs.run_claims(full, _results({"a": {s: [0.5] * N for s in ("R&B", "R&L", "Ext", "Fil", "E&F")}}), n=200)
     assert not any("not run" in c.evidence for c in full.claims)
+
+
+def test_c11_names_the_pair_of_each_interval_and_single_pair_claims_do_not():
+    """C11-ours lists E&F against every other strategy: each interval says which pair it is; C4-ours has one pair
+    (its text names it), so its intervals go by dataset alone."""
+    cell = {s: [0.5] * N for s in ("R&B", "R&L", "Ext", "Fil", "E&F")}
+    ledger = ClaimsLedger("longrag", paper="longrag", model="local/tiny")
+    claims_runs.run_claims(ledger, _results({"a": cell, "b": cell}), n=200)
+    by_id = {c.claim_id: c for c in ledger.claims}
+    parts = by_id["C11-ours"].our_value.split("; ")
+    assert [p.split(" [")[0] for p in parts] == [f"{d} E&F − {b} +0.0" for d in "ab"
+                                                 for b in ("R&B", "Ext", "Fil", "R&L")]
+    assert by_id["C4-ours"].our_value.startswith("a +0.0 [")

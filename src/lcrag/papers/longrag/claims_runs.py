@@ -39,9 +39,15 @@ def _negate(v: bool | None) -> bool | None:
 
 
 def _fmt(rows: pd.DataFrame) -> str:
-    """``dataset +3.1 [-1.0, +7.2]`` per row, in F1 points."""
+    """``dataset +3.1 [-1.0, +7.2] (n=30)`` per row, in F1 points; when the rows hold more than one pair of
+    strategies (C11: E&F against each other one), each names its pair: ``dataset E&F − R&B +3.1 [...]``."""
+    several = len(rows[["a", "b"]].drop_duplicates()) > 1
+
+    def pair(r) -> str:
+        return f" {r.a} − {r.b}" if several else ""
+
     return "; ".join(
-        f"{r.dataset} {100 * r.diff:+.1f} [{100 * r.diff_lo:+.1f}, {100 * r.diff_hi:+.1f}] (n={r.n_questions})"
+        f"{r.dataset}{pair(r)} {100 * r.diff:+.1f} [{100 * r.diff_lo:+.1f}, {100 * r.diff_hi:+.1f}] (n={r.n_questions})"
         for r in rows.itertuples()
     )
 
