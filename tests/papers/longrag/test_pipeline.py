@@ -265,3 +265,41 @@ def test_settings_grid_keeps_the_default_rows_of_the_first_questions():
     questions = {"d": pd.DataFrame({"question_id": ["q1", "q2"]})}
     out = settings_grid(results, [], ["d"], questions, 1, generator=None)
     assert out[["question_id", "strategy", "setting"]].values.tolist() == [["q1", "R&B", "200*7"], ["q1", "E&F", "200*7"]]
+
+
+def _f1_cells(f1s: list[float], n: int = 3) -> pd.DataFrame:
+    """An f1_table of R&B and E&F at two settings on one dataset, F1 in points."""
+    cells = [("d", s, st) for s in ("200*7", "500*3") for st in ("R&B", "E&F")]
+    return pd.DataFrame([{"dataset": d, "setting": s, "strategy": st, "f1": f, "em": 0.0, "n": n}
+                         for (d, s, st), f in zip(cells, f1s, strict=True)])
+
+
+def test_floor_sentence_flags_a_table_at_the_floor_with_the_chapters_threshold():
+    from lcrag.papers.longrag.answering import floor_sentence
+
+    cells = ("dataset", "strategy", "setting")
+    floored = _f1_cells([0.0, 0.0, 4.9, 0.0])
+    assert floor_sentence(floored, cells, "chunk size") == (
+        "Every one of the 4 cells of this table is at the floor (a mean F1 below 5 points), on 3 questions per "
+        "dataset: for this model, the table says nothing about chunk size.")
+    main = pd.DataFrame({"dataset": ["d", "d", "d"], "strategy": ["R&B", "E&F", "Fil"], "f1": [34.75, 2.0, 50.0],
+                         "n": [30, 30, 30]})
+    assert floor_sentence(floored, cells, "chunk size", main=main).endswith(
+        "Over 30 questions per dataset at the default setting (section 3), the same strategies score R&B 34.8 and "
+        "E&F 2.0 on d: the floor is that of these first questions, not of every question.")
+    at_floor_too = main.assign(f1=[1.0, 2.0, 50.0])  # the strategies at the floor on every question: no reference
+    assert floor_sentence(floored, cells, "chunk size", main=at_floor_too) == floor_sentence(floored, cells,
+                                                                                             "chunk size")
+    partly = floor_sentence(_f1_cells([6.06, 0.0, 0.0, 0.0]), cells, "chunk size")
+    assert partly.startswith("3 of the 4 cells of this table are at the floor (a mean F1 below 5 points): only "
+                             "d R&B 200*7 (F1 6.1) is above it.")
+    assert partly.endswith("A comparison with a cell at the floor says nothing about chunk size; each cell rests on 3 "
+                           "questions per dataset.")
+    assert floor_sentence(_f1_cells([6.0, 0.0, 7.0, 8.0]), cells, "x").startswith(
+        "1 of the 4 cells of this table is at the floor (a mean F1 below 5 points): d E&F 200*7 (F1 0.0).")
+    assert floor_sentence(_f1_cells([6.0, 5.0, 7.0, 8.0], n=12), cells, "x") == (
+        "No cell of this table is at the floor (a mean F1 below 5 points); each rests on 12 questions per dataset.")
+    one_setting = _f1_cells([6.0, 0.0, 7.0, 8.0]).head(2)  # the grid left empty: the default setting alone
+    assert floor_sentence(one_setting, cells, "chunk size") == (
+        "The table compares nothing (only setting 200*7 ran): it says nothing about chunk size.")
+    assert floor_sentence(one_setting.head(0), cells, "x") == "The table compares nothing (no cell ran): it says nothing about x."

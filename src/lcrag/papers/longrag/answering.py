@@ -7,7 +7,7 @@
 Beyond the paper: the **Full** arm (the record's whole LongBench context, middle-truncated to the window) and
 the **Closed** arm (no passages) with the same generator. :func:`answer_questions` returns one row per question
 and strategy; :func:`f1_table` averages them; :func:`settings_grid` runs R&B and E&F at other chunk size x top-k
-settings (Tables 6-8).
+settings (Tables 6-8); :func:`floor_sentence` says which cells of such a table are at the chapter's floor.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from lcrag.book.verdicts import FLOOR_SCORE, score_at_floor
 from lcrag.metrics.qa import exact_match, qa_f1
 from lcrag.papers.longrag.cot_filter import filtered, parse_status
 from lcrag.papers.longrag.names import ARMS, STRATEGIES
@@ -168,6 +169,53 @@ def f1_table(results: pd.DataFrame, by: Sequence[str] = ("dataset", "strategy"))
     out[["f1", "em"]] = (100 * out[["f1", "em"]]).round(2)
     out["input_tokens"] = out["input_tokens"].round(0)
     return out
+
+
+def floor_sentence(table: pd.DataFrame, cells: Sequence[str], what: str, main: pd.DataFrame | None = None) -> str:
+    """What an :func:`f1_table` (F1 x 100, one row a cell named by the ``cells`` columns, the last of them the one
+    the table compares: setting, component) can say about ``what``, written from the table: whether it compares
+    anything, which cells are at the floor, a mean F1 below :data:`lcrag.book.verdicts.FLOOR_SCORE` (the rule of
+    the chapter's claims, :func:`lcrag.papers.longrag.claims_runs.floored_datasets`), and how many questions each
+    rests on. With every cell at the floor, ``main`` (the :func:`f1_table` of every question at the default
+    setting) gives the same strategies' F1 there, when some of it is above the floor: the floor is these questions'."""
+    compared = table[cells[-1]].unique() if not table.empty else []
+    if len(compared) < 2:
+        ran = f"only {cells[-1]} {compared[0]} ran" if len(compared) else "no cell ran"
+        return f"The table compares nothing ({ran}): it says nothing about {what}."
+    at_floor = np.array([score_at_floor(f / 100) for f in table["f1"]], dtype=bool)
+    per = _questions_per(table["n"])
+    below = f"a mean F1 below {100 * FLOOR_SCORE:g} points"
+    if not at_floor.any():
+        return f"No cell of this table is at the floor ({below}); each rests on {per}."
+    if not at_floor.all():
+        low, high = int(at_floor.sum()), int((~at_floor).sum())
+        which = (f"only {_cells(table[~at_floor], cells)} {'is' if high == 1 else 'are'} above it" if low > high
+                 else _cells(table[at_floor], cells))
+        return (f"{low} of the {len(table)} cells of this table {'is' if low == 1 else 'are'} at the floor ({below}): "
+                f"{which}. A comparison with a cell at the floor says nothing about {what}; each cell rests on "
+                f"{per}.")
+    out = (f"Every one of the {len(table)} cells of this table is at the floor ({below}), on {per}: for this "
+           f"model, the table says nothing about {what}.")
+    if main is None:
+        return out
+    ref = main[main["strategy"].isin(table["strategy"]) & main["dataset"].isin(table["dataset"])]
+    if ref.empty or all(score_at_floor(f / 100) for f in ref["f1"]):
+        return out
+    scores = ", ".join(" and ".join(f"{r.strategy} {r.f1:.1f}" for r in part.itertuples()) + f" on {ds}"
+                       for ds, part in ref.groupby("dataset", sort=False))
+    return (f"{out} Over {_questions_per(ref['n'])} at the default setting (section 3), the same strategies "
+            f"score {scores}: the floor is that of these first questions, not of every question.")
+
+
+def _cells(table: pd.DataFrame, cells: Sequence[str]) -> str:
+    """``d 200*7 R&B (F1 6.1); ...``: each row's ``cells`` values and its F1 in points."""
+    return "; ".join(" ".join(str(r[c]) for c in cells) + f" (F1 {r['f1']:.1f})" for _, r in table.iterrows())
+
+
+def _questions_per(n: pd.Series) -> str:
+    """``30 questions per dataset``, or ``3 to 6 questions a cell`` when the cells' counts differ."""
+    sizes = sorted(n.unique())
+    return f"{sizes[0]} questions per dataset" if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]} questions a cell"
 
 
 def settings_grid(results: pd.DataFrame, grid: Sequence[Sequence[int]], datasets: Sequence[str],
