@@ -52,3 +52,19 @@ def test_a_bad_numeric_setting_names_its_variable(monkeypatch, name, value, says
         client.get_model("openai/gpt-4o-mini")
         registry.parse_spec("openai-compatible/m@http://127.0.0.1:9/v1")
     assert str(exc.value).startswith(says)
+
+
+def test_the_how_to_run_page_documents_every_variable_and_local_model():
+    """book/how-to-run.md's tables name every LCRAG_* variable the package reads and every local model the
+    registry knows (issue 20: the page had missed LCRAG_CONTEXT_WINDOW, LCRAG_MODEL_KIND, LCRAG_BASE_URL and
+    local/gemma3-270m)."""
+    import re
+
+    from lcrag.models.registry import LOCAL_MODELS
+
+    root = config.project_root()
+    page = (root / "book" / "how-to-run.md").read_text(encoding="utf-8")
+    read = {v for p in (root / "src" / "lcrag").rglob("*.py") for v in re.findall(r"LCRAG_[A-Z_]+[A-Z]", p.read_text())}
+    assert len(read) > 20
+    assert sorted(v for v in read if v not in page) == []
+    assert sorted(f"local/{m}" for m in LOCAL_MODELS if f"local/{m}" not in page) == []
