@@ -27,3 +27,19 @@ def test_every_ref_names_a_label_a_page_defines():
 def test_no_chapter_cites_the_verdicts_page_by_a_rule_number():
     cited = [p.name for p in PAGES if re.search(r"verdicts`?,?\s+rule \d", p.read_text(encoding="utf-8"))]
     assert not cited, cited
+
+
+_CITE = re.compile(r"\{cite\}`([^`]+)`")
+
+
+def test_every_paper_chapter_cites_its_sources_and_every_key_is_in_the_bibliography():
+    from lcrag import chapters
+
+    keys = set(re.findall(r"^@\w+\{([^,]+),", (ROOT / "book" / "references.bib").read_text(encoding="utf-8"), re.M))
+    assert len(keys) == 8
+    cited = {p.stem: {k.strip() for m in _CITE.findall(p.read_text(encoding="utf-8")) for k in m.split(",")}
+             for p in PAGES}
+    unknown = {page: sorted(ks - keys) for page, ks in cited.items() if ks - keys}
+    assert not unknown, unknown
+    uncited = [c.name for c in chapters.chapters() if c.paper is not None and not cited.get(c.name)]
+    assert not uncited, f"chapters that cite nothing: {uncited}"
