@@ -238,6 +238,13 @@ def test_pooled_bounds():
 
 
 
+def test_a_level_claim_on_several_systems_names_each_one():
+    value = artefact_claims.named_levels({"gpt-4o": 16.34, "claude3-opus": 25.2},
+                                         {"gpt-4o": (8.8, 54.7), "claude3-opus": (13.71, 59.6)})
+    assert value == ("news half gpt-4o 16.3 / claude3-opus 25.2; whole table: gpt-4o between 8.8 and 54.7, "
+                     "claude3-opus between 13.7 and 59.6")
+
+
 def test_the_claims_scope_is_counted_from_the_haystacks():
     assert paper_numbers.PAPER_INSIGHTS == 621  # 92 subtopics x 6.75 (§3.4)
     shape = pd.DataFrame({"haystack": ["news1", "news2", "conv1"], "subtopics": [9, 8, 10], "insights": [60, 50, 70]})

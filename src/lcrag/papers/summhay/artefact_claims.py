@@ -20,6 +20,14 @@ def pooled_bounds(part: float, n_part: int, n_total: int = PAPER_INSIGHTS) -> tu
     return w * part, w * part + (1 - w) * 100
 
 
+def named_levels(news: dict[str, float], whole: dict[str, tuple[float, float]]) -> str:
+    """Our value of a level claim on several systems, each named: its news-half score and the range its whole-table
+    score can take (:func:`pooled_bounds`), e.g. ``news half gpt-4o 16.3 / claude3-opus 25.2; whole table:
+    gpt-4o between 8.8 and 54.7, claude3-opus between 13.7 and 59.6``."""
+    return (f"news half {' / '.join(f'{s} {x:.1f}' for s, x in news.items())}; whole table: "
+            + ", ".join(f"{s} between {lo:.1f} and {hi:.1f}" for s, (lo, hi) in whole.items()))
+
+
 def claims_scope(shape: pd.DataFrame, haystacks: Sequence[str], news: Sequence[str], max_subtopics: int | None):
     """``(complete, scope)``: whether the rescored ``haystacks`` are the whole news half (every news haystack, every
     subtopic), which decides the Table 2 claims, and the scope written beside each verdict, counted from ``shape``
@@ -116,10 +124,7 @@ def check_artefact_claims(
     c2 = {s: bounds(s, "full", "joint") for s in ("gpt-4o", "claude3-opus")}
     ledger.check(
         "C2",
-        our_value="news half "
-        + " / ".join(f"{v(s, 'full', 'joint'):.1f}" for s in c2)
-        + "; "
-        + "; ".join(rng(*b) for b in c2.values()),
+        our_value=named_levels({s: v(s, "full", "joint") for s in c2}, c2),
         passed=level(all(hi < 20 for _, hi in c2.values()), any(lo >= 20 for lo, _ in c2.values())),
         evidence=ev_level,
     )
