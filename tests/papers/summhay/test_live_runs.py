@@ -104,6 +104,23 @@ def test_parse_report_shows_unparseable_answers_per_judge():
     assert (a["answers"], a["share"], a["links_outside"]) == (2, 1.0, 1)
 
 
+def test_the_answers_read_off_json_are_counted_in_words_and_shown_only_when_there_are_some():
+    judged = pd.DataFrame({"evaluator": ["llm:b"] * 3 + ["llm:a"] * 2, "record": [0, 1, 2, 0, 1],
+                           "insight_id": [5, 6, 7, 5, 6], "parse": ["json"] * 5, "label": [FULL] * 5,
+                           "answer": ['{"coverage": "FULL_COVERAGE"}'] * 5})  # fmt: skip
+    assert llm_judge.off_json_answers(judged).empty
+    assert llm_judge.parse_sentence(judged) == (
+        "Every answer of llm:b and llm:a (5 in all) held the JSON object the prompt asks for, with a known coverage "
+        "label: none had to be read leniently and none is unparseable, so there is no such answer to show.")
+    judged.loc[[1, 2], "parse"] = ["lenient", "unparseable"]
+    off = llm_judge.off_json_answers(judged, n=1)
+    assert list(zip(off["evaluator"], off["record"], off["parse"], strict=True)) == [("llm:b", 1, "lenient")]
+    assert llm_judge.parse_sentence(judged, shown=1) == (
+        "Answers that are not the JSON object the prompt asks for: llm:b, 2 of its 3 (1 read leniently, 1 "
+        "unparseable and scored as no coverage); llm:a, none of its 2. Up to 1 of each judge's such answers are "
+        "folded below: they show how a judge answers when it does not return that object.")
+
+
 def test_label_shares_put_each_judges_favourite_label_beside_the_humans():
     judged = pd.DataFrame({"evaluator": ["llm:a"] * 4 + ["llm:b"] * 4, "record": [0, 0, 1, 1] * 2,
                            "insight_id": [0, 1, 0, 1] * 2,
@@ -224,6 +241,7 @@ def test_oracle_citation_ceilings_hold_one_set_of_rows_per_distinct_budget(tmp_p
     same = live_runs.oracle_citation_ceilings({"toy": h}, _WordTokenizer(), (6, 6))
     assert same["budget_tokens"].tolist() == [6, 6]
     assert same.set_index("haystack").loc["all", "ceiling_f1"] == pytest.approx((1 + 2 / 3 + 1) / 3)
+
 
 
 # ------------------------------------------------------------------------------------------- judging and scoring

@@ -223,3 +223,19 @@ def test_the_agreement_reading_is_written_from_the_table():
     assert "change by -0.01, -0.01" in text and "88 % is computed on the 372 insights" in text
     assert "of the 481 the humans linked (the LLMs link about 450)" in text and "81 % of the time" in text
     assert text.endswith("does not beat r = 0.65 on these labels does no better than counting words.")
+
+
+def test_the_subset_reading_says_whether_the_llm_judges_read_every_summary():
+    from lcrag.papers.summhay.our_judges import subset_reading
+
+    def table(r, n):
+        return pd.DataFrame([{"evaluator": "gpt-4o", "half": h, "cov_corr": r, "n_insights": n}
+                             for h in ("all", "fit", "held-out")])
+
+    full = table(0.716, 1419)
+    assert subset_reading(full, full, 200, 200) == (
+        "Our LLM judges read all 200 annotated summaries (1419 insights), so the other judges' rows here are those of "
+        "the table of every judge above (gpt-4o: r = 0.716 on all of them).")
+    text = subset_reading(full, table(0.64, 14), 2, 200)
+    assert text.startswith("Our LLM judges read 2 of the 200 annotated summaries (14 insights; ")
+    assert "gpt-4o reaches r = 0.640 on them, against 0.716 on all 200 summaries." in text

@@ -215,3 +215,36 @@ def label_sentence(shares: pd.DataFrame) -> str:
     if not parts:
         return ""
     return "On these insights " + "; ".join(parts) + "."
+
+
+def off_json_answers(judged: pd.DataFrame, n: int = 5) -> pd.DataFrame:
+    """The first ``n`` answers of each judge that were not the JSON object the prompt asks for (read leniently, or
+    unparseable): evaluator, record, insight_id, parse, label and the raw answer. Empty when every answer was."""
+    cols = ["evaluator", "record", "insight_id", "parse", "label", "answer"]
+    off = judged.loc[judged["parse"] != "json", cols]
+    return off.groupby("evaluator", sort=False).head(n).reset_index(drop=True)
+
+
+def parse_sentence(judged: pd.DataFrame, shown: int = 5) -> str:
+    """How each judge's answers were read, in words (:func:`parse_report`'s counts): that every answer was the JSON
+    object the prompt asks for, or per judge how many were not (read leniently, unparseable), announcing the first
+    ``shown`` of them (:func:`off_json_answers`), which a reader can then find below."""
+    from lcrag.synthesis.family import join_words
+
+    if not len(judged):
+        return ""
+    counts = pd.crosstab(judged["evaluator"], judged["parse"]).reindex(
+        index=judged["evaluator"].unique(), columns=list(PARSE_STATUSES), fill_value=0)
+    judges = join_words(list(counts.index))
+    if not counts[["lenient", "unparseable"]].to_numpy().any():
+        return (f"Every answer of {judges} ({int(counts.to_numpy().sum())} in all) held the JSON object the prompt "
+                "asks for, with a known coverage label: none had to be read leniently and none is unparseable, so "
+                "there is no such answer to show.")
+    parts = []
+    for e, c in counts.iterrows():
+        off = int(c["lenient"] + c["unparseable"])
+        parts.append(f"{e}, none of its {int(c.sum())}" if not off else
+                     f"{e}, {off} of its {int(c.sum())} ({int(c['lenient'])} read leniently, "
+                     f"{int(c['unparseable'])} unparseable and scored as no coverage)")
+    return (f"Answers that are not the JSON object the prompt asks for: {'; '.join(parts)}. Up to {shown} of each "
+            "judge's such answers are folded below: they show how a judge answers when it does not return that object.")

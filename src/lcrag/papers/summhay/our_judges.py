@@ -231,6 +231,26 @@ def judge_choice_sentence(table: pd.DataFrame, chosen: str, reference: str = "gp
     return f"{first}; on the held-out half it reaches {r(chosen, 'held-out')}, against {reference}'s {r(reference, 'held-out')}."
 
 
+def subset_reading(full: pd.DataFrame, subset: pd.DataFrame, n_read: int, n_total: int,
+                   reference: str = "gpt-4o") -> str:
+    """Whether the judges table of the summaries our LLM judges read (``subset``, :func:`judges_table` of ``n_read``
+    of the ``n_total`` annotated summaries) is the table of all summaries (``full``) or a subset of it, in words,
+    with ``reference``'s agreement on both: a subset's numbers differ from the full halves'."""
+    def r(table: pd.DataFrame) -> pd.Series:
+        return table[(table["evaluator"] == reference) & (table["half"] == "all")].iloc[0]
+
+    sub, whole = r(subset), r(full)
+    if n_read == n_total:
+        return (f"Our LLM judges read all {n_total} annotated summaries ({int(sub['n_insights'])} insights), so the "
+                "other judges' rows here are those of the table of every judge above "
+                f"({reference}: r = {sub['cov_corr']:.3f} on all of them).")
+    return (f"Our LLM judges read {n_read} of the {n_total} annotated summaries ({int(sub['n_insights'])} insights; "
+            "parameters `judge_half` and `judge_summaries`), and every judge here is scored on those only: "
+            f"{reference} reaches r = {sub['cov_corr']:.3f} on them, against {whole['cov_corr']:.3f} on all "
+            f"{n_total} summaries. A subset gives other numbers than the table of every judge above; with few "
+            "summaries, very different ones.")
+
+
 def _names(rows: pd.DataFrame) -> str:
     from lcrag.synthesis.family import join_words
 
