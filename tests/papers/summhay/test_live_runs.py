@@ -243,6 +243,23 @@ def test_oracle_citation_ceilings_hold_one_set_of_rows_per_distinct_budget(tmp_p
     assert same.set_index("haystack").loc["all", "ceiling_f1"] == pytest.approx((1 + 2 / 3 + 1) / 3)
 
 
+def test_the_ceiling_reading_mentions_a_second_budget_only_when_the_run_has_one(tmp_path):
+    h = synthetic.load_synthetic(_raw_haystack(), tmp_path / "h.json")
+    same = live_runs.oracle_citation_ceilings({"toy": h}, _WordTokenizer(), (6, 6))
+    assert same.set_index("haystack")["subtopics"].to_dict() == {"toy": 2, "all": 2}
+    # at 6 tokens: F1 (1 + 2/3 + 1) / 3 = 0.889, and 2 of the 3 insights have all their documents in context
+    assert live_runs.ceiling_reading(same, paper_budget=6) == (
+        "The ceiling is computed on all 2 subtopics of the 1 haystack (3 insights): 0.889 at the paper's 6 tokens, "
+        "where 66.7 % of the insights have all their documents in context. Our live budget is the paper's 6 tokens "
+        "too, so there is no second row. The rows per haystack are in `oracle_citation_ceiling.csv` (under "
+        "Downloads, at the end of the page).")
+    both = live_runs.oracle_citation_ceilings({"toy": h}, _WordTokenizer(), (6, 3))
+    small = both[both["budget_tokens"] == 3].set_index("haystack").loc["all"]
+    text = live_runs.ceiling_reading(both, paper_budget=6)
+    assert "no second row" not in text and (
+        f"; at our live budget of 3 tokens (the second row), {small['ceiling_f1']:.3f}, with "
+        f"{100 * small['full_recall_share']:.1f} % of the insights complete. The rows per haystack" in text)
+
 
 # ------------------------------------------------------------------------------------------- judging and scoring
 

@@ -236,19 +236,42 @@ def oracle_citation_ceiling(haystacks: Mapping, tokenizer, budget: int) -> pd.Da
                 )
     per = pd.DataFrame(rows)
     out = per.groupby("haystack", sort=False).agg(
+        subtopics=("subtopic_id", "nunique"),
         insights=("f1", "size"),
         ceiling_f1=("f1", "mean"),
         full_recall_share=("recall", lambda x: float((x == 1).mean())),
     )
-    out.loc["all"] = [len(per), per["f1"].mean(), float((per["recall"] == 1).mean())]
+    out.loc["all"] = [out["subtopics"].sum(), len(per), per["f1"].mean(), float((per["recall"] == 1).mean())]
     out = out.reset_index().assign(budget_tokens=budget, tokenizer=getattr(tokenizer, "name", ""))
-    return out.astype({"insights": int})
+    return out.astype({"subtopics": int, "insights": int})
 
 
 def oracle_citation_ceilings(haystacks: Mapping, tokenizer, budgets: Sequence[int]) -> pd.DataFrame:
     """:func:`oracle_citation_ceiling` at each distinct budget, in order (the paper's 15k tokens and the run's own
     budget: one set of rows when the two are equal, so that claim C18 reads one value)."""
     return pd.concat([oracle_citation_ceiling(haystacks, tokenizer, b) for b in dict.fromkeys(budgets)])
+
+
+def ceiling_reading(ceilings: pd.DataFrame, paper_budget: int = 15000, file: str = "oracle_citation_ceiling.csv") -> str:
+    """What :func:`oracle_citation_ceilings` computed, in words: over how many subtopics and insights, the pooled
+    ceiling at the paper's budget and, when the run's own budget differs, at that one too (the table's second
+    pooled row), and where the rows per haystack are (``file``, linked under Downloads)."""
+    from lcrag.synthesis.family import count
+
+    pooled = ceilings[ceilings["haystack"] == "all"].set_index("budget_tokens")
+    paper = pooled.loc[paper_budget]
+    haystacks = count(int((ceilings["budget_tokens"] == paper_budget).sum()) - 1, "haystacks")
+    text = (f"The ceiling is computed on all {int(paper['subtopics'])} subtopics of the {haystacks} "
+            f"({int(paper['insights'])} insights): {paper['ceiling_f1']:.3f} at the paper's {paper_budget} tokens, "
+            f"where {100 * paper['full_recall_share']:.1f} % of the insights have all their documents in context")
+    ours = [b for b in pooled.index if b != paper_budget]
+    if ours:
+        row = pooled.loc[ours[0]]
+        text += (f"; at our live budget of {ours[0]} tokens (the second row), {row['ceiling_f1']:.3f}, with "
+                 f"{100 * row['full_recall_share']:.1f} % of the insights complete")
+    else:
+        text += f". Our live budget is the paper's {paper_budget} tokens too, so there is no second row"
+    return text + f". The rows per haystack are in `{file}` (under Downloads, at the end of the page)."
 
 
 def pick_subtopics(haystacks: Mapping, names: Sequence[str], per_haystack: int) -> list[tuple[str, str]]:
