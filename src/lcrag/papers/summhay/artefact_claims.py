@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from lcrag.book.verdicts import NOT_RELEASED
 from lcrag.papers.summhay.dataset_shape import shape_summary
 from lcrag.papers.summhay.names import SUMMARIZERS, TABLE2_SETTINGS
 from lcrag.papers.summhay.paper_numbers import PAPER_HUMAN, PAPER_INSIGHTS, PAPER_TABLE1
@@ -324,7 +325,7 @@ def check_artefact_claims(
         "C19",
         our_value=None,
         passed=None,
-        evidence="the 10 human summaries and their per-10-minute evaluations are not released",
+        evidence=f"{NOT_RELEASED}: the 10 human summaries and their per-10-minute evaluations",
     )
 
     sh = shape_summary(shape).set_index("quantity")["match"]
@@ -343,6 +344,6 @@ def check_artefact_claims(
         "C21",
         our_value=None,
         passed=None,
-        evidence="needs new human annotation: the 35-summary, 4-annotator data is not released",
+        evidence=f"{NOT_RELEASED}: the 35-summary, 4-annotator data (checking it needs new human annotation)",
     )
     return ledger
