@@ -6,7 +6,9 @@ Every page of ``_toc.yml`` (the intro, each chapter, the claims page) is opened 
   (requests leaving loopback, e.g. MathJax from its CDN, are blocked: CI has no internet; their load errors are
   not the book's);
 - show every ``<img>`` loaded (``naturalWidth > 0``); a page built from an executed notebook shows at least one
-  figure, and at least as many as its notebook has image outputs;
+  figure, and at least as many as its notebook has image outputs, each one shown (not in a folded output) under a
+  visible caption that starts with its number ("Fig. N": the words are checked against the notebook in ``test_pages.py``; the Venn diagrams'
+  labels are checked for overlap where they are drawn, ``tests/test_plots.py``);
 - have only internal links that resolve: every ``<a href>`` to the book's server answers 200, and a
   ``#fragment`` names an ``id`` (or ``name``) in the target page.
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import shutil
 import threading
 import urllib.error
@@ -213,6 +216,14 @@ def notebook_figures(html: Path, page: str) -> int | None:
     )
 
 
+# Each figure a cell shows, with its caption as the browser renders it (visible, and what it reads); a figure in a
+# folded output ("Show code cell output") is not shown until unfolded, and neither is its caption.
+_CAPTIONS_JS = """() => [...document.querySelectorAll('div.cell_output img')].map(i => {
+  const c = i.closest('figure') && i.closest('figure').querySelector('figcaption');
+  return {src: i.currentSrc || i.src, caption: c ? c.textContent.trim() : null, shown: i.checkVisibility(),
+          visible: !!c && c.checkVisibility({visibilityProperty: true})};
+})"""
+
 # The tallest output table as shown (book/_static/lcrag.css boxes them; the claims dashboard has its own box).
 _TALLEST_TABLE_JS = """() => Math.max(0, ...[...document.querySelectorAll('div.cell_output div.output.text_html')]
     .filter(e => !e.querySelector('#claims-dashboard')).map(e => e.getBoundingClientRect().height))"""
@@ -260,6 +271,7 @@ def visit(browser, base: str, page_name: str) -> dict:
         found["links"] = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
         found["height"] = page.evaluate("document.documentElement.scrollHeight")  # folded parts folded
         found["tallest_table"] = page.evaluate(_TALLEST_TABLE_JS)
+        found["captions"] = page.evaluate(_CAPTIONS_JS)
         shot = ARTIFACTS / f"{page_name.replace('/', '__')}.png"
         page.screenshot(path=str(shot), full_page=True)
         found["screenshot"] = shot
@@ -303,6 +315,8 @@ def test_page_renders_with_figures_and_working_links(
         shown = sum(i["inArticle"] for i in found["images"])
         assert expected >= 1, f"{page_name}: an executed chapter shows no figure"
         assert shown >= expected, f"{page_name}: {shown} images shown, its notebook has {expected} figures"
+        uncaptioned = [c["src"] for c in found["captions"] if c["shown"] and not (c["visible"] and re.match(r"Fig\. \d", c["caption"] or ""))]
+        assert uncaptioned == [], f"{page_name}: figures shown without a visible numbered caption"
 
     internal = [link for link in found["links"] if link_checker.is_internal(link)]
     assert internal, "a book page links to other pages (navigation, table of contents)"
