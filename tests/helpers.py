@@ -42,6 +42,17 @@ def myst_notebook(parameters: str, *cells: str, title: str = "") -> str:
     return "\n".join([head, cell(parameters, ":tags: [parameters]\n\n"), *map(cell, cells)])
 
 
+def rendered_text(markdown: str) -> str:
+    """``markdown`` as the book prints it, as text: parsed by MyST into docutils with smart quotes on, as Sphinx
+    does (so ``F--`` prints "F–" unless it is code); Sphinx's own roles and directives are left unresolved."""
+    pytest.importorskip("myst_parser")
+    from docutils.core import publish_doctree
+    from myst_parser.parsers.docutils_ import Parser
+
+    settings = {"smart_quotes": True, "report_level": 5, "halt_level": 5, "myst_enable_extensions": ["dollarmath"]}
+    return publish_doctree(markdown, parser=Parser(), settings_overrides=settings).astext()
+
+
 def fetched_data_dir(mirror: Path, tmp_path_factory, datasets: list[str]):
     """Generator for a module fixture: LCRAG_DATA_DIR -> a fresh tmp dir holding ``datasets`` copied from the
     mirror (a clean clone has no ``data/files``)."""

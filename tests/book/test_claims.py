@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import ROOT
+from helpers import ROOT, rendered_text
 
 from lcrag.book.claims import (
     COLUMNS,
@@ -157,6 +157,20 @@ def test_summary_markdown():
     assert "not counted: longrag" in md
     empty = summary_markdown(pd.DataFrame(columns=list(COLUMNS)))
     assert "No chapter has checked a claim yet." in empty
+
+
+def test_pattern_names_print_with_their_hyphens():
+    """The thesis's H7 lists its patterns ("F-- 3 --E 10 --- 32"): the page sets each word with "--" as code, so
+    Sphinx's smart quotes do not print "F– 3 –E 10 — 32"; other words, and a cell already in code, are left."""
+    df = _claims()
+    df.loc[0, "our_value"] = "FRE 81 FR- 1 F-E 21 F-- 3 -RE 7 -R- 3 --E 10 --- 32"
+    df.loc[1, "evidence"] = "none right (---); E−F `--x`"
+    md = summary_markdown(df)
+    assert "| FRE 81 FR- 1 F-E 21 `F--` 3 -RE 7 -R- 3 `--E` 10 `---` 32 |" in md
+    assert "none right (`---`); E−F `--x` |" in md
+    text = rendered_text(md)
+    assert "FRE 81 FR- 1 F-E 21 F-- 3 -RE 7 -R- 3 --E 10 --- 32" in text and "none right (---)" in text
+    assert "–" not in text and "—" not in text
 
 
 def test_several_ledgers_are_saved_as_one_claims_file(tmp_path):

@@ -14,7 +14,7 @@ import re
 
 import jupytext
 import pytest
-from helpers import ROOT
+from helpers import ROOT, rendered_text
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.md"))
 
@@ -93,3 +93,16 @@ def test_captions_type_no_number_of_a_run():
             caption = re.sub(r"\b(Figs?|Tables?|Eq)\.?\s+\d+(\.\d+)?", "", caption)  # the papers' numbering
             decimals = set(re.findall(r"(?<![\w.])\d+\.\d+(?![\w.])", caption)) - allowed
             assert decimals == set(), (path.name, i, decimals)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_prose_and_captions_print_the_hyphens_they_have(path):
+    """Sphinx's smart quotes print "--" as an en dash and "---" as an em dash: the thesis's patterns F--, --E and
+    --- must be code (backticks) in prose and captions, or the page shows "F–", "–E", "—". No markdown cell or
+    caption prints a dash its source does not have."""
+    nb = jupytext.read(path)
+    texts = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    texts += [str(figure_options(c)["caption"]) for _, c in code_cells(path) if figure_options(c).get("caption")]
+    made = [t.strip()[:60] for t in texts
+            if sum(map(rendered_text(t).count, "–—")) > sum(map(t.count, "–—"))]
+    assert made == [], f"{path.name}: text whose '--' prints as a dash"

@@ -5,6 +5,7 @@ dashboard table of every claim with filters (paper, model, verdict), generated b
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pandas as pd
@@ -34,8 +35,16 @@ def paper_name(key: str, short: bool = False) -> str:
     return paper.short if short else paper.name
 
 
+#: A word holding two hyphens or more (the thesis's patterns ``F--``, ``--E``, ``---``): Sphinx's smart quotes
+#: would print it with an en or em dash ("F–", "—"), so the page sets it as code, which they leave alone.
+_DASHED = re.compile(r"(?<![\w`-])[\w-]*--[\w-]*(?![\w`-])")  # (one already in backticks is left as it is)
+
+
 def _md(value: Any) -> str:
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    """A cell of the page's markdown table: pipes escaped, one line, and every word with ``--`` in it as code
+    (:data:`_DASHED`), so it prints with the hyphens it has."""
+    text = str(value).replace("|", "\\|").replace("\n", " ")
+    return _DASHED.sub(lambda m: f"`{m.group(0)}`", text)
 
 
 DASHBOARD_ID = "claims-dashboard"  # the HTML id of the table of every claim, for the filter script
