@@ -58,3 +58,29 @@ def test_paired_tests_from_the_thesis_counts():
     )
     assert "(excludes 0)" in lines[1] and "19 against 5" in lines[1]
     assert lines[2].endswith("25 against 1 discordant cases, McNemar p < 0.001")
+
+
+def test_our_paired_comparisons_have_the_paired_tables_intervals():
+    """Section 9's lines for our run (paired_from_runs) carry the intervals of the chapter's paired table
+    (accuracy.paired_tests), Evidence vs RAG being its RAG vs Evidence row mirrored; the same counts in pattern
+    order (paired_from_patterns) resample other cases and give another interval ([+1.9, +16.5] against [+1.9,
+    +15.8] in the book's run), which is why our run's lines are not computed from its counts."""
+    import numpy as np
+
+    from lcrag.papers.thesis import accuracy
+
+    scored = thesis_shaped()
+    order = np.random.default_rng(1).permutation(158) + 1  # the cases' order is not the patterns' order
+    scored["case"] = order[scored["case"] - 1]
+    scored["task"] = np.where(scored["case"] <= 84, "meetingqa", "paperqa")
+    ours = patterns.paired_from_runs(scored, "CQT", "BAMBOO", n_boot=500).set_index("comparison")
+    table = accuracy.paired_tests(scored, accuracy.standard_pairs(scored), n_boot=500).set_index(["a", "b"])
+    cols = ["n", "diff", "ci_low", "ci_high", "a_only", "b_only", "mcnemar_p"]
+    assert ours.loc["Full vs RAG", cols].tolist() == table.loc[("Full / BAMBOO", "RAG CQT / BAMBOO"), cols].tolist()
+    assert ours.loc["Evidence vs Full", cols].tolist() == table.loc[("Evidence / BAMBOO", "Full / BAMBOO"), cols].tolist()
+    mirrored = table.loc[("RAG CQT / BAMBOO", "Evidence / BAMBOO")]
+    assert (ours.loc["Evidence vs RAG", "ci_low"], ours.loc["Evidence vs RAG", "ci_high"]) == pytest.approx(
+        (-mirrored["ci_high"], -mirrored["ci_low"]))
+    from_counts = patterns.paired_from_patterns(numbers.THESIS_FIG_6_3, n_boot=500).set_index("comparison")
+    assert (from_counts[["a_only", "b_only"]] == ours[["a_only", "b_only"]]).all().all()  # the same cases
+    assert (from_counts[["ci_low", "ci_high"]] != ours[["ci_low", "ci_high"]]).any().any()  # resampled otherwise

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from lcrag.papers.thesis.cases import case_keys
-from lcrag.papers.thesis.numbers import PATTERNS
+from lcrag.papers.thesis.numbers import NO_PIPELINE, PATTERNS
 from lcrag.stats import paired_comparison
 
 
@@ -113,24 +113,41 @@ def fe_jaccard(pats: pd.DataFrame, pattern: str = "F-E") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=FE_JACCARD_COLUMNS)
 
 
+#: The three comparisons of the settings, each as (first, second) of "full", "rag", "evidence": the difference is
+#: first − second.
+COMPARISONS = {"Full vs RAG": ("full", "rag"), "Evidence vs Full": ("evidence", "full"),
+               "Evidence vs RAG": ("evidence", "rag")}
+
+
 def paired_from_patterns(counts: dict[str, int], *, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
     """Paired tests (bootstrap interval of the difference, McNemar) computed from pattern counts alone.
 
     The eight counts determine every case's correctness in the three settings, so the thesis's Fig. 6.3 can be
-    tested like our runs: Full vs RAG, Evidence vs Full, Evidence vs RAG.
+    tested like our runs: Full vs RAG, Evidence vs Full, Evidence vs RAG. The cases' order is not known, so the
+    interval is the bootstrap's over the cases in pattern order; our runs' are :func:`paired_from_runs`'s.
     """
-    flags = np.array(
-        [[p[0] == "F", p[1] == "R", p[2] == "E"] for p, n in counts.items() for _ in range(n)], dtype=bool
-    )
-    if flags.size == 0:
+    flags = {s: np.array([p[i] != "-" for p, n in counts.items() for _ in range(n)], dtype=bool)
+             for i, s in enumerate(("full", "rag", "evidence"))}
+    if not flags["full"].size:
         return pd.DataFrame()
+    return pd.DataFrame([{"comparison": name, **paired_comparison(flags[a], flags[b], n_boot=n_boot, seed=seed)}
+                         for name, (a, b) in COMPARISONS.items()])
+
+
+def paired_from_runs(scored: pd.DataFrame, pipeline: str, prompt: str, *, n_boot: int = 2000,
+                     seed: int = 0) -> pd.DataFrame:
+    """:func:`paired_from_patterns`'s three comparisons for our runs (RAG ``pipeline``, ``prompt``), from the
+    answers case by case: :func:`lcrag.papers.thesis.accuracy.paired_tests`, so each difference has the interval
+    the chapter's paired table gives it (a bootstrap depends on the cases' order, which counts alone lose)."""
+    from lcrag.papers.thesis.accuracy import paired_tests
+
+    runs = {"full": ("full", NO_PIPELINE, prompt), "rag": ("rag", pipeline, prompt),
+            "evidence": ("evidence", NO_PIPELINE, prompt)}
     rows = []
-    for name, (i, j) in {
-        "Full vs RAG": (0, 1),
-        "Evidence vs Full": (2, 0),
-        "Evidence vs RAG": (2, 1),
-    }.items():
-        rows.append({"comparison": name, **paired_comparison(flags[:, i], flags[:, j], n_boot=n_boot, seed=seed)})
+    for name, (a, b) in COMPARISONS.items():
+        t = paired_tests(scored, [(runs[a], runs[b])], n_boot=n_boot, seed=seed)
+        if len(t):
+            rows.append({"comparison": name, **t.drop(columns=["a", "b", "accuracy_a", "accuracy_b"]).iloc[0]})
     return pd.DataFrame(rows)
 
 
