@@ -84,3 +84,6 @@ def test_our_paired_comparisons_have_the_paired_tables_intervals():
     from_counts = patterns.paired_from_patterns(numbers.THESIS_FIG_6_3, n_boot=500).set_index("comparison")
     assert (from_counts[["a_only", "b_only"]] == ours[["a_only", "b_only"]]).all().all()  # the same cases
     assert (from_counts[["ci_low", "ci_high"]] != ours[["ci_low", "ci_high"]]).any().any()  # resampled otherwise
+    both = pd.concat([from_counts.reset_index().assign(source="thesis"), ours.reset_index().assign(source="ours")])
+    lines = patterns.paired_sentences(both).splitlines()
+    assert lines[3].startswith("ours, Full vs RAG: +6.3 points [") and "; 20 against 10 discordant cases" in lines[3]

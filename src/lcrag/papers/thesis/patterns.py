@@ -147,7 +147,7 @@ def paired_from_runs(scored: pd.DataFrame, pipeline: str, prompt: str, *, n_boot
     for name, (a, b) in COMPARISONS.items():
         t = paired_tests(scored, [(runs[a], runs[b])], n_boot=n_boot, seed=seed)
         if len(t):
-            rows.append({"comparison": name, **t.drop(columns=["a", "b", "accuracy_a", "accuracy_b"]).iloc[0]})
+            rows.append({"comparison": name, **t.drop(columns=["a", "b", "accuracy_a", "accuracy_b"]).to_dict("records")[0]})
     return pd.DataFrame(rows)
 
 
