@@ -115,7 +115,7 @@ def test_manifest_markdown_escapes_and_reports():
     assert md.split("\n")[2] == "ok: model `m`, profile `quick`, store `read`, code `0123456789ab (uncommitted changes)`, 12 s, 3 model calls"
     assert md.index("<details>") < md.index("| code |") < md.index("</details>")
     assert "| code | 0123456789ab (uncommitted changes) |" in md
-    assert "a\\|b" in md
+    assert '| parameters | `{"sep": "a\\|b"}` |' in md  # a record in code: printed as written, the pipe escaped
     assert "| model calls | 3 (disk: 1, network: 1, store: 1) |" in md
     assert "| wall time | 12.3 s |" in md
     assert "| calls with truncated input | 1 |" in md

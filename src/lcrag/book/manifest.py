@@ -161,10 +161,14 @@ def read_manifest(path: Path) -> dict[str, Any]:
 
 
 def _cell(value: Any) -> str:
-    """A value as one markdown table cell (no newlines, pipes escaped)."""
-    if not isinstance(value, str):
-        value = json.dumps(value, default=repr, ensure_ascii=False)
-    return value.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """A value as one markdown table cell (no newlines, pipes escaped); a record (parameters, serving settings) as
+    its JSON in code, so that the page prints it as written ("--no-deps", straight quotes), not typeset."""
+    if not isinstance(value, (dict, list, tuple)):
+        value = value if isinstance(value, str) else json.dumps(value, default=repr, ensure_ascii=False)
+        return value.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    text = json.dumps(value, default=repr, ensure_ascii=False).replace("|", "\\|")
+    fence = "``" if "`" in text else "`"
+    return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
 
 
 def manifest_markdown(m: dict[str, Any]) -> str:
