@@ -246,6 +246,8 @@ def cmd_store_record(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from lcrag.book.profiles import PROFILES
+
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors"
@@ -261,7 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", parents=[common], help="execute one chapter")
     r.add_argument("chapter", help="chapter name (notebooks/<chapter>.md) or path to a .md notebook")
-    r.add_argument("--profile", default="default", help="smoke | quick | default | paper (default: default)")
+    r.add_argument("--profile", default="default", help=f"{' | '.join(PROFILES)} (default: default)")
     r.add_argument("--model", default=None, help=model_help)
     r.add_argument(
         "-p",

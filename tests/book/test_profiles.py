@@ -193,3 +193,17 @@ def test_the_projects_profiles_fit_its_notebooks():
         assert set(profiles[chapter]) == set(PROFILES), f"{chapter}: profiles {sorted(profiles[chapter])}"
         for profile in PROFILES:
             resolve(chapter, profile, {}, root=root)
+
+
+def test_the_intro_and_the_cli_name_every_profile(capsys):
+    """The book's introduction and `lcrag run --help` list the profiles the code knows, all of them."""
+    from lcrag.cli import build_parser
+
+    text = (config.project_root() / "book" / "intro.md").read_text(encoding="utf-8")
+    block = " ".join(text.split("\nProfiles\n: ")[1].split("\n\n")[0].split())
+    number = {4: "four", 5: "five", 6: "six", 7: "seven"}[len(PROFILES)]
+    assert f"Each chapter has {number} sizes" in block
+    assert [p for p in PROFILES if f"`{p}`" not in block] == []
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["run", "--help"])
+    assert " | ".join(PROFILES) in " ".join(capsys.readouterr().out.split())

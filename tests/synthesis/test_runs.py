@@ -48,3 +48,16 @@ def test_rerun_cost_prices_the_recorded_tokens_in_usd_columns(tmp_path):
     assert row["model_hours"] == 1.5 and row["calls_model"] == row["run_model"] == SMOL
     assert row["calls"] == 10 and row["cost_usd_openai/gpt-4o-mini"] == pytest.approx(2 * 0.15 + 0.01 * 0.60)
     assert np.isnan(row["cost_usd_openai/o9-unpriced"])
+
+
+def test_the_read_order_is_said_from_the_profiles_read_and_the_rerun_page_says_the_same():
+    """The synthesis page states the order from the code (read_order); the static re-run page must agree."""
+    from lcrag import config
+
+    order = " → ".join(f"`{p}`" for p in S.profiles_to_read("default"))
+    assert order == "`default` → `companion` → `quick`"
+    text = S.read_order(S.profiles_to_read("default"))
+    assert order in text and "companions.yml" in text and "`smoke` run is never read" in text
+    assert "never read" not in S.read_order(["smoke"])
+    rerun = " ".join((config.project_root() / "book" / "rerun.md").read_text(encoding="utf-8").split())
+    assert f"`default` reads {order}" in rerun

@@ -32,6 +32,7 @@ needle chapter runs Gemma-3 inside the SmolLM2 run). A chapter without a success
     length_note(syn)           # ... and where the long-context arm's length differs between models
     plot_size_axis(syn)        # ... as a figure
     claims_by_size(syn)        # each claim checked on our runs: its verdict per model size
+    read_order(profiles)       # which run is read for each chapter and model, in words
     written_answer(syn)        # the answer in prose, model by model, then across sizes
 
 Modules: :mod:`.family` (what a family is, the comparison rows, readings), :mod:`.runs` (the runs and their
@@ -60,6 +61,7 @@ from lcrag.synthesis.runs import (
     load_table,
     model_chapters,
     profiles_to_read,
+    read_order,
     rerun_cost,
 )
 from lcrag.synthesis.size_axis import claims_by_size, length_note, plot_size_axis, size_table, unsized_models
@@ -78,10 +80,10 @@ from lcrag.synthesis.views import (
 )
 
 __all__ = [
-    "COMPARISON_COLUMNS", "NOT_RUN", "NOT_TESTABLE", "NO_COMPARISON", "RUN_COLUMNS", "Family", "Synthesis", "bar_panel", "bars",
-    "claims_by_size",
-    "compare_runs", "comparison", "conclusions", "count", "coverage", "detail_table", "empty_panel", "families", "find_runs",
-    "format_diff", "group_means", "headline", "headline_rules", "length_note", "load_table", "mean_ci", "model_chapters", "model_view",
-    "overview", "plot_model", "plot_models", "plot_size_axis", "profiles_to_read", "reading", "rerun_cost",
+    "COMPARISON_COLUMNS", "NOT_RUN", "NOT_TESTABLE", "NO_COMPARISON", "RUN_COLUMNS", "Family", "Synthesis",
+    "bar_panel", "bars", "claims_by_size", "compare_runs", "comparison", "conclusions", "count", "coverage",
+    "detail_table", "empty_panel", "families", "find_runs", "format_diff", "group_means", "headline",
+    "headline_rules", "length_note", "load_table", "mean_ci", "model_chapters", "model_view", "overview",
+    "plot_model", "plot_models", "plot_size_axis", "profiles_to_read", "read_order", "reading", "rerun_cost",
     "size_table", "synthesize", "unsized_models", "written_answer",
 ]  # fmt: skip

@@ -38,6 +38,17 @@ def profiles_to_read(profile: str, profiles: Sequence[str] | None = None) -> lis
     return [profile] + [p for p in reversed(PROFILES[:rank]) if p != "smoke"]
 
 
+def read_order(profiles: Sequence[str]) -> str:
+    """Which run the synthesis reads for each chapter and model, in words, from the ``profiles`` it reads
+    (:func:`profiles_to_read`) and :func:`find_runs`'s rule: markdown, so that the page states the order the code
+    follows (``default`` → ``companion`` → ``quick`` for the book)."""
+    order = " → ".join(f"`{p}`" for p in profiles)
+    never = "" if "smoke" in profiles else "; a `smoke` run is never read"
+    return (f"For each chapter and model, this page reads one run: the latest successful one of the first profile "
+            f"in {order} that has one, except that the companion run `notebooks/companions.yml` lists for that "
+            f"model and chapter comes first when its profile is among these{never}.")
+
+
 def model_chapters() -> list[str]:
     """Every registered chapter that runs a model itself: all but those that read the other chapters' tables."""
     return [c.name for c in registered.chapters() if not c.reads_chapters]
