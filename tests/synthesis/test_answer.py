@@ -66,3 +66,29 @@ def test_every_family_declares_its_headline_rule_and_its_words():
     assert "retrieval" not in " ".join(LONG2RAG.wins) and "C12" in LONG2RAG.headline_rule
     rules = S.headline_rules(_syn([], S.families()))
     assert rules.count("\n- ") == len(S.families()) - 1 and "- Long²RAG: whole documents against" in rules
+
+
+def _longrag(model: str, n: int, scope: str, long_context: str) -> dict:
+    return S.comparison("longrag", model, "Full vs R&B (F1)", "Full", 0.125, "R&B", 0.196, -0.071, -0.139, -0.016, n,
+                        "questions", "paired bootstrap", "run", long_context=long_context, scope=scope)
+
+
+def test_the_headline_says_which_items_it_rests_on_and_where_the_long_arm_was_cut():
+    """SmolLM2's LongRAG headline rests on 2WikiMQA alone (MuSiQue at the floor) with Full cut to its 8K window in a
+    third of the questions: the answer, the overview and the model's table say so; the 1.5B's pools both datasets."""
+    from lcrag.papers.longrag.comparison import FAMILY as LONGRAG
+
+    smol = "local/smollm2-135m-instruct"
+    rows = [_longrag(smol, 30, "2wikimqa only, musique left out at the floor", "cut to the window in 10 of 30 questions"),
+            _longrag(QWEN, 60, "", "whole context")]
+    syn = _syn(rows, [LONGRAG])
+    said = ("30 questions of 2wikimqa only, musique left out at the floor; Full cut to the window in 10 of 30 "
+            "questions")
+    assert f"LongRAG (Full − R&B -7.1 pp [-13.9, -1.6], {said})" in written_answer(syn)
+    assert "LongRAG (Full − R&B -7.1 pp [-13.9, -1.6], 60 questions)" in written_answer(syn)
+    over = S.overview(syn)
+    assert over.iloc[0][smol].endswith(f"= -7.1 pp [-13.9, -1.6], {said}")
+    assert over.iloc[0][QWEN].endswith("= -7.1 pp [-13.9, -1.6], 60 questions")
+    assert S.model_view(syn, smol)["values"].tolist() == [
+        "means over 30 questions of 2wikimqa only, musique left out at the floor"]
+    assert S.size_table(syn).set_index("model").loc[smol, "scope"] == "2wikimqa only, musique left out at the floor"

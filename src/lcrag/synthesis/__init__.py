@@ -51,8 +51,11 @@ from lcrag.synthesis.family import (
     families,
     format_diff,
     group_means,
+    items,
+    join_words,
     mean_ci,
     reading,
+    window_cut,
 )
 from lcrag.synthesis.figure import bar_panel, bars, empty_panel, plot_model, plot_models
 from lcrag.synthesis.runs import (
@@ -83,7 +86,7 @@ __all__ = [
     "COMPARISON_COLUMNS", "NOT_RUN", "NOT_TESTABLE", "NO_COMPARISON", "RUN_COLUMNS", "Family", "Synthesis",
     "bar_panel", "bars", "claims_by_size", "compare_runs", "comparison", "conclusions", "count", "coverage",
     "detail_table", "empty_panel", "families", "find_runs", "format_diff", "group_means", "headline",
-    "headline_rules", "length_note", "load_table", "mean_ci", "model_chapters", "model_view", "overview",
-    "plot_model", "plot_models", "plot_size_axis", "profiles_to_read", "read_order", "reading", "rerun_cost",
-    "size_table", "synthesize", "unsized_models", "written_answer",
+    "headline_rules", "items", "join_words", "length_note", "load_table", "mean_ci", "model_chapters", "model_view",
+    "overview", "plot_model", "plot_models", "plot_size_axis", "profiles_to_read", "read_order", "reading",
+    "rerun_cost", "size_table", "synthesize", "unsized_models", "window_cut", "written_answer",
 ]  # fmt: skip

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pandas as pd
 
 from lcrag.models.registry import parameters, size_of
-from lcrag.synthesis.family import NOT_RUN, NOT_TESTABLE, Family, count, format_diff, join_words, short_title
-from lcrag.synthesis.views import NO_COMPARISON, Synthesis, headline, headline_of
+from lcrag.synthesis.family import NOT_RUN, NOT_TESTABLE, Family, format_diff, join_words, short_title
+from lcrag.synthesis.views import NO_COMPARISON, Synthesis, headline, headline_items, headline_of
 
 #: What a headline comparison says, in the order the paragraph gives them; "long" and "other" are the default
 #: words, a family's :attr:`~lcrag.synthesis.Family.wins` replaces them (Long²RAG's other arm is not retrieval).
@@ -62,7 +62,7 @@ def model_outcomes(syn: Synthesis) -> pd.DataFrame:
                 continue
             key = outcome(r["reading"], r["long_arm"], r["other_arm"])
             evidence = f"{r['long_arm']} − {r['other_arm']} {format_diff(r['diff'], r['ci_low'], r['ci_high'])}"
-            evidence += f", {count(r['n'], r['units'])}"
+            evidence += f", {headline_items(r)}"
             if family.others_in_answer:
                 evidence += _others_decided(syn, family, model, r, key)
             rows.append({"model": model, "family": name, "outcome": key, "words": outcome_words(key, family),

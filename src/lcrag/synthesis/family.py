@@ -41,7 +41,11 @@ COMPARISON_COLUMNS = (
     "evidence",
     "source",
     "long_context",
+    "scope",
+    "values",
 )
+#: How :func:`window_cut` begins: a long-context arm cut to the model's window on some items.
+WINDOW_CUT = "cut to the window"
 
 #: ``tables(runs, problems, n_boot, seed)``: the family's tables, read from the runs (:func:`lcrag.synthesis.
 #: load_table` appends what it cannot read to ``problems``).
@@ -118,6 +122,11 @@ def reading(diff: float, lo: float, hi: float, long_arm: str, other_arm: str) ->
     return "no clear difference"
 
 
+def _text(x) -> str:
+    """A text column's value: "" for a missing one (NaN, None)."""
+    return x if isinstance(x, str) else ""
+
+
 def _nan(x) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
@@ -133,6 +142,21 @@ def count(n: int, units: str) -> str:
     if n != 1:
         return f"{n} {units}"
     return f"{n} {units[:-3] + 'y' if units.endswith('ies') else units.removesuffix('s')}"
+
+
+def window_cut(cut: int, n: int, units: str, whole: str) -> str:
+    """A ``long_context`` value: ``cut to the window in 3 of 158 cases``, or ``whole`` when no item was cut."""
+    return f"{WINDOW_CUT} in {cut} of {n} {units}" if cut else whole
+
+
+def items(n: int, units: str, scope: str = "", long_arm: str = "", long_context: str = "") -> str:
+    """The items a difference rests on, with what a reader of the headline must know about them: ``30 questions of
+    2wikimqa only, musique left out at the floor; Full cut to the window in 10 of 30 questions`` (the comparison's
+    ``scope``, and its ``long_context`` where the long-context arm was cut: :func:`window_cut`)."""
+    text = count(n, units) + (f" of {scope}" if _text(scope) else "")
+    if _text(long_context).startswith(WINDOW_CUT):
+        text += f"; {long_arm} {long_context}"
+    return text
 
 
 def format_diff(diff: float, lo: float, hi: float) -> str:
@@ -165,6 +189,8 @@ def comparison(
     source,
     floor: str | None = None,
     long_context: str = "",
+    scope: str = "",
+    values: str = "",
 ) -> dict:
     """One comparison row (:data:`COMPARISON_COLUMNS`), with its :func:`reading`; when an arm is at the floor
     (``floor``: why, from the chapter's own floor rule, the one its claims use: e.g.
@@ -173,14 +199,19 @@ def comparison(
 
     ``long_context``: how long the long-context arm was for this model, where the chapter's tables say (``8000
     tokens``, ``cut to the window in 40 of 60 questions``); the arms of one experiment need not be the same length
-    for every model, and the size axis says where they differ (:func:`lcrag.synthesis.length_note`)."""
+    for every model, and the size axis says where they differ (:func:`lcrag.synthesis.length_note`).
+
+    ``scope``: which of the run's items the ``n`` are, where the chapter's rule left some out (``2wikimqa only,
+    musique left out at the floor``): the headline says it after the count (:func:`items`). ``values``: what
+    ``long_value`` and ``other_value`` are where they are not the means over the ``n`` items compared
+    (``micro-averages over 72 insights``)."""
     return {
         "family": family, "model": model, "comparison": comparison, "long_arm": long_arm,
         "long_value": long_value, "other_arm": other_arm, "other_value": other_value, "diff": diff,
         "ci_low": lo, "ci_high": hi, "n": int(n), "units": units,
         "reading": NOT_TESTABLE if floor else reading(diff, lo, hi, long_arm, other_arm),
         "evidence": f"{evidence}; at the floor: {floor}" if floor else evidence, "source": source,
-        "long_context": long_context,
+        "long_context": long_context, "scope": scope, "values": values,
     }  # fmt: skip
 
 

@@ -23,7 +23,7 @@ from lcrag.synthesis.family import NOT_TESTABLE, short_title
 from lcrag.synthesis.views import Synthesis, headline
 
 SIZE_COLUMNS = ("family", "model", "size", "parameters", "comparison", "long_arm", "other_arm", "diff", "ci_low",
-                "ci_high", "n", "n_to_decide", "units", "reading", "long_context", "source")
+                "ci_high", "n", "scope", "n_to_decide", "units", "reading", "long_context", "source")
 
 
 def items_to_decide(diff: float, lo: float, hi: float, n: int) -> float:

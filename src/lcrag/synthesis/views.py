@@ -8,13 +8,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from lcrag.synthesis.family import COMPARISON_COLUMNS, NOT_RUN, Family, count, format_diff, short_title
+from lcrag.synthesis.family import COMPARISON_COLUMNS, NOT_RUN, Family, format_diff, items, short_title
 from lcrag.synthesis.family import families as registered_families
 from lcrag.synthesis.runs import find_runs
 
@@ -124,8 +124,15 @@ def headline_rules(syn: Synthesis) -> str:
     return "\n".join(f"- {short_title(f.title)}: {f.headline_rule or 'the one its package picks (no rule stated in words)'}." for f in syn.families)
 
 
+def headline_items(r: Mapping) -> str:
+    """The items a comparison row (of :func:`headline`: a Series or a dict) rests on, with the items left out and the long-context
+    arm's cut where there are (:func:`lcrag.synthesis.items`)."""
+    return items(r["n"], r["units"], r.get("scope", ""), r["long_arm"], r.get("long_context", ""))
+
+
 def overview(syn: Synthesis) -> pd.DataFrame:
-    """Family x model: the headline comparison's reading and difference ``[95 % CI]``, or "not run yet"."""
+    """Family x model: the headline comparison's reading and difference ``[95 % CI]`` and the items it rests on
+    (:func:`headline_items`), or "not run yet"."""
     out = pd.DataFrame(NOT_RUN, index=[f.name for f in syn.families], columns=syn.models)
     for family in syn.families:
         for model in syn.models:
@@ -134,7 +141,7 @@ def overview(syn: Synthesis) -> pd.DataFrame:
     for r in headline(syn).itertuples():
         out.loc[r.family, r.model] = (
             f"{r.reading}: {r.long_arm} − {r.other_arm} = "
-            f"{format_diff(r.diff, r.ci_low, r.ci_high)}, {count(r.n, r.units)}"
+            f"{format_diff(r.diff, r.ci_low, r.ci_high)}, {headline_items(r._asdict())}"
         )
     out.index = [syn.family(f).title for f in out.index]
     out.index.name = "experiment (long context vs other arm)"
@@ -151,8 +158,10 @@ def detail_table(syn: Synthesis, family: str) -> pd.DataFrame:
 
 
 def model_view(syn: Synthesis, model: str) -> pd.DataFrame:
-    """Every comparison of one model, readable: arms, values, difference [95 % CI], reading, evidence (the
-    sources are in :func:`coverage`); a "not run yet" row for each family without one, indexed by family."""
+    """Every comparison of one model, readable: arms, values and what they are (``values``: the means over the items
+    compared, unless the comparison says otherwise, e.g. SummHay's micro-averages), difference [95 % CI], reading,
+    evidence (the sources are in :func:`coverage`); a "not run yet" row for each family without one, indexed by
+    family."""
     c = syn.comparisons[syn.comparisons["model"] == model]
     rows = []
     for family in syn.families:
@@ -165,16 +174,19 @@ def model_view(syn: Synthesis, model: str) -> pd.DataFrame:
                     "comparison": status,
                     "long context": "",
                     "other": "",
+                    "values": "",
                     "difference [95 % CI]": "",
                     "reading": status,
                     "evidence": "",
                 }
             )
         for r in part.itertuples():
+            values = r.values if isinstance(r.values, str) and r.values else ""
             rows.append({
                 "experiment": family.name, "comparison": r.comparison,
                 "long context": f"{r.long_arm} {100 * r.long_value:.1f} %",
                 "other": f"{r.other_arm} {100 * r.other_value:.1f} %",
+                "values": values or f"means over {items(r.n, r.units, r.scope)}",
                 "difference [95 % CI]": format_diff(r.diff, r.ci_low, r.ci_high), "reading": r.reading,
                 "evidence": r.evidence,
             })  # fmt: skip

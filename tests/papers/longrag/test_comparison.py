@@ -34,6 +34,14 @@ def test_a_dataset_with_an_arm_at_the_floor_decides_nothing_as_in_the_chapter():
     assert row["reading"] != NOT_TESTABLE
     assert row["evidence"] == f"paired bootstrap over {N} questions of 2wikimqa{note}"
     assert "not deciding (at the floor): Full on musique (mean F1): score 0.037 below 0.05" in row["evidence"]
+    assert row["scope"] == "2wikimqa only, musique left out at the floor"  # the headline says what n rests on
+
+
+def test_no_scope_when_every_dataset_decides():
+    q = _questions({"2wikimqa": {"Full": _alternating(0.25, 0.0), "R&B": _alternating(0.4, 0.0)},
+                    "musique": {"Full": _alternating(0.3, 0.1), "R&B": _alternating(0.2, 0.05)}})
+    row = comparison.comparisons(q, n_boot=200)[0]
+    assert row["n"] == 2 * N and row["scope"] == ""
 
 
 def test_every_dataset_at_the_floor_is_not_testable():
@@ -41,6 +49,7 @@ def test_every_dataset_at_the_floor_is_not_testable():
                     "musique": {"Full": _alternating(0.075, 0.0), "R&B": _alternating(0.2, 0.05)}})
     row = comparison.comparisons(q, n_boot=500)[0]
     assert row["reading"] == NOT_TESTABLE and row["n"] == 2 * N  # every pair shown, none deciding
+    assert row["scope"] == ""  # none left out: every pair is in n
     assert "at the floor: Full on 2wikimqa (mean F1): score 0.000 below 0.05; Full on musique" in row["evidence"]
 
 

@@ -37,11 +37,14 @@ def test_full_is_compared_with_the_oracle_and_the_best_retriever_paired_over_sub
     k = rows["keywords"]
     assert k["diff"] == pytest.approx(0.1) and k["ci_low"] <= 0.1 <= k["ci_high"]
     assert "4 subtopics" in k["evidence"] and "paired bootstrap" in k["evidence"]
+    # the values are the means over the subtopics paired (as the interval), not the detail table's micro-averages
+    assert k["values"] == "" and "table keeps micro-averages over 30 insights" in k["evidence"]
 
 
 def test_without_per_summary_scores_the_pooled_difference_has_no_interval():
     (o,) = _joint(comparison.comparisons(_settings({"full": 0.30, "oracle": 0.50})))
     assert o["diff"] == pytest.approx(-0.2) and np.isnan(o["ci_low"]) and o["units"] == "summaries"
+    assert o["values"] == "micro-averages over 30 insights"  # not the means over the 4 summaries: said so
     # one subtopic is no pairing either
     (o,) = _joint(comparison.comparisons(_settings({"full": 0.30, "oracle": 0.50}),
                                          _per({"full": [0.3], "oracle": [0.5]})))
@@ -53,7 +56,8 @@ def test_the_floor_is_the_chapters_rule_for_its_live_settings():
 
     (o,) = _joint(comparison.comparisons(_settings({"full": 0.004, "oracle": 0.30})))
     assert o["reading"] == "not testable with this model"
-    assert o["evidence"].endswith(f"at the floor: {setting_floor({'Full': 0.4, 'oracle': 30.0})}")
+    assert o["evidence"].endswith(  # on the pooled scores, as the chapter's claims: not the means over subtopics
+        f"at the floor: {setting_floor({'Full (pooled joint)': 0.4, 'oracle (pooled joint)': 30.0})}")
     assert setting_floor({"Full": 0.4, "oracle": 30.0, "random": float("nan")}) == "Full: score 0.004 below 0.05"
 
 

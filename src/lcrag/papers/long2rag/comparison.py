@@ -13,7 +13,7 @@ import pandas as pd
 
 from lcrag.papers.long2rag.claims import question_kpr, truncation_floor
 from lcrag.stats import bootstrap_diff
-from lcrag.synthesis import Family, bars, comparison, group_means, load_table
+from lcrag.synthesis import Family, bars, comparison, group_means, load_table, window_cut
 
 NAME = "long2rag"
 
@@ -89,8 +89,7 @@ def whole_context(runs: pd.DataFrame) -> dict[str, str]:
     ``whole documents``, or ``cut to the window in 3 of 20 responses`` where the five documents did not fit;
     nothing for a run without the table."""
     t = load_table(runs, NAME, "context_policy", ["variant", "responses", "documents_cut"], [])
-    return {str(r.model): (f"cut to the window in {int(r.documents_cut)} of {int(r.responses)} responses"
-                           if r.documents_cut else "whole documents")
+    return {str(r.model): window_cut(int(r.documents_cut), int(r.responses), "responses", "whole documents")
             for r in t[t["variant"] == "none"].itertuples()}
 
 

@@ -13,7 +13,7 @@ import pandas as pd
 
 from lcrag.papers.longrag.claims_runs import dataset_floor
 from lcrag.stats import bootstrap_diff
-from lcrag.synthesis import Family, bar_panel, comparison, group_means, load_table
+from lcrag.synthesis import Family, bar_panel, comparison, group_means, join_words, load_table, window_cut
 
 NAME = "longrag"
 
@@ -39,7 +39,8 @@ def comparisons(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> l
     """The Full arm vs each of the paper's strategies, paired over (dataset, question), under the chapter's floor
     rule (:func:`lcrag.papers.longrag.claims_runs.dataset_floor`, the one its claims use): a dataset where either
     arm's mean F1 is at the floor decides nothing and is left out of the pairs (the evidence names it); with every
-    dataset at the floor the comparison is *not testable with this model*. ``long_context``: :func:`full_context`."""
+    dataset at the floor the comparison is *not testable with this model*. ``long_context``: :func:`full_context`;
+    ``scope``: the datasets the difference rests on where some were left out (:func:`dataset_scope`)."""
     out = []
     for model, g in questions.groupby("model", sort=False):
         wide = g.pivot_table(
@@ -52,7 +53,9 @@ def comparisons(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> l
             if both.empty:
                 continue
             deciding, floor, note = dataset_floor(g, ("Full", strategy))
+            scope = ""
             if not floor:  # the datasets above the floor decide; with none, every pair is shown, not testable
+                scope = dataset_scope(list(dict.fromkeys(both.index.get_level_values("dataset"))), deciding)
                 both = both[both.index.get_level_values("dataset").isin(deciding)]
             diff, lo, hi = bootstrap_diff(both["Full"], both[strategy], n=n_boot, seed=seed)
             out.append(comparison(
@@ -60,8 +63,17 @@ def comparisons(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> l
                 float(both[strategy].mean()), diff, lo, hi, len(both), "questions",
                 f"paired bootstrap over {len(both)} questions"
                 f" of {', '.join(dict.fromkeys(both.index.get_level_values('dataset')))}{note}",
-                g["source"].iloc[0], floor=floor, long_context=full_context(g, both.index)))  # fmt: skip
+                g["source"].iloc[0], floor=floor, long_context=full_context(g, both.index), scope=scope))  # fmt: skip
     return out
+
+
+def dataset_scope(ran: list[str], deciding: list[str]) -> str:
+    """The comparison's ``scope`` where the floor rule left datasets out: ``2wikimqa only, musique left out at the
+    floor``; "" when every dataset that ran decides."""
+    left_out = [d for d in ran if d not in deciding]
+    if not left_out:
+        return ""
+    return f"{join_words(deciding)} only, {join_words(left_out)} left out at the floor"
 
 
 def full_context(g: pd.DataFrame, pairs: pd.Index) -> str:
@@ -74,7 +86,7 @@ def full_context(g: pd.DataFrame, pairs: pd.Index) -> str:
     if full.empty or full.isna().any():
         return ""
     cut = int(full.astype(str).str.lower().isin(["true", "1", "1.0"]).sum())
-    return f"cut to the window in {cut} of {len(full)} questions" if cut else "whole context"
+    return window_cut(cut, len(full), "questions", "whole context")
 
 
 def _tables(runs, problems, n_boot, seed):

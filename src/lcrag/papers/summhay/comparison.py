@@ -78,22 +78,24 @@ def comparisons(settings: pd.DataFrame, per: pd.DataFrame | None = None, n_boot:
             for setting, label in others:
                 paired = (paired_over_subtopics(per[per["model"] == model], metric, "full", setting, n_boot, seed)
                           if metric in per else None)
+                insights = int(s.loc["full", "n_insights"])
                 if paired is not None:
                     full_v, other_v, diff, lo, hi, n = paired
-                    units, evidence = "subtopics", (f"{n} subtopics, {name} per summary, paired bootstrap over "
-                                                    f"subtopics")
+                    units, values = "subtopics", ""  # the means over the subtopics paired, as the interval
+                    evidence = (f"{n} subtopics, {name} per summary, paired bootstrap over subtopics (means over "
+                                f"subtopics; the live settings' table keeps micro-averages over {insights} insights)")
                 else:
                     full_v, other_v = float(s.loc["full", metric]), float(s.loc[setting, metric])
                     diff, lo, hi, n = full_v - other_v, float("nan"), float("nan"), int(s.loc["full", "summaries"])
-                    units = "summaries"
-                    evidence = (f"{count(n, 'summaries')}, {int(s.loc['full', 'n_insights'])} insights; "
-                                "micro-averages only, no interval")
+                    units, values = "summaries", f"micro-averages over {insights} insights"
+                    evidence = f"{count(n, 'summaries')}, {insights} insights; micro-averages only, no interval"
                 out.append(comparison(
                     NAME, model, f"Full vs {label} ({name})", "Full", full_v, setting, other_v, diff, lo, hi, n,
-                    units, evidence, s.loc["full", "source"],
+                    units, evidence, s.loc["full", "source"], values=values,
                     long_context="" if pd.isna(docs) else f"{docs:.1f} documents (as many as fit the window)",
-                    floor=setting_floor({"Full": 100 * s.loc["full", metric],  # the chapter's rule, 0-100
-                                         setting: 100 * s.loc[setting, metric]})))  # fmt: skip
+                    floor=setting_floor({  # the chapter's rule, on the pooled scores (0-100) as for its claims
+                        f"Full (pooled {metric})": 100 * s.loc["full", metric],
+                        f"{setting} (pooled {metric})": 100 * s.loc[setting, metric]})))  # fmt: skip
     return out
 
 

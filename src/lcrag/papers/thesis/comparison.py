@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from lcrag.papers.thesis.accuracy import accuracy_floor
-from lcrag.synthesis import Family, bar_panel, comparison, load_table
+from lcrag.synthesis import Family, bar_panel, comparison, load_table, window_cut
 
 NAME = "thesis"
 ARM_COLUMNS = ["model", "arm", "prompt", "n", "accuracy", "ci_low", "ci_high", "source"]
@@ -75,8 +75,7 @@ def full_context(runs: pd.DataFrame) -> dict[tuple[str, str, int], str]:
     in 3 of 158 cases`` (its ``truncated`` count); nothing for runs without the column."""
     acc = load_table(runs, NAME, "accuracy", ["run", "prompt", "n", "truncated"], [])
     full = acc[acc["run"] == "Full"]
-    return {(str(r.model), str(r.prompt), int(r.n)): (f"cut to the window in {int(r.truncated)} of {int(r.n)} cases"
-                                                      if r.truncated else "whole document")
+    return {(str(r.model), str(r.prompt), int(r.n)): window_cut(int(r.truncated), int(r.n), "cases", "whole document")
             for r in full.itertuples() if pd.notna(r.truncated)}
 
 
