@@ -435,9 +435,9 @@ def test_the_size_axis_puts_each_headline_against_model_size(book_runs):
 
 
 def _claims(model: str, verdicts: dict[str, str], source: str = "our run",
-            evidence: dict[str, str] | None = None) -> pd.DataFrame:
+            evidence: dict[str, str] | None = None, chapter: str = "thesis") -> pd.DataFrame:
     return pd.DataFrame([
-        {"chapter": "thesis", "claim_id": cid, "paper": "thesis", "text": f"claim {cid}", "paper_value": "",
+        {"chapter": chapter, "claim_id": cid, "paper": chapter, "text": f"claim {cid}", "paper_value": "",
          "our_value": "", "model": model, "source": source, "verdict": v, "evidence": (evidence or {}).get(cid, ""),
          "anchor": ""}
         for cid, v in verdicts.items()
@@ -470,7 +470,31 @@ def test_claims_by_size_reads_each_models_verdicts(tmp_path):
     assert (t.loc["B", "135M"], t.loc["D", "135M"], t.loc["E", "135M"]) == (
         "not testable (floor)", "not run", "not testable with this model")
     assert t.loc["D", "reproduced from"] == "270M"  # SmolLM2's run did not test it: no verdict below 270M
-    assert t.loc["E", "reproduced from"] == "" and t.loc["E", "1.5B"] == ""
+    assert t.loc["E", "reproduced from"] == "" and t.loc["E", "1.5B"] == "not checked"  # its run has no claim E
+
+
+def test_claims_by_size_has_no_blank_cell_and_its_legend_covers_every_value(tmp_path):
+    """A model without a verdict of its own says why: its run checks the claim on another model (SummHay's C15 asks
+    the 1.5B judge whichever model summarizes), its run does not check the claim, or it did not run the chapter."""
+    qwen = "local/qwen2.5-coder-1.5b-instruct"
+    base = thesis_tables()
+    write_run(tmp_path, "thesis", SMOL, {**base, "claims": pd.concat([
+        _claims(SMOL, {"A": "reproduced"}), _claims(qwen, {"J": "not reproduced"})])})
+    write_run(tmp_path, "thesis", qwen, {**base, "claims": _claims(qwen, {"A": "inconclusive", "J": "not reproduced"})})
+    write_run(tmp_path, "thesis", GEMMA, {**base, "claims": _claims(GEMMA, {"A": "inconclusive"})})
+    write_run(tmp_path, "longrag", SMOL, {"answers": longrag_answers(SMOL),
+                                          "claims": _claims(SMOL, {"L": "reproduced"}, chapter="longrag")})
+    t = S.claims_by_size(S.synthesize(tmp_path, n_boot=100)).set_index("claim_id")
+    assert t.loc["J", "135M"] == "checked on 1.5B" and t.loc["J", "1.5B"] == "not reproduced"
+    assert t.loc["J", "270M"] == "not checked"  # Gemma-3's thesis run does not check J
+    assert (t.loc["L", "270M"], t.loc["L", "1.5B"]) == (S.NOT_RUN, S.NOT_RUN)  # no longrag run of these models
+    assert t.loc["L", "reproduced from"] == "135M" and t.loc["J", "reproduced from"] == ""
+    cells = t[["135M", "270M", "1.5B"]].to_numpy().ravel()
+    assert "" not in cells
+    legend = S.claims_legend()
+    defined = {line.split("*")[1] for line in legend.splitlines()}
+    assert all(c in defined or c.startswith("checked on ") for c in cells), set(cells) - defined
+    assert "checked on <size>" in defined and S.NOT_RUN in defined
 
 
 def test_items_to_decide_scales_the_interval_by_one_over_root_n():

@@ -32,6 +32,7 @@ needle chapter runs Gemma-3 inside the SmolLM2 run). A chapter without a success
     length_note(syn)           # ... and where the long-context arm's length differs between models
     plot_size_axis(syn)        # ... as a figure
     claims_by_size(syn)        # each claim checked on our runs: its verdict per model size
+    claims_legend()            # ... what each of its cells means
     read_order(profiles)       # which run is read for each chapter and model, in words
     written_answer(syn)        # the answer in prose, model by model, then across sizes
 
@@ -67,7 +68,14 @@ from lcrag.synthesis.runs import (
     read_order,
     rerun_cost,
 )
-from lcrag.synthesis.size_axis import claims_by_size, length_note, plot_size_axis, size_table, unsized_models
+from lcrag.synthesis.size_axis import (
+    claims_by_size,
+    claims_legend,
+    length_note,
+    plot_size_axis,
+    size_table,
+    unsized_models,
+)
 from lcrag.synthesis.views import (
     NO_COMPARISON,
     Synthesis,
@@ -84,8 +92,8 @@ from lcrag.synthesis.views import (
 
 __all__ = [
     "COMPARISON_COLUMNS", "NOT_RUN", "NOT_TESTABLE", "NO_COMPARISON", "RUN_COLUMNS", "Family", "Synthesis",
-    "bar_panel", "bars", "claims_by_size", "compare_runs", "comparison", "conclusions", "count", "coverage",
-    "detail_table", "empty_panel", "families", "find_runs", "format_diff", "group_means", "headline",
+    "bar_panel", "bars", "claims_by_size", "claims_legend", "compare_runs", "comparison", "conclusions", "count",
+    "coverage", "detail_table", "empty_panel", "families", "find_runs", "format_diff", "group_means", "headline",
     "headline_rules", "items", "join_words", "length_note", "load_table", "mean_ci", "model_chapters", "model_view",
     "overview", "plot_model", "plot_models", "plot_size_axis", "profiles_to_read", "read_order", "reading",
     "rerun_cost", "size_table", "synthesize", "unsized_models", "window_cut", "written_answer",

@@ -6,6 +6,7 @@ knows (the embedded SmolLM2-135M, Gemma-3-270M, Qwen2.5-Coder 0.5B and 1.5B).
     length_note(syn)       # the families whose long-context arm is not the same length for every model
     plot_size_axis(syn)    # one panel per family, then all families together
     claims_by_size(syn)    # each claim checked on our runs: its verdict per model size
+    claims_legend()        # ... and what each of its cells can say
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from lcrag.book.claims import CLAIMS_FILE, REPRODUCED, read_claims
+from lcrag.book.claims import CLAIMS_FILE, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, read_claims
 from lcrag.book.verdicts import AT_FLOOR, NOT_RUN, OTHER_REASON, OUR_RUN, untestable_because
 from lcrag.models.registry import parameters, size_of
+from lcrag.synthesis.family import NOT_RUN as NO_RUN_YET
 from lcrag.synthesis.family import NOT_TESTABLE, short_title
 from lcrag.synthesis.views import Synthesis, headline
 
@@ -64,6 +66,34 @@ def _run_model(claim_model: str, run_model: str) -> str:
 UNTESTABLE_CELLS = {AT_FLOOR: "not testable (floor)", NOT_RUN: "not run", OTHER_REASON: NOT_TESTABLE, None: NOT_TESTABLE}
 
 
+#: What a size's cell says where that model has no verdict of its own on the claim: its run checks the claim on
+#: another model (:func:`checked_on`), its run does not check it, or it has no run of the chapter.
+CHECKED_ON = "checked on {size}"
+NOT_CHECKED = "not checked"
+
+
+def checked_on(size: str) -> str:
+    """The cell of a model whose run checks the claim on a model of another ``size`` (SummHay's C15 on its judge)."""
+    return CHECKED_ON.format(size=size)
+
+
+def claims_legend() -> str:
+    """What every value a cell of :func:`claims_by_size` can hold means: markdown, one item per value."""
+    meaning = {
+        REPRODUCED: "on this model's run, the test's interval lies entirely on the claim's side (book/verdicts.md)",
+        NOT_REPRODUCED: "the interval lies entirely on the other side",
+        INCONCLUSIVE: "the interval contains both answers: with this many items the data cannot decide",
+        UNTESTABLE_CELLS[AT_FLOOR]: "not testable: an arm the claim compares is at the floor for this model",
+        UNTESTABLE_CELLS[NOT_RUN]: "not testable: this model's run left an arm of the claim out (no verdict)",
+        NOT_TESTABLE: "not testable with this model for another reason, given in its chapter",
+        checked_on("<size>"): ("this model's run checks the claim on another model, whose column holds the verdict "
+                               "(e.g. a claim about the judge, whichever model summarizes; no verdict)"),
+        NOT_CHECKED: "this model ran the chapter, but its run does not check the claim (no verdict)",
+        NO_RUN_YET: "this model has no run of the chapter (no verdict)",
+    }
+    return "\n".join(f"- *{cell}*: {what}." for cell, what in meaning.items())
+
+
 def size_cell(verdict: str, evidence: str) -> str:
     """A claim's cell in :func:`claims_by_size`: its verdict, or for *not testable* why (:data:`UNTESTABLE_CELLS`),
     so that a model at the floor and a run that left the claim's arms out (a ``companion`` run) read apart."""
@@ -72,15 +102,15 @@ def size_cell(verdict: str, evidence: str) -> str:
 
 def claims_by_size(syn: Synthesis) -> pd.DataFrame:
     """One row per claim the chapters checked on our runs (source "our run"), one column per model size (smallest
-    first) holding that model's verdict (:func:`size_cell`; "" where it has no run), and ``reproduced from``: the
-    smallest size from which every larger model with a verdict reproduces the claim ("" when the largest does not;
-    "not run" is no verdict)."""
+    first) holding that model's verdict (:func:`size_cell`), or where it has none why (:func:`_no_verdict`), and
+    ``reproduced from``: the smallest size from which every larger model with a verdict reproduces the claim (""
+    when the largest does not). :func:`claims_legend` says what each cell means; no cell is blank."""
     frames = []
     for r in syn.runs.itertuples():
         path = Path(r.run_dir) / CLAIMS_FILE
         if path.is_file():
             c = read_claims(path)
-            frames.append(c.assign(model=[_run_model(m, r.model) for m in c["model"]]))
+            frames.append(c.assign(model=[_run_model(m, r.model) for m in c["model"]], run_size=size_of(r.model)))
     claims = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["model", "source"])
     claims = claims[(claims["source"] == OUR_RUN) & claims["model"].map(size_of).notna()]
     if claims.empty:
@@ -90,6 +120,10 @@ def claims_by_size(syn: Synthesis) -> pd.DataFrame:
     sizes = sorted(claims["size"].unique(), key=parameters)
     table = claims.pivot_table(index=["chapter", "claim_id"], columns="size", values="cell", aggfunc="first",
                                fill_value="", sort=False)[sizes]
+    for (chapter, claim_id), row in table.iterrows():
+        for size in sizes:
+            if row[size] == "":
+                table.loc[(chapter, claim_id), size] = _no_verdict(syn, claims, chapter, claim_id, size)
     text = claims.drop_duplicates(["chapter", "claim_id"]).set_index(["chapter", "claim_id"])["text"]
     table.insert(0, "text", text.reindex(table.index))
     table["reproduced from"] = [_reproduced_from(row[sizes]) for _, row in table.iterrows()]
@@ -97,9 +131,27 @@ def claims_by_size(syn: Synthesis) -> pd.DataFrame:
     return table.reset_index()
 
 
+def _no_verdict(syn: Synthesis, claims: pd.DataFrame, chapter: str, claim_id: str, size: str) -> str:
+    """The cell of a size without a verdict of its own on a claim: its run checks the claim on another size
+    (:func:`checked_on`), it ran the chapter without checking the claim (:data:`NOT_CHECKED`), or it has no run of
+    the chapter (*not run yet*)."""
+    of_chapter = claims[claims["chapter"] == chapter]
+    elsewhere = of_chapter[(of_chapter["claim_id"] == claim_id) & (of_chapter["run_size"] == size)]
+    if len(elsewhere):
+        return checked_on(str(elsewhere["size"].iloc[0]))
+    runs = syn.runs[syn.runs["chapter"] == chapter]
+    if (runs["model"].map(size_of) == size).any() or (of_chapter["size"] == size).any():
+        return NOT_CHECKED
+    return NO_RUN_YET
+
+
+#: The cells that are no verdict of the model's: :func:`_reproduced_from` skips them.
+NO_VERDICT = (UNTESTABLE_CELLS[NOT_RUN], NOT_CHECKED, NO_RUN_YET)
+
+
 def _reproduced_from(verdicts: pd.Series) -> str:
     """The smallest size from which every size with a verdict (in increasing order) reads "reproduced"."""
-    ran = verdicts[~verdicts.isin(["", UNTESTABLE_CELLS[NOT_RUN]])]
+    ran = verdicts[~verdicts.isin(NO_VERDICT) & ~verdicts.str.startswith(CHECKED_ON.split("{")[0])]
     if ran.empty or ran.iloc[-1] != REPRODUCED:
         return ""
     first = len(ran) - 1
