@@ -129,3 +129,18 @@ def test_every_lcrag_run_command_in_the_pages_names_a_real_chapter_profile_and_p
         resolve(args.chapter, args.profile, parse_cli_params(args.param), root=root)
         if args.model and not args.model.startswith("local-gguf/"):  # a GGUF path of the reader's own
             parse_spec(args.model)
+
+
+def test_the_run_directories_the_teaching_page_names_are_the_ones_the_book_makes():
+    """An exercise that says where a companion run lies (`runs/<slug>/<profile>/<chapter>/`) must name the profile
+    notebooks/companions.yml gives that model and chapter: the run the synthesis reads."""
+    from lcrag import config
+    from lcrag.book.lineup import companion_profiles
+
+    root = config.project_root()
+    text = (root / "book" / "teaching.md").read_text(encoding="utf-8")
+    named = re.findall(r"runs/([\w.-]+)/(\w+)/(\w+)/", text)
+    assert named, "the teaching page names no run directory"
+    lineup = companion_profiles(root)
+    for slug, profile, chapter in named:
+        assert lineup.get((chapter, slug.replace("--", "/"))) == profile, (slug, profile, chapter)
