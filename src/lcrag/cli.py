@@ -246,8 +246,7 @@ def cmd_store_record(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from lcrag.book.profiles import PROFILES
-
+    from lcrag.book.profiles import PROFILES  # the run parser's --profile help names every one
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors"
