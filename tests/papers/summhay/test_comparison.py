@@ -38,7 +38,7 @@ def test_full_is_compared_with_the_oracle_and_the_best_retriever_paired_over_sub
     assert k["diff"] == pytest.approx(0.1) and k["ci_low"] <= 0.1 <= k["ci_high"]
     assert "4 subtopics" in k["evidence"] and "paired bootstrap" in k["evidence"]
     # the values are the means over the subtopics paired (as the interval), not the detail table's micro-averages
-    assert k["values"] == "" and "table keeps micro-averages over 30 insights" in k["evidence"]
+    assert k["values"] == "" and "not the live settings' table's micro-averages over 30 insights" in k["evidence"]
 
 
 def test_without_per_summary_scores_the_pooled_difference_has_no_interval():

@@ -82,8 +82,8 @@ def comparisons(settings: pd.DataFrame, per: pd.DataFrame | None = None, n_boot:
                 if paired is not None:
                     full_v, other_v, diff, lo, hi, n = paired
                     units, values = "subtopics", ""  # the means over the subtopics paired, as the interval
-                    evidence = (f"{n} subtopics, {name} per summary, paired bootstrap over subtopics (means over "
-                                f"subtopics; the live settings' table keeps micro-averages over {insights} insights)")
+                    evidence = (f"{n} subtopics, {name} per summary, paired bootstrap over subtopics; values: means "
+                                f"over subtopics, not the live settings' table's micro-averages over {insights} insights")
                 else:
                     full_v, other_v = float(s.loc["full", metric]), float(s.loc[setting, metric])
                     diff, lo, hi, n = full_v - other_v, float("nan"), float("nan"), int(s.loc["full", "summaries"])
