@@ -375,14 +375,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``lcrag`` script; returns the exit status."""
     from lcrag.book.profiles import UsageError
-    from lcrag.config import SettingError
 
     parser = build_parser()
     args = parser.parse_args(argv)  # exits with 2 on a usage error
     debug = getattr(args, "debug", False)
     try:
         return args.func(args)
-    except (UsageError, SettingError) as exc:
+    except (UsageError, config.SettingError) as exc:
         if debug:
             traceback.print_exc()
         _err(str(exc))
