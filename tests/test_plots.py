@@ -151,6 +151,10 @@ def test_the_accuracy_heatmap_prints_each_cell_s_interval():
     assert texts == sorted(["0.62\n[0.25, 0.88]", "0.00\n[0.00, 0.00]", "0.12\n[0.00, 0.38]",
                             "0.25\n[0.00, 0.50]"])
     assert _overlaps(ax.figure) == []
+    table["at_floor"] = [False, True, True, True]  # a run at the floor says so in its cell
+    texts = sorted(t.get_text() for t in plots.accuracy_heatmap(table).texts)
+    assert texts == sorted(["0.62\n[0.25, 0.88]", "0.00\n[0.00, 0.00] floor", "0.12\n[0.00, 0.38] floor",
+                            "0.25\n[0.00, 0.50] floor"])
 
 
 def test_the_evaluator_legend_covers_no_value_and_no_bar():

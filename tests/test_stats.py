@@ -151,3 +151,17 @@ def test_rows_ci_resamples_whole_rows():
     lo, hi = rows_ci(np.column_stack([x, x[::-1]]), lambda v: np.median(v[..., 1], -1) - np.median(v[..., 0], -1), 500)
     assert lo < 0 < hi  # unpaired columns: an interval around no difference
     assert all(np.isnan(rows_ci(np.ones((1, 2)), lambda v: v.mean((-2, -1)))))
+
+
+def test_label_permutation_gives_the_letter_prior_and_its_p_value():
+    from lcrag.stats import label_permutation
+
+    gold = list("AAAABBCD") * 5  # A is the answer of half the items
+    prior, p = label_permutation(["A"] * 40, gold)
+    assert prior == pytest.approx(0.5) and p == 1.0  # always "A": right half the time, and no better than its prior
+    prior, p = label_permutation(gold, gold)  # every answer right, with the gold letters' shares
+    assert prior == pytest.approx(0.5**2 + 0.25**2 + 2 * 0.125**2)
+    assert p < 0.001
+    prior, _ = label_permutation([None] * 4 + ["A"] * 4, list("AAAAAAAA"))
+    assert prior == pytest.approx(0.5)  # a missing answer is never right
+    assert all(np.isnan(label_permutation([], [])))

@@ -292,23 +292,24 @@ def accuracy_heatmap(table: pd.DataFrame, ax=None, title: str = "", value: str =
                      rows: str = "run", columns: str = "prompt", column_order=None):
     """Accuracy over runs (rows: Full, the RAG pipelines, Evidence) × prompts (columns, in ``column_order`` where
     given, else as they first appear), annotated; where the table has ``ci_low``/``ci_high`` each cell also shows
-    its 95 % interval under the value."""
+    its 95 % interval under the value, and a cell the table marks ``at_floor`` says "floor"."""
     grid = table.pivot_table(index=rows, columns=columns, values=value, aggfunc="first", sort=False)
     if column_order is not None:
         grid = grid[[c for c in column_order if c in grid.columns] + [c for c in grid.columns if c not in column_order]]
     annot, fmt, kws = True, ".2f", {}
     if {"ci_low", "ci_high"} <= set(table.columns):
-        lo, hi = (table.pivot_table(index=rows, columns=columns, values=b, aggfunc="first", sort=False, dropna=False)
-                  .reindex(index=grid.index, columns=grid.columns) for b in ("ci_low", "ci_high"))
-        annot = grid.apply(lambda col: [f"{v:.2f}\n[{a:.2f}, {b:.2f}]" if pd.notna(a) and pd.notna(b) else
-                                        (f"{v:.2f}" if pd.notna(v) else "")
-                                        for v, a, b in zip(col, lo[col.name], hi[col.name], strict=True)])
+        lo, hi, floor = (table.pivot_table(index=rows, columns=columns, values=b, aggfunc="first", sort=False,
+                                           dropna=False).reindex(index=grid.index, columns=grid.columns)
+                         for b in ("ci_low", "ci_high", "at_floor" if "at_floor" in table else "ci_low"))
+        annot = grid.apply(lambda col: [f"{v:.2f}\n[{a:.2f}, {b:.2f}]{' floor' if isinstance(f, (bool, np.bool_)) and f else ''}"
+                                        if pd.notna(a) and pd.notna(b) else (f"{v:.2f}" if pd.notna(v) else "")
+                                        for v, a, b, f in zip(col, lo[col.name], hi[col.name], floor[col.name],
+                                                              strict=True)])
         annot, fmt, kws = annot.to_numpy(), "", {"fontsize": 7}
     ax = ax or plt.subplots(figsize=(4.5, 3.5) if fmt else (5, 4.2))[1]
     sns.heatmap(grid, vmin=0, vmax=1, annot=annot, fmt=fmt, annot_kws=kws, cmap="viridis",
                 cbar_kws={"label": value}, ax=ax)
-    ax.set_xlabel(columns)
-    ax.set_ylabel("")
+    ax.set(xlabel=columns, ylabel="")
     ax.set_title(title, fontsize=10)
     return ax
 

@@ -151,6 +151,29 @@ def rows_ci(values, statistic, n_boot: int = 2000, level: float = 0.95, seed: in
         return _interval((np.arange(len(values)),), stat, float(statistic(values)), n_boot, level, seed, METHOD)
 
 
+def label_permutation(pred: Sequence, gold: Sequence, n_perm: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """``(prior, p)`` for answers ``pred`` to items whose right answers are ``gold`` (labels: letters; a missing
+    answer is a label of its own, never right). ``prior`` is the accuracy of answers that carry no information
+    about the items but keep the model's label preferences: the answers shuffled across the items, whose expected
+    accuracy is the sum over labels of (share of answers with the label) × (share of items whose answer it is).
+    ``p`` is the one-sided permutation p-value of the observed number right against those shuffles (``n_perm``
+    of them, seeded; (hits + 1) / (n_perm + 1)). A model that always answers "A" has the prior of A's share of
+    the items whatever it knows. NaNs for no items."""
+    pred = np.asarray([str(x) for x in pred], dtype=object)
+    gold = np.asarray([str(x) for x in gold], dtype=object)
+    if pred.size == 0:
+        return (float("nan"), float("nan"))
+    labels, codes = np.unique(np.concatenate([pred, gold]), return_inverse=True)
+    p_codes, g_codes = codes[: pred.size], codes[pred.size:]
+    share = np.bincount(p_codes, minlength=len(labels)) * np.bincount(g_codes, minlength=len(labels))
+    prior = float(share.sum() / pred.size**2)
+    observed = int((p_codes == g_codes).sum())
+    rng = np.random.default_rng(seed)
+    shuffled = np.argsort(rng.random((n_perm, pred.size)), axis=1)
+    hits = int(((p_codes[shuffled] == g_codes).sum(axis=1) >= observed).sum())
+    return (prior, (hits + 1) / (n_perm + 1))
+
+
 def bootstrap_diff(a: Sequence[float], b: Sequence[float], n: int = 2000,
                    seed: int = 0) -> tuple[float, float, float]:
     """Mean of the paired differences ``a - b`` and its 95 % bootstrap interval: ``(mean, lo, hi)``; NaNs for

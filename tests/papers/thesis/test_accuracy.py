@@ -108,3 +108,32 @@ def test_the_claims_and_the_synthesis_share_the_chapters_floor_rule(tmp_path, ar
         run = ("rag", "CQT", "BAMBOO") if arm == "RAG CQT" else ("evidence", "-", "BAMBOO")
         assert (accuracy.floor_of(scored, [run]) is not None) is floored
         assert (accuracy.accuracy_floor({arm: (right, 158)}) is not None) is floored
+
+
+def _acc(runs, floors, ps):
+    return pd.DataFrame({"run": runs, "prompt": "BAMBOO", "at_floor": floors, "prior_p": ps, "letter_prior": 0.3})
+
+
+def test_the_baselines_reading_names_runs_at_the_floor_and_below_their_letter_prior():
+    from lcrag.papers.thesis.accuracy import baselines_reading
+
+    text = baselines_reading(_acc(["Full", "Evidence", "RAG CQT"], [False, False, True], [0.001, 0.2, 0.5]))
+    assert "chance (0.25)" in text and "up to 0.30" in text
+    assert "At the floor (exact interval reaching chance): RAG CQT (BAMBOO)." in text
+    assert "not above its letter prior (permutation p ≥ 0.05): Evidence (BAMBOO)." in text
+    assert text.endswith("The other 1 run beat both.")
+    most = baselines_reading(_acc(["Full", "Evidence", "RAG CQT"], [True, False, True], [0.5, 0.001, 0.5]))
+    assert "2 of 3 runs, all but Evidence (BAMBOO)." in most
+    assert baselines_reading(_acc(["Full"], [False], [0.001])).endswith("No run is at the floor. All 1 run beat both.")
+    assert "every one." in baselines_reading(_acc(["Full"], [True], [0.9]))
+
+
+def test_the_accuracy_table_carries_chance_the_letter_prior_and_the_floor():
+    from lcrag.papers.thesis.accuracy import accuracy_table
+
+    rows = [{"setting": "full", "pipeline": "-", "prompt": "BAMBOO", "answer": g, "pred_lenient": "A", "correct": g == "A",
+             "correct_raw": g == "A", "pred_logprob": None, "correct_logprob": False, "status": "letter",
+             "prompt_tokens": 10, "truncated": False} for g in "AAABCDBCDBCD"]
+    acc = accuracy_table(pd.DataFrame(rows), n_boot=200).iloc[0]
+    assert acc["accuracy"] == 0.25 and acc["chance"] == 0.25 and acc["letter_prior"] == 0.25
+    assert acc["prior_p"] == 1.0 and bool(acc["at_floor"])

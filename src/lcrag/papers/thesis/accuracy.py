@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from lcrag.papers.thesis.numbers import NO_PIPELINE
-from lcrag.stats import bootstrap_ci, paired_comparison
+from lcrag.stats import bootstrap_ci, label_permutation, paired_comparison
 
 RUN = ["setting", "pipeline", "prompt"]
 
@@ -29,11 +29,18 @@ def accuracy_table(
     scored: pd.DataFrame, by: Sequence[str] = RUN, *, n_boot: int = 2000, seed: int = 0
 ) -> pd.DataFrame:
     """Accuracy per group (default: per run = setting × pipeline × prompt) under the three scorers, with a
-    95 % bootstrap interval of the main (lenient) accuracy, refusals, unparseable answers and tokens."""
+    95 % bootstrap interval of the main (lenient) accuracy, refusals, unparseable answers and tokens, and the
+    baselines beside it: ``chance`` (a guess among four options), ``letter_prior`` (the accuracy of the same answers
+    shuffled across the cases: the model's letter preferences without the question, :func:`lcrag.stats.
+    label_permutation`), ``prior_p`` (the permutation p-value of the accuracy against that) and ``at_floor`` (the
+    accuracy's exact 95 % interval reaches chance: book/verdicts.md's floor)."""
+    from lcrag.book.verdicts import accuracy_at_floor
+
     rows = []
     for keys, g in scored.groupby(list(by), sort=False):
         keys = keys if isinstance(keys, tuple) else (keys,)
         lo, hi = bootstrap_ci(g["correct"].to_numpy(float), n_boot=n_boot, seed=seed)
+        prior, prior_p = label_permutation(g["pred_lenient"], g["answer"], n_perm=n_boot, seed=seed)
         lp = g[g["pred_logprob"].notna()]
         rows.append(
             {
@@ -49,12 +56,42 @@ def accuracy_table(
                 "unparseable": int((g["status"] == "unparseable").sum()),
                 "prompt_tokens": g["prompt_tokens"].mean(),
                 "truncated": int(g["truncated"].sum()),
+                "chance": CHANCE,
+                "letter_prior": prior,
+                "prior_p": prior_p,
+                "at_floor": accuracy_at_floor(int(g["correct"].sum()), len(g), CHANCE),
             }
         )
     out = pd.DataFrame(rows)
     if "setting" in out and "pipeline" in out:
         out.insert(0, "run", [run_label(s, p) for s, p in zip(out["setting"], out["pipeline"], strict=True)])
     return out
+
+
+def baselines_reading(acc: pd.DataFrame, alpha: float = 0.05) -> str:
+    """A sentence on an :func:`accuracy_table`'s baselines: which runs are at the floor, which do not beat the
+    model's letter prior (permutation p at or above ``alpha``), and what the rest beat."""
+    label = [f"{r} ({p})" for r, p in zip(acc["run"], acc["prompt"], strict=True)]
+    floor = [lab for lab, f in zip(label, acc["at_floor"], strict=True) if f]
+    prior = [lab for lab, f, p in zip(label, acc["at_floor"], acc["prior_p"], strict=True) if not f and p >= alpha]
+    top = acc["letter_prior"].max()
+    out = [f"Beside each accuracy: chance ({CHANCE:.2f}) and the model's letter prior, its own answers shuffled "
+           f"across the cases (here up to {top:.2f}: a model that prefers one letter gets more than chance by "
+           "guessing it)."]
+    above = [lab for lab in label if lab not in floor]
+    if not floor:
+        out.append("No run is at the floor.")
+    elif len(above) < len(floor):
+        out.append(f"At the floor (exact interval reaching chance): {len(floor)} of {len(label)} runs"
+                   + (f", all but {', '.join(above)}." if above else ", every one."))
+    else:
+        out.append(f"At the floor (exact interval reaching chance): {', '.join(floor)}.")
+    if prior:
+        out.append(f"Above the floor but not above its letter prior (permutation p ≥ {alpha}): {', '.join(prior)}.")
+    rest = len(acc) - len(floor) - len(prior)
+    if rest:
+        out.append(f"{'The other' if floor or prior else 'All'} {rest} run{'s' if rest != 1 else ''} beat both.")
+    return " ".join(out)
 
 
 def _wide(scored: pd.DataFrame, column: str = "correct") -> pd.DataFrame:
