@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import pandas as pd
 
+from lcrag.book.verdicts import accuracy_at_floor
 from lcrag.metrics import bamboo_letter, lenient_letter, needle_recall
+from lcrag.papers.thesis.accuracy import CHANCE
 from lcrag.papers.thesis.needle.asking import needle_messages
 from lcrag.papers.thesis.needle.haystack import build_haystack
 from lcrag.papers.thesis.needle.needles import SIMPLE_NEEDLE, SIMPLE_QUESTION
 from lcrag.papers.thesis.prompts import SYSTEM, bamboo_prompt
 from lcrag.retrieval import BM25Retriever
-from lcrag.stats import wilson_interval
+from lcrag.stats import label_permutation, wilson_interval
 from lcrag.text.chunking import recursive_split
 
 SETTINGS = ("full", "rag")
@@ -94,13 +96,16 @@ def score_choices(answers: pd.DataFrame) -> pd.DataFrame:
 
 
 def accuracy_table(scored: pd.DataFrame) -> pd.DataFrame:
-    """Per setting: accuracy (raw and lenient) with a 95 % interval, mean prompt tokens and latency."""
+    """Per setting: accuracy (raw and lenient) with a 95 % interval (Wilson), its baselines (``chance``, the model's
+    ``letter_prior``: :func:`lcrag.stats.label_permutation`) and the floor flag, mean prompt tokens and latency."""
     rows = []
     for setting, g in scored.groupby("setting", sort=False):
         k, n = int(g["correct_lenient"].sum()), len(g)
         lo, hi = wilson_interval(k, n)
+        prior, _ = label_permutation(g["pred_lenient"], g["answer"])
         rows.append({"setting": setting, "n": n, "accuracy_raw": g["correct_raw"].mean(),
-                     "accuracy": k / n, "ci_low": lo, "ci_high": hi,
+                     "accuracy": k / n, "ci_low": lo, "ci_high": hi, "chance": CHANCE, "letter_prior": prior,
+                     "at_floor": accuracy_at_floor(k, n, CHANCE),
                      "prompt_tokens": g["prompt_tokens"].mean(), "latency_s": g["latency_s"].mean()})
     return pd.DataFrame(rows)
 
