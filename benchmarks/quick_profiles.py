@@ -26,7 +26,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from lcrag import config
-from lcrag.book.build import toc_chapters
 from lcrag.book.profiles import available_chapters, chapter_profiles
 from lcrag.book.runner import run_chapter
 from lcrag.book.teaching import (
@@ -36,6 +35,7 @@ from lcrag.book.teaching import (
     timed_chapters,
     write_quick_times,
 )
+from lcrag.book.toc import toc_chapters
 from lcrag.chapters import last_chapters
 from lcrag.models import llama_load
 

@@ -78,22 +78,26 @@ def test_the_toy_chapter_is_registered_after_the_papers(toy_registered):
 
 @pytest.mark.slow
 def test_a_new_chapter_runs_counts_its_claims_and_joins_the_synthesis(toy_registered, tmp_path, monkeypatch):
-    """The book built from a table of contents with the toy chapter after the synthesis: the runner executes the
-    toy first (the registry says the synthesis reads the others), the claims page counts the toy's claims under
-    its paper, and the synthesis compares the toy family's arms, all without a model call."""
+    """The book built from a table of contents that does not list the toy chapter: the registry adds it (before the
+    synthesis, which reads the others) and the runner executes it first, the claims page counts the toy's claims
+    under its paper, and the synthesis compares the toy family's arms, all without a model call and without an
+    edit of _toc.yml."""
     from lcrag import config
-    from lcrag.book.build import CLAIMS_PAGE, EXECUTED_DIR, build_book
+    from lcrag.book.build import build_book
+    from lcrag.book.toc import CLAIMS_PAGE, EXECUTED_DIR, book_toc, write_book_toc
 
     for var in ("LCRAG_STORE", "LCRAG_STORE_DIR", "LCRAG_RUN_DIR", "LCRAG_HOME"):
         monkeypatch.delenv(var, raising=False)
     book = tmp_path / "book"
     (book / "notebooks").mkdir(parents=True)
     (book / "_toc.yml").write_text("format: jb-book\nroot: book/intro\nchapters:\n"
-                                   + "".join(f"  - file: book/executed/{c}\n" for c in ("synthesis", "toy", "claims")))
+                                   + "".join(f"  - file: book/executed/{c}\n" for c in ("synthesis", "claims")))
     (book / "notebooks" / "profiles.yml").write_text("toy:\n  smoke:\n    n_items: 2\n  default: {}\n")
     shutil.copy(FIXTURES / "notebooks" / "toy.md", book / "notebooks" / "toy.md")
     shutil.copy(config.project_root() / "notebooks" / "synthesis.md", book / "notebooks" / "synthesis.md")
 
+    assert [e["file"] for e in book_toc(book)["chapters"]] == [f"book/executed/{c}" for c in ("toy", "synthesis", "claims")]
+    assert write_book_toc(book).read_text().count("book/executed/toy") == 1  # what jupyter-book builds from
     res = build_book(root=book, build=False, progress=False, log=lambda s: None)
     assert [r.chapter for r in res.runs] == ["toy", "synthesis"] and res.ok
     assert res.pages == {"toy": "executed", "synthesis": "executed"}

@@ -3,7 +3,8 @@
 A chapter is ``notebooks/<name>.md`` plus a declaration. Each paper package declares its paper and chapter(s) in
 a module ``lcrag.papers.<paper>.chapter`` holding ``CHAPTERS``, a tuple of :class:`Chapter`; this module finds
 them by iterating the :mod:`lcrag.papers` packages, so adding a paper is one package (with its ``chapter``
-module), one notebook and one ``notebooks/profiles.yml`` entry::
+module), one notebook and one ``notebooks/profiles.yml`` entry (the book's table of contents gives the chapter a
+part of its own, :mod:`lcrag.book.toc`, until ``_toc.yml`` places it by hand)::
 
     PAPER = Paper("long2rag", "Long²RAG (Qi et al. 2024)", "Long²RAG")
     CHAPTERS = (Chapter("long2rag", "Long²RAG: Key Point Recall ...", PAPER, order=30, family=comparison.FAMILY),)

@@ -10,8 +10,9 @@ import pytest
 from helpers import copy_book
 
 from lcrag import config
-from lcrag.book.build import EXECUTED_DIR, BookError, build_book, toc_chapters, toc_files
+from lcrag.book.build import BookError, build_book
 from lcrag.book.profiles import ProfileError
+from lcrag.book.toc import EXECUTED_DIR, toc_chapters, toc_files
 
 FIXTURES = helpers.FIXTURES / "notebooks"
 

@@ -17,10 +17,10 @@ import nbformat
 import pandas as pd
 import pytest
 
-from lcrag.book.build import toc_chapters
 from lcrag.book.manifest import TRACKED_PACKAGES
 from lcrag.book.profiles import ProfileError, UsageError
 from lcrag.book.runner import ChapterFailed, default_out_dir, model_slug, run_chapter
+from lcrag.book.toc import toc_chapters
 
 FIXTURES = helpers.FIXTURES / "notebooks"
 MODEL = "openai-compatible/llama3.1@http://localhost:11434/v1"

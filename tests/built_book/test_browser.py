@@ -39,7 +39,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT
 
-from lcrag.book.build import CLAIMS_PAGE, EXECUTED_DIR, read_toc, toc_files
+from lcrag.book.toc import CLAIMS_PAGE, EXECUTED_DIR, book_toc, toc_files
 
 pytestmark = pytest.mark.slow
 
@@ -53,7 +53,7 @@ TIMEOUT_MS = 120_000  # a loaded 2-core machine renders the long chapters slowly
 
 def book_pages(root: Path = ROOT) -> list[str]:
     """Document names to visit: every ``root``/``file`` of ``_toc.yml`` in order, and the claims page."""
-    pages = [f.removesuffix(".md").removesuffix(".ipynb") for f in toc_files(read_toc(root))]
+    pages = [f.removesuffix(".md").removesuffix(".ipynb") for f in toc_files(book_toc(root))]
     claims = f"{EXECUTED_DIR.as_posix()}/{CLAIMS_PAGE}"
     return pages if claims in pages else [*pages, claims]
 

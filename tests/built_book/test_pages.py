@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 from helpers import ROOT
 
-from lcrag.book.build import EXECUTED_DIR, read_toc, toc_files
 from lcrag.book.downloads import TITLE
+from lcrag.book.toc import EXECUTED_DIR, book_toc, toc_files
 
 pytestmark = pytest.mark.slow
 
-PAGES = [f.removesuffix(".md").removesuffix(".ipynb") for f in toc_files(read_toc(ROOT))]
+PAGES = [f.removesuffix(".md").removesuffix(".ipynb") for f in toc_files(book_toc(ROOT))]
 
 #: Text that must not appear on a page, by what it is.
 NOISE = {
