@@ -303,3 +303,15 @@ def test_floor_sentence_flags_a_table_at_the_floor_with_the_chapters_threshold()
     assert floor_sentence(one_setting, cells, "chunk size") == (
         "The table compares nothing (only setting 200*7 ran): it says nothing about chunk size.")
     assert floor_sentence(one_setting.head(0), cells, "x") == "The table compares nothing (no cell ran): it says nothing about x."
+
+
+def test_the_page_size_sentence_follows_the_parameters():
+    from lcrag.papers.longrag.answering import page_size
+
+    text = page_size(30, ["R&B", "E&F"], ["Full", "Closed"], 200, 7, 3, 0, 2)
+    assert text.startswith("**The size of this page**: 30 questions per dataset through R&B, E&F and the arms "
+                           "Full, Closed at 200×7;")
+    assert "the chunk-size × top-k grid (section 6) on the first 3 questions per dataset" in text
+    assert "no transfer (section 7)" in text and "LRGinstruction (section 9) on 2 records per dataset." in text
+    assert "the first 5 questions" in page_size(5, ["R&B"], [], 200, 7, 12, 3, 0)  # at most the main run's
+    assert page_size(5, ["R&B"], [], 200, 7, 0, 0, 0).endswith("no LRGinstruction (section 9).")

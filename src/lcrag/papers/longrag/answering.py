@@ -171,6 +171,22 @@ def f1_table(results: pd.DataFrame, by: Sequence[str] = ("dataset", "strategy"))
     return out
 
 
+def page_size(n_questions: int, strategies: Sequence[str], arms: Sequence[str], chunk_size: int, top_k: int,
+              grid_questions: int, transfer_questions: int, lrg_records: int) -> str:
+    """What this run asks, from its parameters: the questions per dataset through which strategies and arms, and
+    the questions (or records) of the grid, the transfer and LRGinstruction sections (the grid and the transfer
+    read the first questions of the main run: at most ``n_questions``)."""
+    def section(n: int, what: str, unit: str = "questions") -> str:
+        return f"the {what} on the first {min(n, n_questions)} {unit} per dataset" if n else f"no {what}"
+
+    return (f"**The size of this page**: {n_questions} questions per dataset through "
+            f"{', '.join(strategies) or 'no strategy'} and the arms {', '.join(arms) or 'none'} at "
+            f"{chunk_size}×{top_k}; {section(grid_questions, 'chunk-size × top-k grid (section 6)')}, "
+            f"{section(transfer_questions, 'transfer (section 7)')}, "
+            + (f"LRGinstruction (section 9) on {lrg_records} records per dataset." if lrg_records else
+               "no LRGinstruction (section 9)."))
+
+
 def floor_sentence(table: pd.DataFrame, cells: Sequence[str], what: str, main: pd.DataFrame | None = None) -> str:
     """What an :func:`f1_table` (F1 x 100, one row a cell named by the ``cells`` columns, the last of them the one
     the table compares: setting, component) can say about ``what``, written from the table: whether it compares
