@@ -229,13 +229,13 @@ def _terminate(pid: int, grace: float = 10.0) -> None:
         return
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
-        with contextlib.suppress(ChildProcessError):
+        with contextlib.suppress(ChildProcessError, AttributeError):  # AttributeError: no WNOHANG on Windows
             os.waitpid(pid, os.WNOHANG)
         if not _alive(pid):
             return
         time.sleep(0.1)
     with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))  # Windows has no SIGKILL: TerminateProcess
 
 
 def stop(spec: str | None = None) -> list[str]:
