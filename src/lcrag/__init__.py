@@ -8,6 +8,8 @@ Organised by concept, in the papers' vocabulary:
 - ``lcrag.text``       chunking, and reading answers as text
 - ``lcrag.retrieval``  BM25, dense, hybrid, rerank
 - ``lcrag.metrics``    scores (accuracy, letter parsing, KPR, coverage/citation, ...)
+- ``lcrag.judges``     the judges, one module each: lexical and embedding similarity, Kamradt's 1-10 score,
+                       Long²RAG's key-point entailment, SummHay's insight coverage; the default judge of a run
 - ``lcrag.papers``     one package per paper, in its own vocabulary (prompts, its printed tables as CSV
                        data, its pipeline, its claims): ``thesis`` (with ``needle``), ``longrag``,
                        ``summhay``, ``long2rag``

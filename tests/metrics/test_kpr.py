@@ -1,16 +1,12 @@
-"""Long²RAG's KPR / KPP / KPF and the P6 entailment parsers (lcrag.metrics.kpr) on handmade values."""
+"""Long²RAG's KPR / KPP / KPF (lcrag.metrics.kpr) on handmade values."""
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from lcrag import stats
 from lcrag.metrics import kpr as K
-from lcrag.papers.long2rag import judges
 
 # ============================================================================================ KPR metrics
 
@@ -52,37 +48,3 @@ def test_kpf_both_ways():
     assert r["kpf_of_means"] == pytest.approx(0.5)
     assert r["n_skipped"] == 1
     assert K.f1(0.323, 0.579) == pytest.approx(0.4147, abs=1e-4)
-
-
-@pytest.mark.parametrize(
-    "text, default, strict, words",
-    [
-        ("[yes] The document says so.", "yes", "yes", "yes"),
-        ("Answer: [ Neutral ]", "neutral", "neutral", "neutral"),
-        ("[no]. Also [yes] later", "no", "no", "no"),
-        ("Yes, the document supports it.", "yes", None, "yes"),
-        ("The document does not entail the claim.", None, None, "no"),
-        ("The claim entails the document's details.", None, None, "yes"),
-        ("[yes], [no], or [neutral]", None, None, None),
-        ("I'm ready to help.", None, None, None),
-        ("", None, None, None),
-    ],
-)
-def test_p6_parsers(text, default, strict, words):
-    assert K.parse_entailment(text) == default
-    assert K.parse_entailment_strict(text) == strict
-    assert K.parse_entailment_words(text) == words
-
-
-def test_entailment_values_and_agreement():
-    assert [K.entailment_value(x) for x in ("yes", "no", "neutral")] == [1.0, 0.0, 0.0]
-    assert math.isnan(K.entailment_value(None))
-    assert math.isnan(K.entailment_value(float("nan")))  # None as stored in a pandas string column
-    judged = pd.DataFrame({"raw": ["[yes]", "I cannot tell", "[no]"], "judge": ["llm", "llm", "llm"]})
-    again = judges.reparse(judged, "strict")  # an unparseable answer among parsed ones (the quick profile's case)
-    assert again["value"].tolist()[::2] == [1.0, 0.0] and math.isnan(again["value"].iloc[1])
-    a = K.binary_agreement([1, 0, np.nan, 1], [1, 0, 1, 0])
-    assert a["accuracy"] == 0.5 and a["n_unparseable"] == 1
-    assert stats.cohen_kappa([1, 0, 1, 0], [1, 0, 1, 0]) == 1.0
-    assert stats.cohen_kappa([1, 1, 0, 0], [1, 0, 1, 0]) == 0.0
-    assert K.fit_binary_threshold([0.1, 0.4, 0.6, 0.9], [0, 0, 1, 1]) == 0.6

@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from lcrag.metrics.kpr import PARSERS, entailment_value
+from lcrag.judges.entailment import PARSERS, entailment_value
 from lcrag.metrics.qa import exact_match, qa_f1
 from lcrag.papers.longrag.cot_filter import parse_status
 from lcrag.papers.longrag.lrginstruction.judgement import parse_judgement

@@ -1,10 +1,11 @@
 """Key Point Recall (Long²RAG, Qi et al. 2024, §4), and its companions KPP / KPF (§6.4).
 
-- Eq. 1: ``I(x, y) = 1`` if the response ``y`` entails the key point ``x``, else 0. With the entailment prompt P6
-  the judge answers ``[yes]`` / ``[no]`` / ``[neutral]``: yes -> 1, no and neutral -> 0 (:func:`entailment_value`).
-  An answer with none of the three labels is *unparseable*: it is counted (``n_unparseable``) and, by default,
-  scored 0 like a "no" (``unparseable="zero"``) so every key point stays in the denominator; ``"drop"`` leaves it
-  out of its question's fraction instead.
+- Eq. 1: ``I(x, y) = 1`` if the response ``y`` entails the key point ``x``, else 0: the entailment judge's value
+  (:mod:`lcrag.judges.entailment`: with the prompt P6 it answers ``[yes]`` / ``[no]`` / ``[neutral]``, yes -> 1,
+  no and neutral -> 0), the ``value`` column KPR is computed from. An answer with none of the three labels is
+  *unparseable* (NaN): it is counted (``n_unparseable``) and, by default, scored 0 like a "no"
+  (``unparseable="zero"``) so every key point stays in the denominator; ``"drop"`` leaves it out of its question's
+  fraction instead.
 - Eq. 2: ``KPR = (1/|Q|) Σ_q (Σ_x I(x, y_q) / |x_q|)``: the per-question coverage, averaged over questions (macro,
   not pooled over key points: :func:`kpr` reports both, ``kpr`` and ``micro``).
 - Per category / per domain: Eq. 2 restricted to that group's questions (:func:`kpr_by`), the reading under which
@@ -16,99 +17,17 @@
   KPR. The paper gives no formula; :func:`kpf` reports both readings: the mean of per-question F1s
   (``kpf_macro``, the only one that fits Table 4) and the F1 of the averages (``kpf_of_means``).
 
-The deterministic judge's binary cut (:func:`fit_binary_threshold`) and agreement with human labels
-(:func:`binary_agreement`: accuracy, Cohen's κ) are here too; the similarities come from
-:mod:`lcrag.metrics.judges`.
+The judges themselves, and their agreement with human labels, are :mod:`lcrag.judges`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from lcrag.stats import cohen_kappa
-from lcrag.text import as_text, is_missing
-
-YES, NO, NEUTRAL = "yes", "no", "neutral"
 UNPARSEABLE_POLICIES = ("zero", "drop")
-
-#: A label in square brackets, as P6 asks for ("[yes], [no], or [neutral]"), any case and inner spaces.
-_BRACKETED = re.compile(r"\[\s*(yes|no|neutral)\s*\]", re.IGNORECASE)
-#: The fallback: the answer's first word is a bare label ("Yes, the document ...").
-_LEADING = re.compile(r"^\W*(yes|no|neutral)\b", re.IGNORECASE)
-
-
-def parse_entailment(text: str | None) -> str | None:
-    """The P6 judge's label: ``"yes"``, ``"no"``, ``"neutral"``, or None when the answer has none.
-
-    The first bracketed label wins (the prompt's own wording, ``[yes], [no], or [neutral]``, never appears in an
-    answer that follows the instruction; a judge that *copies* the whole list gets its first item, which is why
-    answers are counted as unparseable when they contain all three, see :func:`parse_entailment_strict`). Without
-    brackets, a bare label as the answer's first word is accepted ("Yes, ..."). Anything else: None.
-    """
-    text = as_text(text)
-    if not text:
-        return None
-    found = _BRACKETED.findall(text)
-    if found:
-        labels = {f.lower() for f in found}
-        if labels == {YES, NO, NEUTRAL}:
-            return None  # the judge echoed the instruction: no decision
-        return found[0].lower()
-    m = _LEADING.match(text)
-    return m.group(1).lower() if m else None
-
-
-def parse_entailment_strict(text: str | None) -> str | None:
-    """Only a bracketed label counts (``[yes]``), as the prompt demands; a bare "Yes" is unparseable."""
-    text = as_text(text)
-    if not text:
-        return None
-    found = {f.lower() for f in _BRACKETED.findall(text)}
-    if found == {YES, NO, NEUTRAL} or not found:
-        return None
-    return _BRACKETED.search(text).group(1).lower()
-
-
-_WORDS = (
-    (NO, re.compile(r"\b(does not|doesn't|do not|is not|not) (entail|support)", re.IGNORECASE)),
-    (NEUTRAL, re.compile(r"\bneutral\b", re.IGNORECASE)),
-    (YES, re.compile(r"\b(entails|entailed|does entail|supports)\b", re.IGNORECASE)),
-)
-
-
-def parse_entailment_words(text: str | None) -> str | None:
-    """:func:`parse_entailment`, then, when that finds nothing, a fallback on the answer's words: a negated
-    "entail"/"support" -> no, "neutral" -> neutral, "entails"/"does entail"/"supports" -> yes (checked in that
-    order). Not the paper's format: a reading for small judges that ignore the brackets, reported separately."""
-    text = as_text(text)
-    label = parse_entailment(text)
-    if label is not None or not text or _BRACKETED.search(text):
-        return label  # a bracketed answer (even an echoed list) is read by the bracket rule only
-    for name, pattern in _WORDS:
-        if pattern.search(text):
-            return name
-    return None
-
-
-PARSERS = {"strict": parse_entailment_strict, "default": parse_entailment, "words": parse_entailment_words}
-
-
-def entailment_value(label: str | None) -> float:
-    """Eq. 1 of a parsed label: yes -> 1.0; no, neutral -> 0.0; None (unparseable) -> NaN.
-
-    A missing label read back from a pandas string column is NaN, not None (pandas 3): also unparseable."""
-    if is_missing(label):
-        return float("nan")
-    key = str(label).strip().lower()
-    if key == YES:
-        return 1.0
-    if key in (NO, NEUTRAL):
-        return 0.0
-    raise ValueError(f"unknown entailment label {label!r}; expected yes / no / neutral or None")
 
 
 def _check(judgments: pd.DataFrame, unparseable: str) -> None:
@@ -254,49 +173,4 @@ def kpf(per_question: pd.DataFrame) -> dict:
         "kpf_of_means": f1(kpp, kpr_) if len(pq) else float("nan"),
         "n_questions": int(len(pq)),
         "n_skipped": int((~ok).sum()),
-    }
-
-
-# ============================================================================================ judge calibration
-
-
-def fit_binary_threshold(scores: Sequence[float], human: Sequence[int]) -> float:
-    """The cut ``t`` (label yes when score >= t) with the highest accuracy against binary ``human`` labels.
-
-    Candidates are the distinct scores (and +inf, "never yes"); on ties the lowest cut wins, so the fit is
-    deterministic.
-    """
-    s, h = np.asarray(scores, float), np.asarray(human, int)
-    if s.shape != h.shape or s.size == 0:
-        raise ValueError(f"need two equal-length non-empty sequences, got {s.shape} and {h.shape}")
-    if not np.isin(h, [0, 1]).all():
-        raise ValueError("human labels must be 0 or 1")
-    best_t, best_acc = np.inf, float((h == 0).mean())
-    for t in np.unique(s):
-        acc = float(((s >= t).astype(int) == h).mean())
-        if acc > best_acc:
-            best_t, best_acc = float(t), acc
-    return best_t
-
-
-def binary_agreement(judge: Sequence[float], human: Sequence[int]) -> dict:
-    """Accuracy and Cohen's κ of a judge's 1 / 0 / NaN values against binary human labels.
-
-    NaN (unparseable) counts as the judge's "no" (what KPR scores it as), and is counted in ``n_unparseable``.
-    Also the judge's and the humans' yes rates, and recall / precision of the judge's yes.
-    """
-    j = np.asarray(judge, float)
-    h = np.asarray(human, int)
-    unparseable = int(np.isnan(j).sum())
-    jj = np.nan_to_num(j, nan=0.0).astype(int)
-    tp = int(((jj == 1) & (h == 1)).sum())
-    return {
-        "n": int(h.size),
-        "accuracy": float((jj == h).mean()) if h.size else float("nan"),
-        "kappa": cohen_kappa(jj, h) if h.size else float("nan"),
-        "judge_yes_rate": float(jj.mean()) if h.size else float("nan"),
-        "human_yes_rate": float(h.mean()) if h.size else float("nan"),
-        "yes_recall": tp / int(h.sum()) if h.sum() else float("nan"),
-        "yes_precision": tp / int(jj.sum()) if jj.sum() else float("nan"),
-        "n_unparseable": unparseable,
     }

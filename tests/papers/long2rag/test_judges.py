@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -96,3 +98,9 @@ def test_the_judges_rank_agreement_is_one_row_naming_both_judges():
     assert table.loc[0, "spearman"] == pytest.approx(1.0) and table.loc[0, "n_systems"] == 3
     lexical_only = kpr[kpr["judge"] == "lexical"]  # judge_answers="trusted": nothing to compare, an empty table
     assert judges.judge_rank_agreement(lexical_only) is None and judges.rank_agreement_table(None).empty
+
+
+def test_reparse_reads_the_same_answers_with_another_parser():
+    judged = pd.DataFrame({"raw": ["[yes]", "I cannot tell", "[no]"], "judge": ["llm", "llm", "llm"]})
+    again = judges.reparse(judged, "strict")  # an unparseable answer among parsed ones (the quick profile's case)
+    assert again["value"].tolist()[::2] == [1.0, 0.0] and math.isnan(again["value"].iloc[1])

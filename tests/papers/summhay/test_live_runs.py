@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lcrag.metrics.judges import Thresholds
+from lcrag.judges.insight import PARSE_STATUSES
+from lcrag.judges.similarity import Thresholds
 from lcrag.metrics.summhay import FULL, NONE, PARTIAL
 from lcrag.papers.summhay import (
     dataset_shape,
@@ -34,58 +35,16 @@ from lcrag.papers.summhay import (
 
 
 def test_prompts_are_the_released_files_verbatim():
-    # sizes of prompts/eval_summhay.txt, summarization_news.txt, summarization_conv.txt at commit 3e2007f
-    assert len(prompts.EVAL_PROMPT) == 2734
+    # sizes of prompts/summarization_news.txt, summarization_conv.txt at commit 3e2007f (eval_summhay.txt: the
+    # insight judge's, tests/judges/test_insight.py)
     assert len(prompts.SUMMARIZATION_PROMPTS["news"]) == 865 and len(prompts.SUMMARIZATION_PROMPTS["conv"]) == 1037
-    assert prompts.EVAL_PROMPT.startswith("You are given a list of bullet points (each with a unique number)")
-    assert prompts.EVAL_PROMPT.count("Example Output") == 3 and prompts.EVAL_PROMPT.endswith("THE JSON RESPONSE.\n")
-    assert '{"coverage": "NO_COVERAGE", "bullet_id": "NA"}' in prompts.EVAL_PROMPT
     assert (
         'In some of the conversation the following topic is discussed: "[SUBTOPIC]".'
         in (prompts.SUMMARIZATION_PROMPTS["news"])
     )
 
 
-def test_judge_prompt_fills_insight_and_bullets_as_the_released_code():
-    p = llm_judge.judge_prompt("Calm is used 15 min each morning", ["Intro line", "Students use Calm [3]."])
-    bullets = json.dumps(
-        {
-            "bullets": [
-                {"bullet_id": 1, "text": "Intro line"},
-                {"bullet_id": 2, "text": "Students use Calm [3]."},
-            ]
-        },
-        indent=1,
-    )
-    assert "[[" not in p
-    assert (
-        "Reference Insight:\nCalm is used 15 min each morning\n\nBullet Points:\n" + bullets + "\n\n\n" in p
-    )
-
-
 # ------------------------------------------------------------------------------------------- parsing
-
-
-@pytest.mark.parametrize(
-    ("answer", "expected"),
-    [
-        ('{"coverage": "FULL_COVERAGE", "bullet_id": 3}', (FULL, 3, "json")),
-        ('```json\n{"coverage": "PARTIAL_COVERAGE", "bullet_id": "2"}\n```\nDone.', (PARTIAL, 2, "json")),
-        ('{"coverage": "NO_COVERAGE", "bullet_id": "NA"}', (NONE, "NA", "json")),
-        ('{"coverage": "FULL_COVERAGE", "bullet_id": [1, 2]}', (FULL, "NA", "json")),  # a list is no link
-        ('{"coverage": "maybe"} then {"coverage": "partial_coverage", "bullet_id": 4}', (PARTIAL, 4, "json")),
-        (
-            'json = {"coverage": ["FULL_COVERAGE", "NO_COVERAGE"], "bullet_id": [1, 2]',
-            (FULL, "NA", "lenient"),
-        ),
-        ("The insight has partial coverage, see bullet_id: 5.", (PARTIAL, 5, "lenient")),
-        ("```python\nimport json\ndef f(x):\n    return x", (NONE, "NA", "unparseable")),
-        ("", (NONE, "NA", "unparseable")),
-    ],
-)
-def test_parse_judgment_reads_json_then_labels_and_counts_the_rest(answer, expected):
-    p = llm_judge.parse_judgment(answer)
-    assert (p["coverage"], p["bullet_id"], p["parse"]) == expected
 
 
 def test_parse_report_shows_unparseable_answers_per_judge():
@@ -366,7 +325,7 @@ def test_llm_judge_on_one_annotated_summary(bench):
     )
     n = len(bench.set_index("record").loc[1, "annotation"])
     assert len(judged) == n and judged["evaluator"].eq("llm:smollm2-135m-instruct").all()
-    assert set(judged["parse"]) <= set(llm_judge.PARSE_STATUSES)
+    assert set(judged["parse"]) <= set(PARSE_STATUSES)
     assert set(judged["label"]) <= {FULL, PARTIAL, NONE}
     assert judged.loc[judged["parse"] == "unparseable", "score"].eq(0).all()
     assert judged["link_outside"].dtype == bool

@@ -163,25 +163,6 @@ def test_deterministic_recall_on_handmade_answers():
     assert metrics.values_recall("x 12345678 y", ["1234567"]) == 0.0  # digits must match whole
 
 
-def test_rating_parser():
-    assert metrics.parse_rating("The answer is right. Rating: [[7]]") == (7, "strict")
-    assert metrics.parse_rating("[[10]]") == (10, "strict")
-    assert metrics.parse_rating("Rating: [[3") == (3, "loose")
-    assert metrics.parse_rating("Score: 8/10") == (8, "loose")
-    assert metrics.parse_rating("[[11]]") == (None, "none")
-    assert metrics.parse_rating("I cannot judge this.") == (None, "none")
-
-
-def test_judge_prompt_is_langchains_with_kamradts_rubric():
-    msgs = metrics.judge_messages("Q?", "the needle", "an answer")
-    assert msgs[0] == {"role": "system", "content": "You are a helpful assistant."}
-    user = msgs[1]["content"]
-    assert user.startswith("[Instruction]\nPlease act as an impartial judge")
-    assert "criteria:\naccuracy: \n                Score 1: The answer is completely unrelated" in user
-    assert "Only respond with a numberical score\n[Ground truth]\nthe needle\nBegin your evaluation" in user
-    assert user.endswith("[Question]\nQ?\n\n[The Start of Assistant's Answer]\nan answer\n[The End of Assistant's Answer]")
-
-
 def test_agreement_and_h4_on_a_handmade_table():
     assert stats.cohen_kappa([True, True, False, False], [True, False, False, False]) == pytest.approx(0.5)
     rows = []
@@ -280,26 +261,6 @@ def test_smoke_profile_runs_end_to_end(essays, tmp_path):
     assert len(rescue) == 4 and (rescue["cells"] == 2).all()
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "ok" and manifest["profile"] == "smoke"
-
-
-def _lp(probs: dict) -> dict:
-    return {t: math.log(p) for t, p in probs.items()}
-
-
-def test_the_rating_distribution_splits_a_one_into_1_and_10():
-    """Digit-by-digit tokenizers start 1 and 10 alike: the token after "1" decides (values from a real 1.5B
-    judge's top logprobs, rounded)."""
-    first = _lp({"5": 0.48, "7": 0.21, "1": 0.14, "3": 0.08, "R": 0.05})
-    dist = metrics.rating_distribution(first, _lp({"0": 0.88, "]]": 0.08, "]]\n\n": 0.04}))
-    assert dist[10] == pytest.approx(0.14 * 0.88) and dist[1] == pytest.approx(0.14 * 0.12)
-    assert dist[5] == pytest.approx(0.48) and dist[2] == 0.0 and "R" not in dist
-    expected, mass = metrics.expected_rating(dist)
-    assert mass == pytest.approx(0.91)
-    assert expected == pytest.approx((5 * 0.48 + 7 * 0.21 + 10 * 0.1232 + 0.0168 + 3 * 0.08) / 0.91)
-    assert metrics.rating_distribution(first)[1] == pytest.approx(0.14)  # no token after it: a bare "1" is a 1
-    whole = metrics.rating_distribution(_lp({"10": 0.5, "7]]": 0.25, " 3": 0.25}))
-    assert (whole[10], whole[7], whole[3]) == pytest.approx((0.5, 0.25, 0.25))
-    assert math.isnan(metrics.expected_rating(metrics.rating_distribution(_lp({"Yes": 1.0})))[0])
 
 
 def test_the_expected_rating_is_compared_with_recall_by_rank():

@@ -18,6 +18,7 @@ Where things are:
 - :mod:`.claims` — claims C1-C21, decided on the paper's tables and on our runs;
 - :mod:`.comparison` — the chapter's family in the synthesis; :mod:`.chapter` declares the paper and chapter.
 
-KPR itself (Eq. 1-2, per question, per group, per judge and variant, KPP / KPF) is computed in one place,
-:mod:`lcrag.metrics.kpr`; the data (the loader, the SummHay-derived items) is :mod:`lcrag.data.long2rag`.
+KPR itself (Eq. 2, per question, per group, per judge and variant, KPP / KPF) is computed in one place,
+:mod:`lcrag.metrics.kpr`, from the entailment judge's values (Eq. 1, :mod:`lcrag.judges.entailment`); the data (the
+loader, the SummHay-derived items) is :mod:`lcrag.data.long2rag`.
 """

@@ -1,7 +1,7 @@
 """Long²RAG's chapter: ``notebooks/long2rag.md``."""
 
 from lcrag.chapters import Chapter, Paper
-from lcrag.metrics.kpr import PARSERS
+from lcrag.judges.entailment import PARSERS
 from lcrag.papers.long2rag import comparison
 from lcrag.papers.long2rag.judges import ANSWER_JUDGES
 

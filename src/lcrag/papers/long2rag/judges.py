@@ -1,8 +1,8 @@
 """Long²RAG's judges of Eq. 1 (does the response entail the key point?), and how far to trust them.
 
 - :func:`judge_llm`: one P6 call per key point (the response as the Document, the key point as the Claim), read by
-  :data:`lcrag.metrics.kpr.PARSERS`; :func:`reparse` reads the same answers another way.
-- :func:`judge_lexical`: the deterministic judge, :mod:`lcrag.metrics.judges`' lexical similarity of the key point to
+  :data:`lcrag.judges.entailment.PARSERS`; :func:`reparse` reads the same answers another way.
+- :func:`judge_lexical`: the deterministic judge, :mod:`lcrag.judges.similarity`' lexical similarity of the key point to
   the response's best sentence (:func:`lexical_scores`), cut at a threshold fitted by :func:`calibrate`.
 - Calibration on SummHay's human coverage labels (:func:`benchmark_pairs`, :func:`calibrate`,
   :func:`llm_agreement`, :func:`sample_pairs`), the judge the claims trust, chosen on one half of the judged sample
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from lcrag.metrics import kpr as K
-from lcrag.metrics.judges import lexical_similarity
+from lcrag.judges import entailment
+from lcrag.judges.similarity import fit_binary_threshold, lexical_similarity
 from lcrag.papers.long2rag.prompts import P6_ENTAILMENT
 
 # ============================================================================================ judges
@@ -51,9 +51,9 @@ def judge_llm(model, pairs: pd.DataFrame, document: str = "response", claim: str
     """Eq. 1 by the P6 judge: one call per row of ``pairs`` (``document`` column as the Document, ``claim`` column
     as the Claim), greedy. Adds ``raw``, ``label`` (yes / no / neutral / None), ``value`` (1 / 0 / NaN) and
     ``judge`` (the model's spec; with ``parse`` other than "default" appended, e.g. ``+words``). ``parse`` picks
-    the reader of the answer (:data:`lcrag.metrics.kpr.PARSERS`). The document is cut in the middle if it does
+    the reader of the answer (:data:`lcrag.judges.entailment.PARSERS`). The document is cut in the middle if it does
     not fit the window."""
-    reader = K.PARSERS[parse]
+    reader = entailment.PARSERS[parse]
     requests = [
         {"prompt": P6_ENTAILMENT.format(document=d, claim=c), "max_tokens": max_tokens, "temperature": 0.0,
          "context_policy": "truncate_middle"}
@@ -63,7 +63,7 @@ def judge_llm(model, pairs: pd.DataFrame, document: str = "response", claim: str
     judged = pairs.copy()
     judged["raw"] = [c.text for c in out]
     judged["label"] = [reader(c.text) for c in out]
-    judged["value"] = [K.entailment_value(label) for label in judged["label"]]
+    judged["value"] = [entailment.entailment_value(label) for label in judged["label"]]
     judged["judge"] = llm_judge_name(model.spec, parse)
     return judged
 
@@ -97,7 +97,7 @@ def sentences(text: str) -> list[str]:
 
 def lexical_scores(key_points: Sequence[str], texts: Sequence[str]) -> np.ndarray:
     """Per (key point, text): the best share of the key point's content words in one sentence of the text
-    (:func:`lcrag.metrics.judges.lexical_similarity`)."""
+    (:func:`lcrag.judges.similarity.lexical_similarity`)."""
     return np.array([float(lexical_similarity([k], sentences(t)).max()) for k, t in zip(key_points, texts,
                                                                                       strict=True)])
 
@@ -105,8 +105,8 @@ def lexical_scores(key_points: Sequence[str], texts: Sequence[str]) -> np.ndarra
 def reparse(judged: pd.DataFrame, parse: str) -> pd.DataFrame:
     """The same LLM answers (``raw``) read with another parser (no model call): label, value and judge redone."""
     out = judged.copy()
-    out["label"] = [K.PARSERS[parse](t) for t in out["raw"]]
-    out["value"] = [K.entailment_value(label) for label in out["label"]]
+    out["label"] = [entailment.PARSERS[parse](t) for t in out["raw"]]
+    out["value"] = [entailment.entailment_value(label) for label in out["label"]]
     out["judge"] = [llm_judge_name(j.split("+")[0], parse) for j in out["judge"]]
     return out
 
@@ -118,7 +118,7 @@ def judge_lexical(pairs: pd.DataFrame, threshold: float, document: str = "respon
     judged = pairs.copy()
     judged["similarity"] = lexical_scores(list(pairs[claim]), list(pairs[document]))
     judged["value"] = (judged["similarity"] >= threshold).astype(float)
-    judged["label"] = np.where(judged["value"] == 1, K.YES, K.NO)
+    judged["label"] = np.where(judged["value"] == 1, entailment.YES, entailment.NO)
     judged["judge"] = "lexical"
     return judged
 
@@ -156,11 +156,11 @@ def calibrate(pairs: pd.DataFrame) -> tuple[float, pd.DataFrame]:
     and its agreement with the human labels on each half (accuracy, Cohen's κ, ...)."""
     scored = pairs.assign(similarity=lexical_scores(list(pairs["key_point"]), list(pairs["response"])))
     fit = scored[scored["half"] == "fit"]
-    t = K.fit_binary_threshold(fit["similarity"], fit["human"])
+    t = fit_binary_threshold(fit["similarity"], fit["human"])
     rows = []
     for half, g in [("fit", fit), ("held-out", scored[scored["half"] == "held-out"]), ("all", scored)]:
         rows.append({"judge": "lexical", "half": half, "threshold": t,
-                     **K.binary_agreement((g["similarity"] >= t).astype(float), g["human"])})
+                     **entailment.binary_agreement((g["similarity"] >= t).astype(float), g["human"])})
     return t, pd.DataFrame(rows)
 
 
@@ -169,7 +169,7 @@ def llm_agreement(judged: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for half, g in [*judged.groupby("half"), ("all", judged)]:
         rows.append({"judge": judged["judge"].iloc[0], "half": half, "threshold": np.nan,
-                     **K.binary_agreement(g["value"], g["human"])})
+                     **entailment.binary_agreement(g["value"], g["human"])})
     return pd.DataFrame(rows)
 
 
@@ -219,7 +219,7 @@ def sample_halves(judged: pd.DataFrame) -> pd.DataFrame:
     non-empty; every pair of one annotated summary lands in the same half. Agreement rows as :func:`llm_agreement`."""
     part = np.where((judged["record"].astype(int) // 2) % 2 == 0, SAMPLE_FIT, SAMPLE_HELD_OUT)
     rows = [{"judge": judged["judge"].iloc[0], "half": half, "threshold": np.nan,
-             **K.binary_agreement(g["value"], g["human"])} for half, g in judged.groupby(part)]
+             **entailment.binary_agreement(g["value"], g["human"])} for half, g in judged.groupby(part)]
     return pd.DataFrame(rows)
 
 

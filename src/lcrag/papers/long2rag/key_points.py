@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from lcrag.metrics.judges import lexical_similarity
+from lcrag.judges.similarity import lexical_similarity
 from lcrag.metrics.needle import content_words
 from lcrag.papers.long2rag.judges import lexical_scores
 from lcrag.papers.long2rag.numbers import PAPER_NUMBERS

@@ -16,10 +16,10 @@ Where things are:
   (``agreement``, ``table1``), Table 4 (``summary_deltas``, ``table4``, ``table4_variants``);
 - :mod:`~lcrag.papers.summhay.our_judges` — our judges without an LLM (thresholds fitted on one half,
   :data:`~lcrag.papers.summhay.our_judges.HALVES`) and ``judges_table`` for every evaluator;
-- :mod:`~lcrag.papers.summhay.prompts` — the released evaluation and summarization prompts (verbatim) and our
-  synthetic-haystack prompts;
-- :mod:`~lcrag.papers.summhay.llm_judge` — the released coverage prompt as our LLM judge: ``judge_prompt``,
-  ``parse_judgment``, ``llm_judge_benchmark``;
+- :mod:`~lcrag.papers.summhay.prompts` — the released summarization prompts (verbatim) and our synthetic-haystack
+  prompts;
+- :mod:`~lcrag.papers.summhay.llm_judge` — the released coverage prompt as our LLM judge on the annotated insights
+  (``llm_judge_benchmark``) and how its answers were read (``parse_report``, ``label_shares``);
 - :mod:`~lcrag.papers.summhay.retrievers` — live retriever scores (Random, Vector, Keywords, Oracle, Full);
 - :mod:`~lcrag.papers.summhay.live_contexts` — token-limited contexts, position orders in a window-sized
   haystack, the filled summarization prompt (``live_contexts``);
@@ -31,5 +31,7 @@ Where things are:
 - :mod:`~lcrag.papers.summhay.comparison` — the chapter's family in the synthesis (declared, with the paper, in
   :mod:`~lcrag.papers.summhay.chapter`).
 
-The metrics (coverage, citation, joint) are :mod:`lcrag.metrics.summhay`; the loaders :mod:`lcrag.data.summhay`.
+The metrics (coverage, citation, joint) are :mod:`lcrag.metrics.summhay`; the loaders :mod:`lcrag.data.summhay`. The
+judges are in :mod:`lcrag.judges`: the released coverage prompt as a judge (:mod:`lcrag.judges.insight`) and the
+deterministic ones (:mod:`lcrag.judges.similarity`).
 """

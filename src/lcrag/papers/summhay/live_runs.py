@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from lcrag.judges.insight import judge_prompt, parse_judgment, run_judge
 from lcrag.metrics.summhay import (
     NONE,
     extract_citations,
@@ -18,7 +19,7 @@ from lcrag.metrics.summhay import (
 )
 from lcrag.papers.summhay.dataset_shape import gold_documents
 from lcrag.papers.summhay.live_contexts import token_limited
-from lcrag.papers.summhay.llm_judge import judge_prompt, llm_judge_name, parse_judgment, run_judge
+from lcrag.papers.summhay.llm_judge import llm_judge_name
 from lcrag.papers.summhay.retrievers import oracle_scores, ranked
 from lcrag.stats import bootstrap_diff
 
@@ -39,9 +40,9 @@ def summarize(model, contexts: pd.DataFrame, max_tokens: int = 400) -> pd.DataFr
 
 
 def lexical_judgments(insights: Sequence[tuple[str, str]], bullets: Sequence[str], thresholds) -> list[dict]:
-    """Judgments of the deterministic lexical judge (:mod:`lcrag.metrics.judges`) for ``(insight_id, text)``
+    """Judgments of the deterministic lexical judge (:mod:`lcrag.judges.similarity`) for ``(insight_id, text)``
     pairs against one summary: dicts with insight_id, coverage, bullet_id (1-based or "NA")."""
-    from lcrag.metrics.judges import judge, lexical_similarity
+    from lcrag.judges.similarity import judge, lexical_similarity
 
     if not bullets:
         return [{"insight_id": i, "coverage": NONE, "bullet_id": "NA"} for i, _ in insights]
@@ -56,7 +57,7 @@ def llm_judgments(
     model, insights: Sequence[tuple[str, str]], bullets: Sequence[str], max_tokens: int = 48
 ) -> list[dict]:
     """Judgments of our LLM judge (the released prompt on ``model``), parsed by
-    :func:`~lcrag.papers.summhay.llm_judge.parse_judgment`."""
+    :func:`~lcrag.judges.insight.parse_judgment`."""
     if not bullets:
         return [
             {"insight_id": i, "coverage": NONE, "bullet_id": "NA", "parse": "empty summary"}
@@ -134,7 +135,7 @@ def live_table(scores: pd.DataFrame, summaries: pd.DataFrame, decides: str = "le
 
 def lexical_thresholds(thresholds: pd.DataFrame):
     """The lexical judge's fitted thresholds (the ``lexical-recall`` row of the judges' threshold table)."""
-    from lcrag.metrics.judges import Thresholds
+    from lcrag.judges.similarity import Thresholds
 
     row = thresholds.set_index("evaluator").loc["lexical-recall"]
     return Thresholds(row["partial"], row["full"])

@@ -1,82 +1,21 @@
 """The released coverage prompt as our LLM judge, on the annotated insights of ``eval_benchmark_data.json``.
 
-:func:`judge_prompt` fills :data:`~lcrag.papers.summhay.prompts.EVAL_PROMPT` as ``populate_eval.py`` does,
-:func:`parse_judgment` reads the answer (JSON first, as the released ``generate_json`` wrapper; then a lenient label
-search; an answer with no label is *unparseable*, counted, and scored as no coverage), :func:`llm_judge_benchmark`
-runs it over the annotated insights and returns labels in the form of
-:func:`lcrag.papers.summhay.evaluator_study.benchmark_labels`, so Table 1's functions score it.
+The judge itself (the released prompt, filled as ``populate_eval.py`` does, and its answer read: JSON first, then a
+lenient label search, else *unparseable*, counted and scored as no coverage) is :mod:`lcrag.judges.insight`.
+:func:`llm_judge_benchmark` runs it over the annotated insights and returns labels in the form of
+:func:`lcrag.papers.summhay.evaluator_study.benchmark_labels`, so Table 1's functions score it; the rest are the
+chapter's tables and sentences on how the judges' answers were read.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 
 import pandas as pd
 
-from lcrag.metrics.summhay import FULL, NONE, PARTIAL, coverage_score, normalize_label
+from lcrag.judges.insight import PARSE_STATUSES, judge_prompt, parse_judgment, run_judge
+from lcrag.metrics.summhay import coverage_score, normalize_label
 from lcrag.papers.summhay.our_judges import benchmark_half
-from lcrag.papers.summhay.prompts import EVAL_PROMPT
-
-#: How an answer was read: ``json`` (a JSON object with a known coverage label), ``lenient`` (a label found in
-#: free text), ``unparseable`` (no label: scored as no coverage, counted).
-PARSE_STATUSES = ("json", "lenient", "unparseable")
-_JSON_OBJECT = re.compile(r"\{[^{}]*\}", re.S)
-_LABEL = re.compile(r"\b(FULL|PARTIAL|NO)[ _-]?COVERAGE\b", re.I)
-_BULLET_ID = re.compile(r"bullet[ _-]?id[\"']?\s*[:=]\s*[\"']?(\d+|NA)\b", re.I)  # a list "[1, 2]" is no id
-
-
-def judge_prompt(insight: str, bullets: Sequence[str]) -> str:
-    """The released evaluation prompt for one insight and one summary (``populate_eval.evaluate_insights``):
-    bullets as ``json.dumps({"bullets": [{"bullet_id": i + 1, "text": b}, ...]}, indent=1)``."""
-    bullets_str = json.dumps(
-        {"bullets": [{"bullet_id": i + 1, "text": b} for i, b in enumerate(bullets)]}, indent=1
-    )
-    return EVAL_PROMPT.replace("[[BULLETS]]", bullets_str).replace("[[INSIGHT]]", insight)
-
-
-def _bullet_id(value) -> int | str:
-    """An integer bullet id, or ``"NA"`` for anything that is not one (lists, strings, None)."""
-    if isinstance(value, bool):
-        return "NA"
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    return "NA"
-
-
-def parse_judgment(text: str) -> dict:
-    """Read a judge's answer: ``{"coverage": label, "bullet_id": int | "NA", "parse": status}``.
-
-    1. ``json``: the first ``{...}`` object in the text (code fences and chatter around it are ignored) that
-       ``json.loads`` reads and whose ``coverage`` is a known label (the released code asks the wrapper for JSON
-       and reads ``coverage`` and ``bullet_id``);
-    2. ``lenient``: otherwise the first label written anywhere (``FULL_COVERAGE``, ``partial coverage`` ...) and a
-       ``bullet_id`` number after it, if any;
-    3. ``unparseable``: no label at all. Such an answer is scored ``NO_COVERAGE`` (a judge that says nothing
-       has found nothing) and counted in the chapter, never dropped.
-
-    A ``bullet_id`` that is not an integer (``"NA"``, a list) is ``"NA"``: no link, as Table 1 counts it.
-    """
-    for m in _JSON_OBJECT.finditer(text or ""):
-        try:
-            obj = json.loads(m.group(0))
-        except json.JSONDecodeError:
-            continue
-        if isinstance(obj, dict) and "coverage" in obj:
-            try:
-                label = normalize_label(obj["coverage"])
-            except ValueError:
-                continue
-            return {"coverage": label, "bullet_id": _bullet_id(obj.get("bullet_id")), "parse": "json"}
-    m = _LABEL.search(text or "")
-    if m:
-        label = {"FULL": FULL, "PARTIAL": PARTIAL, "NO": NONE}[m.group(1).upper()]
-        b = _BULLET_ID.search(text, m.end()) or _BULLET_ID.search(text)
-        return {"coverage": label, "bullet_id": _bullet_id(b.group(1)) if b else "NA", "parse": "lenient"}
-    return {"coverage": NONE, "bullet_id": "NA", "parse": "unparseable"}
 
 
 def judge_requests(bench: pd.DataFrame, records: Sequence[int] | None = None) -> pd.DataFrame:
@@ -111,11 +50,6 @@ def judge_records(bench: pd.DataFrame, half: str = "held-out", n: int = 0) -> li
 def llm_judge_name(spec: str) -> str:
     """The evaluator name of an LLM judge of ours in the judges tables: ``llm:<model name>``."""
     return "llm:" + spec.split("/", 1)[-1]
-
-
-def run_judge(model, prompts: Sequence[str], max_tokens: int = 48) -> list:
-    """The model's answers to judge prompts, in order (``model.map``; temperature 0, as a judge should be)."""
-    return model.map("ask", [{"prompt": p, "max_tokens": max_tokens, "temperature": 0.0} for p in prompts])
 
 
 def llm_judge_benchmark(

@@ -1,6 +1,6 @@
 """Our judges that need no LLM on the annotated summaries: thresholds fitted on half, scored as Table 1.
 
-:func:`judge_similarities` (MiniLM embeddings and lexical recall, :mod:`lcrag.metrics.judges`),
+:func:`judge_similarities` (MiniLM embeddings and lexical recall, :mod:`lcrag.judges.similarity`),
 :func:`deterministic_labels` (thresholds fitted on the ``fit`` half, :data:`HALVES`) and :func:`judges_table`
 (Table 1's two columns for every evaluator, the paper's LLMs, ours, and our LLM judge of
 :mod:`lcrag.papers.summhay.llm_judge`, on all summaries and per half).
@@ -15,7 +15,7 @@ from lcrag.metrics.summhay import coverage_correlation, coverage_score, linking_
 from lcrag.papers.summhay.evaluator_study import agreement
 from lcrag.papers.summhay.paper_numbers import PAPER_TABLE1
 
-#: Our judges that need no LLM (:mod:`lcrag.metrics.judges`), as evaluator names of
+#: Our judges that need no LLM (:mod:`lcrag.judges.similarity`), as evaluator names of
 #: :func:`~lcrag.papers.summhay.evaluator_study.benchmark_labels`.
 DETERMINISTIC_JUDGES: dict[str, str] = {
     "minilm-cosine": "cosine of all-MiniLM-L6-v2 embeddings of the insight and each bullet",
@@ -39,7 +39,12 @@ def judge_similarities(bench: pd.DataFrame, embedder=None) -> pd.DataFrame:
     (default: :func:`lcrag.models.embeddings.get_embedder`, MiniLM) embeds every distinct text once, in batches;
     later look-ups hit its cache.
     """
-    from lcrag.metrics.judges import best_bullets, embedding_similarity, lexical_similarity, strip_citations
+    from lcrag.judges.similarity import (
+        best_bullets,
+        embedding_similarity,
+        lexical_similarity,
+        strip_citations,
+    )
 
     if embedder is None:
         from lcrag.models.embeddings import get_embedder
@@ -84,11 +89,11 @@ def deterministic_labels(
     """Our judges' labels in the form of :func:`~lcrag.papers.summhay.evaluator_study.benchmark_labels`, and the
     thresholds they use.
 
-    For each judge the thresholds are fitted (:func:`lcrag.metrics.judges.fit_thresholds`, maximal Pearson
+    For each judge the thresholds are fitted (:func:`lcrag.judges.similarity.fit_thresholds`, maximal Pearson
     correlation with the human scores) on the ``fit`` half only (:data:`HALVES`) and applied to all 200 summaries.
     Extra columns: ``similarity`` (best bullet's), ``argmax`` (the most similar bullet, linked or not), ``half``.
     """
-    from lcrag.metrics.judges import apply_thresholds, fit_thresholds
+    from lcrag.judges.similarity import apply_thresholds, fit_thresholds
 
     human = labels[labels["evaluator"] == "human"].drop(columns=["evaluator", "label", "score", "link"])
     human_score = labels[labels["evaluator"] == "human"].set_index(["record", "insight_id"])["score"]

@@ -1,67 +1,10 @@
-"""The prompts of the chapter: the released evaluation and summarization prompts (verbatim), and ours for the
-synthetic haystack (the paper's are not released). Filled by :func:`lcrag.papers.summhay.llm_judge.judge_prompt`,
-:func:`lcrag.papers.summhay.live_contexts.summary_prompt` and :mod:`lcrag.papers.summhay.synthetic`.
+"""The prompts of the chapter: the released summarization prompts (verbatim), and ours for the synthetic haystack
+(the paper's are not released). Filled by :func:`lcrag.papers.summhay.live_contexts.summary_prompt` and
+:mod:`lcrag.papers.summhay.synthetic`. The released evaluation prompt is the insight judge's,
+:data:`lcrag.judges.insight.EVAL_PROMPT`.
 """
 
 from __future__ import annotations
-
-#: ``prompts/eval_summhay.txt`` of salesforce/summary-of-a-haystack (commit 3e2007f), byte for byte: the paper's
-#: A.2 prompt with the three released doctor-patient examples inline. ``[[INSIGHT]]`` and ``[[BULLETS]]`` are
-#: filled by :func:`~lcrag.papers.summhay.llm_judge.judge_prompt`.
-EVAL_PROMPT = """You are given a list of bullet points (each with a unique number), and a specific reference insight. Your objective is to determine whether the reference insight is covered in any of the bullet points. You must further determine if the insight is partially covered ("PARTIAL_COVERAGE") or fully covered ("FULL_COVERAGE") by the bullet points. If the insight is not covered at all, you must return "NO_COVERAGE". See examples below:
-
-Example Reference Insight 1: "The doctor asks the patient about their medical history".
-
-Example Bullet Points 1:
-{"bullets": [
-    {"bullet_id": 1, "text": "The patient often mention that they are worried about medication side-effect[12][14]."},
-    {"bullet_id": 2, "text": "The doctor and patient spend time going over symptoms [3][8], particularly the initial symptoms and the progression in the last few months[5]."},
-    {"bullet_id": 3, "text": "The doctor and patient discuss medical history within the patient's family[1][5], with the patient often unaware that some of the conditions are hereditary[2]."}
-]
-}
-
-Example Output 1:
-{"coverage": "FULL_COVERAGE", "bullet_id": 3}
-
-Example Reference Insight 2: "The doctor asks the patient about their medical history".
-
-Example Bullet Points 2:
-{"bullets": [
-    {"bullet_id": 1, "text": "The patient often mention that they are worried about medication side-effect[12][14]."},
-    {"bullet_id": 2, "text": "The doctor and patient spend time going over symptoms [3][8], particularly the initial symptoms and the progression in the last few months[5]."}
-]
-}
-
-Example Output 2:
-{"coverage": "NO_COVERAGE", "bullet_id": "NA"}
-
-Example Reference Insight 3: "The doctor asks the patient about their medical history".
-
-Example Bullet Points 3:
-{"bullets": [
-    {"bullet_id": 1, "text": "The patient often mention that they are worried about medication side-effect[12][14]."},
-    {"bullet_id": 2, "text": "The doctor and patient catch up after a long time, with the patient mentioning feeling unwell for a while, and knowing of other family member's similar experiences[20]."},
-    {"bullet_id": 3, "text": "The doctor and patient spend time going over symptoms [3][8], particularly the initial symptoms and the progression in the last few months[5]."}
-]
-}
-
-Example Output 3:
-{"coverage": "PARTIAL_COVERAGE", "bullet_id": 2}
-
-Now complete the task for the following insight and bullet points:
-
-Reference Insight:
-[[INSIGHT]]
-
-Bullet Points:
-[[BULLETS]]
-
-
-Requirements:
-- Do not hallucinate that the insight is covered by the bullet points if it is not.
-- Your response should only be the JSON output in the format above, such that it can directly parsed by Python's json module. DO NOT OUTPUT ANY EXPLANATION OR ANYTHING THAT IS NOT THE JSON RESPONSE.
-"""  # noqa: E501
-
 
 #: ``prompts/summarization_news.txt`` and ``prompts/summarization_conv.txt`` of the released repository, verbatim
 #: (the news prompt's "conversation(s)" is in the original).

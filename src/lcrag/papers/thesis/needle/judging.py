@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lcrag.metrics import needle as metrics
+from lcrag.judges import kamradt
 from lcrag.progress import progress as bar
 
 TOP_LOGPROBS = 20  # the most an OpenAI-compatible endpoint returns; the ten ratings need at most ten
@@ -36,20 +36,20 @@ def judge_cells(judge, answers: pd.DataFrame, max_tokens: int = 256, progress: b
     for i in bar(order, enabled=progress, desc=f"judge {judge.spec}"):
         row = rows[i]
         needle = row["_needle"]
-        msgs = metrics.judge_messages(needle.question, needle.text, str(row["response"]))
+        msgs = kamradt.judge_messages(needle.question, needle.text, str(row["response"]))
         prompt = judge_prompt(judge, msgs)
         expected, mass = float("nan"), float("nan")
         if prompt is not None:
-            r = judge.complete(prompt + metrics.RATING_PREFIX, max_tokens=4, temperature=0.0, stop=["]]"],
+            r = judge.complete(prompt + kamradt.RATING_PREFIX, max_tokens=4, temperature=0.0, stop=["]]"],
                                logprobs=True, top_logprobs=TOP_LOGPROBS)
-            text = metrics.RATING_PREFIX + r.text
-            score, how = metrics.parse_rating(text)
+            text = kamradt.RATING_PREFIX + r.text
+            score, how = kamradt.parse_rating(text)
             how = "forced" if score is not None else how
             expected, mass = rating_read(judge, prompt, r)
         else:
             r = judge.chat(msgs, max_tokens=max_tokens, temperature=0.0)
             text = r.text
-            score, how = metrics.parse_rating(text)
+            score, how = kamradt.parse_rating(text)
         scores[i] = (score, how, text, expected, mass)
     out = answers.copy()
     out["judge"] = judge.spec
@@ -59,7 +59,7 @@ def judge_cells(judge, answers: pd.DataFrame, max_tokens: int = 256, progress: b
 
 
 def rating_read(judge, prompt: str, forced) -> tuple[float, float]:
-    """The judge's expected rating and the mass it rests on (:func:`~lcrag.metrics.needle.expected_rating`), from
+    """The judge's expected rating and the mass it rests on (:func:`~lcrag.judges.kamradt.expected_rating`), from
     the forced answer's top logprobs at the rating; when a bare "1" is among them (a 1, or the first digit of a
     10), the token after it decides between the two: read from the forced answer when it wrote "1", else asked
     for (one more token, the prompt continued with "1")."""
@@ -69,6 +69,6 @@ def rating_read(judge, prompt: str, forced) -> tuple[float, float]:
         if forced.logprobs and forced.logprobs[0]["token"] == "1" and len(forced.logprobs) > 1:
             after_one = forced.top_logprobs(1)
         else:
-            after_one = judge.complete(prompt + metrics.RATING_PREFIX + "1", max_tokens=1, temperature=0.0,
+            after_one = judge.complete(prompt + kamradt.RATING_PREFIX + "1", max_tokens=1, temperature=0.0,
                                        logprobs=True, top_logprobs=TOP_LOGPROBS).top_logprobs(0)
-    return metrics.expected_rating(metrics.rating_distribution(first, after_one))
+    return kamradt.expected_rating(kamradt.rating_distribution(first, after_one))

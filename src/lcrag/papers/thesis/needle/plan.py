@@ -140,11 +140,11 @@ class Setup:
 def setup(model: str | None, models: Sequence[str], judge: str, lengths: Sequence[int],
           lengths_by_model: dict, needles: Sequence[str], rag: str, answer_tokens: int,
           embedded: Sequence[str] = ()) -> Setup:
-    """The chapter's parameters resolved: the models (:func:`tested_models` of ``models`` and ``embedded``), the judge (:func:`~lcrag.metrics.judges.default_judge` when none is
+    """The chapter's parameters resolved: the models (:func:`tested_models` of ``models`` and ``embedded``), the judge (:func:`~lcrag.judges.default.default_judge` when none is
     named), each model's lengths (``lengths_by_model`` over ``lengths``, capped at its window); a ``rag`` mode
     other than :data:`RAG_MODES` raises ValueError before any model is asked."""
     from lcrag import data
-    from lcrag.metrics.judges import default_judge
+    from lcrag.judges.default import default_judge
     from lcrag.models import get_model
     from lcrag.papers.thesis.needle.needles import needles_for
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from lcrag.metrics import judges
+from lcrag.judges import default as judges
 from lcrag.models.registry import parse_spec
 
 SMOL, GEMMA = "local/smollm2-135m-instruct", "local/gemma3-270m"

@@ -1,11 +1,7 @@
-"""Which LLM judges the book's runs, and coverage judges for Summary of a Haystack that need no LLM.
+"""The judges without an LLM: lexical and embedding similarity, turned into labels by thresholds.
 
-**The LLM judge of a run** (:func:`default_judge`, :func:`default_judges`): wherever the book needs an LLM judge
-(Kamradt's 1-10 needle score, SummHay's insight coverage, Long²RAG's key-point entailment) and a run names none,
-a run on an embedded model is judged by the most capable embedded chat model, Qwen2.5-Coder-1.5B-Instruct
-(:data:`CAPABLE_JUDGE`; SmolLM2 and Gemma-3 cannot judge), and a chat model a user brings judges itself.
-
-**Judges without an LLM**, scored like the paper's LLM evaluators (Table 1).
+Scored like SummHay's LLM evaluators (its Table 1), and, with one binary cut, as Long²RAG's deterministic
+entailment judge (:func:`fit_binary_threshold`, used by :mod:`lcrag.papers.long2rag.judges`).
 
 A SummHay judge reads one reference insight and the bullets of a summary, and answers a coverage label
 (``FULL_COVERAGE`` / ``PARTIAL_COVERAGE`` / ``NO_COVERAGE``) and the bullet that covers the insight. The paper's
@@ -71,28 +67,6 @@ def best_bullets(similarity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return sim.max(axis=1), sim.argmax(axis=1)
 
 
-#: The judge of a run on the embedded models: the most capable embedded chat model (issue 17).
-CAPABLE_JUDGE = "local/qwen2.5-coder-1.5b-instruct"
-#: The embedded chat models measured as judges against human labels (SummHay's evaluator study), best first.
-EMBEDDED_JUDGES = (CAPABLE_JUDGE, "local/qwen2.5-coder-0.5b-instruct")
-
-
-def default_judge(run_model, capable: str = CAPABLE_JUDGE) -> str:
-    """The judge of a run that names none: ``capable`` when the run's model is an embedded one (SmolLM2 and
-    Gemma-3 cannot judge; the 1.5B judges itself), else the run's model when it is a chat model (a model brought
-    by the user judges its own answers, as GPT-3.5 did in the thesis), else ``capable``."""
-    if run_model.info.is_local or run_model.info.kind != "chat":
-        return capable
-    return run_model.spec
-
-
-def default_judges(run_model, embedded: Sequence[str] = EMBEDDED_JUDGES) -> list[str]:
-    """The judges an evaluator study measures when a run names none: every embedded chat judge for a run on an
-    embedded model, else :func:`default_judge` alone (a brought chat model judges itself)."""
-    first = default_judge(run_model, embedded[0])
-    return list(embedded) if first == embedded[0] else [first]
-
-
 @dataclass(frozen=True)
 class Thresholds:
     """Best similarity >= ``full``: full coverage; >= ``partial``: partial; below: none (``partial <= full``)."""
@@ -153,3 +127,23 @@ def judge(similarity: np.ndarray, thresholds: Thresholds) -> list[tuple[str, int
     best, link = best_bullets(similarity)
     labels = apply_thresholds(best, thresholds)
     return [(lab, None if lab == NONE else int(k)) for lab, k in zip(labels, link, strict=True)]
+
+
+def fit_binary_threshold(scores: Sequence[float], human: Sequence[int]) -> float:
+    """The cut ``t`` (label yes when score >= t) with the highest accuracy against binary ``human`` labels.
+
+    Candidates are the distinct scores (and +inf, "never yes"); on ties the lowest cut wins, so the fit is
+    deterministic.
+    """
+    s, h = np.asarray(scores, float), np.asarray(human, int)
+    if s.shape != h.shape or s.size == 0:
+        raise ValueError(f"need two equal-length non-empty sequences, got {s.shape} and {h.shape}")
+    if not np.isin(h, [0, 1]).all():
+        raise ValueError("human labels must be 0 or 1")
+    best_t, best_acc = np.inf, float((h == 0).mean())
+    for t in np.unique(s):
+        acc = float(((s >= t).astype(int) == h).mean())
+        if acc > best_acc:
+            best_t, best_acc = float(t), acc
+    return best_t
+
