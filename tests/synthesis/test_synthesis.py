@@ -85,6 +85,8 @@ def thesis_tables(n: int = 40, seed: int = 1, rag: float = 0.5) -> dict[str, pd.
                     "setting": setting,
                     "pipeline": pipeline,
                     "prompt": "BAMBOO",
+                    "answer": "A",
+                    "pred_lenient": "A" if ok else "B",
                     "correct": ok,
                     "correct_raw": ok,
                     "pred_logprob": np.nan,
