@@ -8,7 +8,7 @@ from importlib import resources
 import pytest
 from helpers import ROOT
 
-from lcrag.papers.tables import paper_table, table_path
+from lcrag.papers.tables import paper_table, table_cell, table_path
 
 PAPERS = ("thesis", "longrag", "summhay", "long2rag")
 TABLES = [(paper, p.name.removesuffix(".csv")) for paper in PAPERS
@@ -45,3 +45,19 @@ def test_the_tables_ship_in_the_wheel():
 
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "papers/*/tables/*.csv" in pyproject["tool"]["setuptools"]["package-data"]["lcrag"]
+
+
+def test_a_cell_is_named_by_its_table_the_cells_of_its_row_and_its_column():
+    assert table_cell("summhay", "table2", "human/joint", "Orac") == "56.1"  # the row holding both
+    assert table_cell("summhay", "shape", "subtopics per haystack", "value") == "9.20"  # as printed
+    assert table_cell("longrag", "table1", "LongRAG-Vicuna-v1.5-7B-16k", "average") == "44.66(17.25↑)"
+    assert table_cell("longrag", "table1", "LongRAG-Vicuna-v1.5-7B-16k", "average", 2) == "17.25"
+    assert table_cell("summhay", "table4", "Length to Delta Corr.", "gemini-1.5-pro", 1) == "0.081"  # unsigned
+    with pytest.raises(ValueError, match="11 rows hold"):
+        table_cell("summhay", "table2", "joint", "Orac")  # several rows (ten summarizers and the humans)
+    with pytest.raises(ValueError, match="0 rows hold"):
+        table_cell("summhay", "table2", "nobody/joint", "Orac")
+    with pytest.raises(ValueError, match="no column 'Oracle'"):
+        table_cell("summhay", "table2", "human/joint", "Oracle")
+    with pytest.raises(ValueError, match="has no number 3"):
+        table_cell("longrag", "table1", "LongRAG-Vicuna-v1.5-7B-16k", "average", 3)

@@ -6,6 +6,14 @@ Each CSV is transcribed once from the paper's text (``../shared/papers/``) and s
 a ``source`` column (table, figure or page) on every row. Leading lines starting with ``#`` are the file's notes
 (what was transcribed, units, symbols) and are skipped. Values are read as printed; a chapter turns them into the
 shape it needs. These numbers appear only in columns named as the paper's, never in ours.
+
+A claims file types no number a table holds: its text and value columns name the cell instead, as
+``{table:row:column}``: the cell of ``tables/<table>.csv`` under ``column``, in the one row that holds each
+``/``-separated part of ``row`` as a cell (``{table2:human/joint:Orac}`` is the Orac cell of the row whose cells
+include ``human`` and ``joint``). ``{table:row:column:n}`` is the n-th number printed in that cell, without its
+sign: 2 is the gain of a cell printed ``value(gain↑)``, 1 the absolute value of a negative number. A reference is
+replaced by the cell as printed (:func:`table_cell`), then ``{paper_value}`` in the text by the value: a claim
+reads as if the number were typed there.
 """
 
 from __future__ import annotations
@@ -49,6 +57,28 @@ def paper_table(paper: str, name: str, **read_csv) -> pd.DataFrame:
 
 
 NUMBER = re.compile(r"-?\d+(\.\d+)?(e-?\d+)?")
+#: A reference to a table cell in a claims file: ``{table:row:column}`` or ``{table:row:column:n}``.
+CELL = re.compile(r"\{(?P<table>\w+):(?P<row>[^:{}]+):(?P<column>[^:{}]+)(?::(?P<part>\d+))?\}")
+
+
+def table_cell(paper: str, name: str, row: str, column: str, part: int | None = None) -> str:
+    """The cell of ``paper``'s table ``name`` under ``column``, as printed, in the one row that holds each
+    ``/``-separated part of ``row`` as a cell; with ``part`` n, the n-th unsigned number printed in it. A row that
+    matches no row or several, an unknown column or a missing part raise ValueError."""
+    frame = paper_table(paper, name, dtype=str)
+    if column not in frame.columns:
+        raise ValueError(f"paper table {paper}/{name}.csv has no column {column!r}")
+    keys = row.split("/")
+    rows = [r for r in frame.to_dict("records") if all(k in r.values() for k in keys)]
+    if len(rows) != 1:
+        raise ValueError(f"paper table {paper}/{name}.csv: {len(rows)} rows hold {keys}, not one")
+    cell = rows[0][column]
+    if part is None:
+        return cell
+    numbers = re.findall(r"\d+(?:\.\d+)?", cell)
+    if not 1 <= part <= len(numbers):
+        raise ValueError(f"paper table {paper}/{name}.csv: cell {cell!r} has no number {part}")
+    return numbers[part - 1]
 
 
 @dataclass(frozen=True)
@@ -81,11 +111,12 @@ def declared_claims(paper: str) -> dict[str, DeclaredClaim]:
         return {}
     if not path.is_file():
         return {}
-    return parse_claims(path.read_text(encoding="utf-8"), path)
+    return parse_claims(path.read_text(encoding="utf-8"), path, paper)
 
 
-def parse_claims(content: str, path) -> dict[str, DeclaredClaim]:
-    """The rows of a claims file (``#`` lines are notes) by id; ``path`` names it in errors."""
+def parse_claims(content: str, path, paper: str | None = None) -> dict[str, DeclaredClaim]:
+    """The rows of a claims file (``#`` lines are notes) by id; ``path`` names it in errors. Each
+    ``{table:row:column}`` reference is replaced by that cell of ``paper``'s tables (:func:`table_cell`)."""
     body = [(i + 1, line) for i, line in enumerate(content.splitlines()) if not line.startswith("#")]
     rows = list(csv.reader([line for _, line in body]))
     if not rows or rows[0] != ["claim_id", "text", "paper_value"]:
@@ -94,5 +125,20 @@ def parse_claims(content: str, path) -> dict[str, DeclaredClaim]:
     for (lineno, _), row in zip(body[1:], rows[1:], strict=True):
         if len(row) != 3 or not row[0] or not row[1] or row[0] in out:
             raise ValueError(f"{path} line {lineno}: expected a new claim id, a text and a value, got {row}")
-        out[row[0]] = DeclaredClaim(*row)
+        try:
+            out[row[0]] = DeclaredClaim(row[0], *(_cells(cell, paper) for cell in row[1:]))
+        except ValueError as e:
+            raise ValueError(f"{path} line {lineno}: {e}") from None
     return out
+
+
+def _cells(text: str, paper: str | None) -> str:
+    """``text`` with each table reference replaced by the cell it names."""
+
+    def cell(m: re.Match) -> str:
+        if paper is None:
+            raise ValueError(f"{m.group(0)} names a table cell, but no paper is given")
+        part = int(m.group("part")) if m.group("part") else None
+        return table_cell(paper, m.group("table"), m.group("row"), m.group("column"), part)
+
+    return CELL.sub(cell, text)
