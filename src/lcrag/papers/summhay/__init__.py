@@ -5,7 +5,7 @@ Where things are:
 
 - :mod:`~lcrag.papers.summhay.names` — summarizers, settings (named by what ran), released summary keys
   (:func:`~lcrag.papers.summhay.names.parse_summary_key`), Table 2's printed headers and the Vect/LongE swap;
-- :mod:`~lcrag.papers.summhay.paper_numbers` — the paper's numbers (Tables 1-5, §3.4's shape, §6's 0.84, the
+- :mod:`~lcrag.papers.summhay.paper_numbers` — the paper's numbers (Tables 1-5, §3.4's shape, §6's ceiling, the
   figures' scores), read from ``tables/*.csv``; ``paper_table2``;
 - :mod:`~lcrag.papers.summhay.worked_examples` — Fig. 2 and Fig. 4 scored with our metrics;
 - :mod:`~lcrag.papers.summhay.dataset_shape` — the 10 haystacks against §3.4 (``shape_table``, ``shape_summary``),

@@ -10,7 +10,7 @@ import pandas as pd
 from lcrag.book.verdicts import NOT_RELEASED
 from lcrag.papers.summhay.dataset_shape import shape_summary
 from lcrag.papers.summhay.names import SUMMARIZERS, TABLE2_SETTINGS
-from lcrag.papers.summhay.paper_numbers import PAPER_HUMAN, PAPER_INSIGHTS, PAPER_TABLE1
+from lcrag.papers.summhay.paper_numbers import PAPER_HUMAN, PAPER_INSIGHTS, PAPER_TABLE1, PAPER_TABLE4
 from lcrag.papers.summhay.rescoring import position_table
 
 
@@ -288,12 +288,13 @@ def check_artefact_claims(
     t1i = t1.set_index("evaluator")
     judged = t1i[["match_cov_corr", "match_link_acc"]].dropna()
     exact = len(judged) == 6 and bool(judged.all(axis=None))
+    (gpt_corr, gpt_link, _), gemini_corr = PAPER_TABLE1["gpt-4o"], PAPER_TABLE1["gemini-1.5-pro"][0]
     ledger.check(
         "C15",
-        "The GPT-4o judge is adequate: coverage correlation with humans 0.716, linking accuracy "
-        "88.9%; Gemini-1.5-pro 0.751; Claude 3 Haiku and GPT-3.5 below 0.5 (Table 1's correlation and "
-        "linking columns reproduced exactly)",
-        paper_value="0.716 / 88.9",
+        f"The GPT-4o judge is adequate: coverage correlation with humans {gpt_corr:.3f}, linking accuracy "
+        f"{gpt_link:.1f}%; Gemini-1.5-pro {gemini_corr:.3f}; Claude 3 Haiku and GPT-3.5 below 0.5 (Table 1's "
+        "correlation and linking columns reproduced exactly)",
+        paper_value=f"{gpt_corr:.3f} / {gpt_link:.1f}",
         our_value=f"{t1i.loc['gpt-4o', 'cov_corr']:.3f} / {t1i.loc['gpt-4o', 'link_acc']:.1f}",
         passed=exact and t1i.loc["claude3-haiku", "cov_corr"] < 0.5 and t1i.loc["gpt3.5", "cov_corr"] < 0.5,
         evidence="eval_benchmark_data.json: 200 summaries, 1,419 insight labels; all six evaluator rows",
@@ -313,10 +314,11 @@ def check_artefact_claims(
     avg = t4i.loc["Average"]
     ld = t4i.loc["Length to Delta Corr."]
     ls = t4i.loc["Length to Score Corr."]
+    bound = max(abs(x) for x in PAPER_TABLE4["Length to Delta Corr."])  # the paper's largest |corr(length, delta)|
     ledger.check(
         "C17",
         our_value=" / ".join(f"{x:.3f}" for x in avg),
-        passed=bool((avg > 0).all() and (avg < 0.1).all() and (ld.abs() <= 0.081).all() and (ls < 0).all()),
+        passed=bool((avg > 0).all() and (avg < 0.1).all() and (ld.abs() <= bound).all() and (ls < 0).all()),
         evidence="eval_benchmark_data.json (the released file does not reproduce 6 of the 9 summarizer "
         "rows of Table 4; the conclusions are checked on the file's values)",
     )

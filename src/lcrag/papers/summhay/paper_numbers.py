@@ -10,14 +10,23 @@ None = "–" (not run). They are shown only in columns named ``paper*``, never u
   :data:`PAPER_TABLE5`: Tables 1, 3, 4, 5;
 - :data:`PAPER_SHAPE` (§1, §3.2, §3.4) and :data:`PAPER_INSIGHTS` (Table 2's pool), :data:`PAPER_ORACLE_CEILING` (§6);
 - :data:`WORKED_EXAMPLE_SCORES`, :data:`WORKED_EXAMPLE_DOCUMENTS`: Fig. 2 and Fig. 4;
-- :data:`RELEASED_COST_PER_SUMMARY`: not the paper's, the released ``Eval_Benchmarking.ipynb``'s cost per summary.
+- :data:`RELEASED_COST_PER_SUMMARY`: not the paper's, the released ``Eval_Benchmarking.ipynb``'s cost per summary;
+- the chapter's sentences that state the paper's numbers, written from the tables (:func:`shape_sentence`,
+  :func:`tokens_sentence`, :func:`table1_note`, :func:`table4_conclusions`, :func:`judge_question`,
+  :func:`ceiling_sentence`).
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from lcrag.papers.summhay.names import PAPER_COLUMNS, PAPER_SETTING, PAPER_SETTING_LITERAL, TABLE4_EVALUATORS
+from lcrag.papers.summhay.names import (
+    PAPER_COLUMNS,
+    PAPER_SETTING,
+    PAPER_SETTING_LITERAL,
+    SUMMARIZERS,
+    TABLE4_EVALUATORS,
+)
 from lcrag.papers.tables import paper_table
 
 #: How the paper prints a value it does not have ("not run").
@@ -85,7 +94,7 @@ PAPER_SHAPE = {
     for r in _table("shape").to_dict("records")
 }
 
-#: The insights Table 2 pools: 92 subtopics x 6.75 insights per subtopic (§3.4) = 621.
+#: The insights Table 2 pools: the subtopics times the insights per subtopic (§3.4).
 PAPER_INSIGHTS = round(PAPER_SHAPE["subtopics"] * PAPER_SHAPE["insights per subtopic"])
 
 #: §6: best citation F1 within a 15k-token Oracle context (cl100k_base tokens).
@@ -119,3 +128,55 @@ def paper_table2(swap: bool = True) -> pd.DataFrame:
         if v is not None
     ]
     return pd.DataFrame(rows)
+
+
+# ============================================================================================ the chapter's sentences
+
+
+def shape_sentence() -> str:
+    """The introduction's sentence on the benchmark's size (§1, §3.4)."""
+    return (f"The paper's {PAPER_SHAPE['haystacks']} haystacks, half of conversations and half of news articles, "
+            f"hold about {PAPER_SHAPE['documents per haystack']} synthetic documents each.")
+
+
+def tokens_sentence() -> str:
+    """Section 1's sentence on the paper's token count per haystack (§3.4)."""
+    return (f"The paper counts about {PAPER_SHAPE['tokens per haystack (mean)'] / 1000:.0f}k tokens per haystack "
+            "with OpenAI's `cl100k_base`, which cannot be loaded offline.")
+
+
+def table1_note(n_summaries: int) -> str:
+    """Section 4's note on Table 1's costs (the released cost per summary x ``n_summaries``, beside the printed
+    one where they differ after rounding) and its Manual Annot. row."""
+    misprinted = []
+    for evaluator, per_summary in RELEASED_COST_PER_SUMMARY.items():
+        cost, printed = per_summary * n_summaries, PAPER_TABLE1[evaluator][2]
+        if round(cost, 1) != printed:
+            misprinted.append(f"{SUMMARIZERS.get(evaluator, evaluator)}'s \\${cost:.2f} as \\${printed:.1f} where "
+                              f"rounding gives \\${cost:.1f}")
+    prints = f"; the paper prints {', and '.join(misprinted)}" if misprinted else ", as the paper prints them"
+    corr, link, _ = PAPER_TABLE1["Manual Annot."]
+    return (f"The costs are the released notebook's cost per summary × {n_summaries}{prints}. The Manual Annot. row "
+            f"({corr:.3f}, {link:.1f}) comes from 35 summaries annotated by four people, which are not released.")
+
+
+def table4_conclusions(table4_cmp: pd.DataFrame) -> str:
+    """Section 4's sentence on Table 4's conclusions: the range of the judges' mean bias (points, 0-100) in the
+    released file (``ours`` of :func:`lcrag.papers.summhay.evaluator_study.compare_table4`) and in the paper."""
+    ours = 100 * table4_cmp.loc[table4_cmp["row"] == "Average", "ours"]
+    paper = [100 * x for x in PAPER_TABLE4["Average"]]
+    return ("The paper's conclusions survive on the released file: every judge over-estimates coverage on average "
+            f"(by {ours.min():.1f}–{ours.max():.1f} points rather than {min(paper):.1f}–{max(paper):.1f}), no model "
+            "family is favoured, and length is barely related to Δ.")
+
+
+def judge_question() -> str:
+    """Section 5's question: how far a judge without an LLM is from GPT-4o's coverage correlation (Table 1)."""
+    return f"How far is a judge that needs no LLM from GPT-4o's {PAPER_TABLE1['gpt-4o'][0]:.3f}?"
+
+
+def ceiling_sentence() -> str:
+    """Section 6's sentence on the paper's Oracle citation ceiling (§6)."""
+    return ("**The Oracle citation ceiling** (claim C18). The paper says the best citation F1 a summary can reach "
+            f"within a 15k-token Oracle context is {PAPER_ORACLE_CEILING:g}: the context holds only part of each "
+            "insight's documents.")
