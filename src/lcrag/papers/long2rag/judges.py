@@ -20,6 +20,7 @@ import pandas as pd
 
 from lcrag.judges import entailment
 from lcrag.judges.similarity import fit_binary_threshold, lexical_similarity
+from lcrag.papers.long2rag.numbers import paper_table1_wide
 from lcrag.papers.long2rag.prompts import P6_ENTAILMENT
 
 # ============================================================================================ judges
@@ -287,5 +288,7 @@ def models_deviation(generator: str, judge_model: str, claim_judge: str) -> str:
     """The chapter's "Models" deviation, from the run: ``generator`` answers, P6 runs on ``judge_model``, and the
     behavioural claims are decided by ``claim_judge`` (:func:`trusted_judge`), which may be the lexical judge."""
     decider = "the lexical judge" if claim_judge == "lexical" else f"P6 on {claim_judge}"
-    return (f"- **Models**: {generator} generates, instead of the paper's 9 models; P6 runs on {judge_model}; the "
-            f"behavioural claims are decided by {decider}, the judge chosen in section 2, instead of GPT-4o.")
+    n_models = len(paper_table1_wide())
+    return (f"- **Models**: {generator} generates, instead of the paper's {n_models} models; P6 runs on "
+            f"{judge_model}; the behavioural claims are decided by {decider}, the judge chosen in section 2, instead "
+            "of GPT-4o.")

@@ -7,6 +7,8 @@
   and 7 (:data:`PAPER_INPUT_EDGES`, :data:`PAPER_OUTPUT_EDGES`).
 
 Each number is typed once, in its CSV; nothing here computes on them (that is :mod:`.checks` and :mod:`.claims`).
+The chapter's sentences that state them are written here from the tables (:func:`dataset_sentence`,
+:func:`evaluator_sentence`, :func:`length_bins_sentence`, :func:`autods_sentence`, :func:`deviations`).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ def _number(text: str) -> int | float:
     return int(text) if text.isdigit() else float(text)
 
 
-#: Fig. 11: questions per category (280 in all), in Table 1's column order.
+#: Fig. 11: questions per category (they sum to the paper's questions), in Table 1's column order.
 PAPER_CATEGORY_COUNTS: dict[str, int] = {
     c: int(n) for c, n in _read("category_counts")[["category", "questions"]].itertuples(index=False)
 }
@@ -51,7 +53,7 @@ TABLE2_COLUMNS = tuple(c for c in _read("table2").columns if c not in ("model", 
 
 
 def paper_table1() -> pd.DataFrame:
-    """Table 1 long: model, size, column (8 categories and Average), paper_kpr, n_questions (Fig. 11; 280 for
+    """Table 1 long: model, size, column (8 categories and Average), paper_kpr, n_questions (Fig. 11; their sum for
     Average)."""
     t = _read("table1")
     columns = tuple(c for c in t.columns if c not in ("model", "size", "source"))
@@ -104,3 +106,53 @@ def paper_table4() -> pd.DataFrame:
         rows.append({"model": r["model"], "paper_kpp": float(r["kpp"]), "paper_kpr": float(r["kpr"]),
                      "paper_kpf": float(r["kpf"]), "paper_length": float(r["length"])})
     return pd.DataFrame(rows)
+
+
+# ============================================================================================ the chapter's sentences
+
+
+def _k(tokens: int) -> str:
+    """A token count in thousands, as the paper's figures print it (8K, 1.5K)."""
+    return f"{tokens / 1000:g}K"
+
+
+def dataset_sentence() -> str:
+    """The introduction's sentence on the paper's dataset (§3, abstract)."""
+    n = PAPER_NUMBERS
+    return (f"The paper's dataset: {n['questions']} questions, {n['domains']} domains, {n['categories']} question "
+            f"categories, {n['key points']:,} key points, and **{n['documents per question']} retrieved web pages** "
+            f"per question of about {n['words per document (abstract)']:,} words each.")
+
+
+def evaluator_sentence() -> str:
+    """Section 2's sentence on how well the paper's GPT-4o evaluator agrees with its annotators (§6.2)."""
+    n = PAPER_NUMBERS
+    return (f"The paper reports {100 * n['evaluator accuracy']:.0f} % accuracy for GPT-4o on {n['evaluator cases']} "
+            f"cases (§6.2), with Cohen's κ = {n['annotator Cohen kappa']} between its annotators.")
+
+
+def length_bins_sentence() -> str:
+    """Section 6's sentences on the bins of Figs 6 and 7 and how the chapter scales them."""
+    inputs, outputs = PAPER_INPUT_EDGES, PAPER_OUTPUT_EDGES
+    return (f"The paper bins the packed input at {'/'.join(map(_k, inputs))} tokens (models with 32K-128K windows) "
+            f"and the generation at {_k(outputs[0])} ... {_k(outputs[-1])} tokens. We scale both to our setting: "
+            f"input edges × (our window / {_k(inputs[-1])}), generation edges × (our `max_new_tokens` / "
+            f"{_k(outputs[-1])}).")
+
+
+def autods_sentence() -> str:
+    """Section 9's sentence on the paper's key-point pipeline (§3.3)."""
+    return ("The paper extracts key points with P5 (per document), merges duplicates with P7 and keeps those whose "
+            "AutoDS score (P8; `p(YES) / (p(YES) + p(NO))` from the first answer token's logprobs) reaches "
+            f"{PAPER_NUMBERS['AutoDS threshold']}.")
+
+
+def deviations(n_items: int) -> str:
+    """The Data and Lengths bullets of the chapter's deviations; ``n_items``: the SummHay-derived items."""
+    return (f"- **Data**: SummHay-derived items ({n_items} subtopics; this run uses the subset above) instead of "
+            f"Long²RAG's {PAPER_NUMBERS['questions']} questions: documents are synthetic news articles and "
+            "conversation transcripts, shorter than the paper's web pages (section 1's table); key points are the "
+            "SummHay insights, not GPT-4-Turbo extractions; domains are haystack topics; categories come from a "
+            "word rule, so most items are Factual and none Hypothetical.\n"
+            "- **Lengths**: inputs are at most the generator's window (their mean per variant: section 3), not up "
+            f"to >{_k(PAPER_INPUT_EDGES[-1])}; the paper's length bins are scaled to that window.")
