@@ -6,7 +6,8 @@
    its paragraph (:func:`chunk_corpus`).
 
 :func:`questions` turns the same records into the questions the pipeline answers; :func:`corpus_counts` is the
-chapter's table beside the paper's Table 2.
+chapter's table beside the paper's Table 2, and :func:`paper_corpus_sentence` and :func:`paragraph_words_sentence`
+the chapter's sentences on them.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from lcrag.data.longbench import split_passages
+from lcrag.papers.longrag.names import DATASET_NAMES
 from lcrag.text.chunking import clause_chunks
 
 
@@ -83,3 +85,32 @@ def corpus_vs_paper(index: dict) -> pd.DataFrame:
                            {ds: v[0] for ds, v in index.items()})
     t2 = paper_table2().pivot(index="dataset", columns="statistic", values="paper_value").rename(columns=TABLE2_COLUMNS)
     return counts.join(t2, on="dataset")
+
+
+def _paper_table2() -> pd.DataFrame:
+    """Table 2 with one row per dataset and one column per printed statistic."""
+    from lcrag.papers.longrag.published import paper_table2
+
+    return paper_table2().pivot(index="dataset", columns="statistic", values="paper_value")
+
+
+def paper_corpus_sentence() -> str:
+    """Section 1's sentence on the paper's pools of paragraphs (Table 2)."""
+    t2 = _paper_table2()
+    records = set(t2["Num of Samples"])
+    each = f" ({records.pop():.0f} records each)" if len(records) == 1 else ""
+    paragraphs = " / ".join(f"{t2.loc[d, 'Num of p']:,.0f}" for d in DATASET_NAMES)
+    return f"The paper reports {paragraphs} paragraphs for {' / '.join(DATASET_NAMES.values())}{each}."
+
+
+def paragraph_words_sentence(counts: pd.DataFrame) -> str:
+    """Section 1's sentence on the mean words per paragraph of our pools (:func:`corpus_vs_paper`, rounded to ten
+    words) beside the paper's (Table 2)."""
+    ours = [f"{round(r.mean_words, -1):,.0f}" + (" words" if i == 0 else "") + f" in {DATASET_NAMES[r.dataset]}"
+            for i, r in enumerate(counts.itertuples())]
+    paper = [f"{r.paper_mean_words:,.0f}" for r in counts.itertuples()]
+    return f"A paragraph averages about {_and(ours)}, close to the paper's {_and(paper)} per paragraph."
+
+
+def _and(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"

@@ -9,6 +9,8 @@ is a base model under one spelling (:func:`llm_name`: Table 1 prints "Qwen-1.5-7
 from __future__ import annotations
 
 DATASETS: tuple[str, ...] = ("hotpotqa", "2wikimqa", "musique")
+#: The datasets as the paper writes them.
+DATASET_NAMES = {"hotpotqa": "HotpotQA", "2wikimqa": "2WikiMQA", "musique": "MuSiQue"}
 
 STRATEGIES = ("R&B", "R&L", "Ext", "Fil", "E&F")
 """The paper's five component strategies (Table 3): what the generator reads.

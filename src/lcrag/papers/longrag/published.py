@@ -1,6 +1,6 @@
 """LongRAG's published tables (Tables 1-15) as tidy DataFrames, read from ``tables/*.csv``.
 
-The CSV files keep each table as printed (row order, number order, Table 1's "52.91(7.21↑)" cells), with a
+The CSV files keep each table as printed (row order, number order, Table 1's "value(gain↑)" cells), with a
 ``source`` column naming the table; they are read here as text and parsed, so every value is the printed one.
 :func:`paper_table1` ... :func:`paper_table15` return long tables whose paper numbers sit only in columns named
 ``paper_*`` (``paper_f1`` in F1 points 0-100, ``paper_tokens``, ``paper_gain``, ``paper_value``). No model call.
@@ -31,7 +31,7 @@ _GAIN = re.compile(r"^(?P<value>[\d.]+|-)(?:\((?P<gain>[\d.]+)↑\))?$")
 
 
 def _value_and_gain(cell: str) -> tuple[float, float]:
-    """Split a Table 1 cell such as ``52.91(7.21↑)`` into (value, printed gain); the gain is NaN if absent."""
+    """Split a Table 1 cell, ``value`` or ``value(gain↑)``, into (value, printed gain); the gain is NaN if absent."""
     m = _GAIN.match(cell)
     if m is None:
         raise ValueError(f"Table 1 cell {cell!r} is neither a number nor 'number(gain↑)'")
