@@ -1,5 +1,5 @@
 """The thesis's claim H4 on the needle test (§6.2): the complex needle is found everywhere, the simple one fails only
-beyond ~30 % of the window, and there is no failure cluster at long context with the needle near the end; and the
+beyond a share of the window (:data:`EARLY_SHARE`), and there is no failure cluster at long context with the needle near the end; and the
 chapter's floor rule (:func:`recall_floor`), which its claims and its comparison in the synthesis both ask.
 """
 
@@ -17,6 +17,8 @@ from lcrag.stats import unpaired_bootstrap_ci
 #: half) fails at most this much more often than the rest, with 95 % confidence (book/verdicts.md: a claim that an
 #: effect is absent).
 CLUSTER_MARGIN = 0.15
+#: H4b: the share of the window below which the thesis saw the simple needle never fail (§6.2).
+EARLY_SHARE = 0.3
 
 
 def recall_floor(arms: Mapping[str, pd.Series]) -> str | None:
@@ -44,7 +46,7 @@ def h4_tests(df: pd.DataFrame, window: int) -> dict:
     """The three parts of H4 on one model's full-context answers (``found`` from the deterministic scorer).
 
     - ``complex_everywhere``: every complex-needle cell found;
-    - ``simple_fails_late``: the simple needle fails somewhere, and never below 30 % of ``window``;
+    - ``simple_fails_late``: the simple needle fails somewhere, and never below :data:`EARLY_SHARE` of ``window``;
     - ``no_late_cluster``: no failure cluster in the late quadrant (length above the grid's median, depth
       >= 50 %): the lower right of the chapter's heatmaps, whose depth 0 is on top (the thesis's "upper right
       quadrant"). An absent effect is shown by an equivalence test, not by a test that fails to find it: True when
@@ -60,7 +62,7 @@ def h4_tests(df: pd.DataFrame, window: int) -> dict:
     out: dict = {"complex_found": cx["found"].mean() if len(cx) else float("nan")}
     out["complex_everywhere"] = bool(cx["found"].all()) if len(cx) else None
     fails = sp[~sp["found"]]
-    early = fails[fails["context_tokens"] < 0.3 * window]
+    early = fails[fails["context_tokens"] < EARLY_SHARE * window]
     out["simple_fail_rate"] = 1 - sp["found"].mean() if len(sp) else float("nan")
     out["simple_early_fails"] = len(early)
     out["simple_fails_late"] = (len(fails) > 0 and len(early) == 0) if len(sp) else None
@@ -97,7 +99,7 @@ def check_h4(ledger, df: pd.DataFrame, window: int, lengths_note: str = "") -> d
                  evidence=f"deterministic recall >= {FOUND_RECALL} in every complex-needle cell{note}",
                  anchor="needle-claims", floor=floors["H4a"])
     ledger.check("H4b", our_value=f"fail rate {t['simple_fail_rate']:.0%}; {t['simple_early_fails']} misses below "
-                 f"{int(0.3 * window)} tokens", passed=t["simple_fails_late"],
+                 f"{int(EARLY_SHARE * window)} tokens", passed=t["simple_fails_late"],
                  evidence=f"window taken as {window} tokens (the longest length tested){note}",
                  anchor="needle-claims", floor=floors["H4b"])
     lo, hi = t["late_ci_low"], t["late_ci_high"]
