@@ -300,6 +300,22 @@ def test_a_malformed_claims_file_names_its_line(tmp_path):
     assert parse_claims("claim_id,text,paper_value\nC2,up by {paper_value}%,6.5\n", path)["C2"].text == "up by 6.5%"
 
 
+def test_a_claims_file_names_a_table_cell_instead_of_typing_it(tmp_path):
+    from lcrag.papers.tables import parse_claims
+
+    path = tmp_path / "claims.csv"
+    content = ("claim_id,text,paper_value\n"
+               "C1,below the human {table2:human/joint:Orac},{table2:gpt-4o/joint:Full} / {table3:gpt-4o:Sensitivity}\n"
+               "C2,up by {paper_value}%,{table4:Average:gpt-4o}\n")
+    claims = parse_claims(content, path, "summhay")
+    assert (claims["C1"].text, claims["C1"].paper_value) == ("below the human 56.1", "11.4 / 12.6")
+    assert (claims["C2"].text, claims["C2"].paper_value) == ("up by 0.062%", 0.062)
+    with pytest.raises(ValueError, match=r"claims.csv line 2: .*no column 'Nope'"):
+        parse_claims("claim_id,text,paper_value\nC1,x,{table2:human/joint:Nope}\n", path, "summhay")
+    with pytest.raises(ValueError, match=r"line 2: \{table2:human/joint:Orac\} names a table cell, but no paper"):
+        parse_claims("claim_id,text,paper_value\nC1,x,{table2:human/joint:Orac}\n", path)
+
+
 def test_the_chapter_view_shows_every_claim_with_its_evidence_in_full(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # save_ledgers writes claims.csv into the run directory (here: the cwd)
     long = "Fisher's exact test of fail rates, " + "x" * 300 + " END"

@@ -1,0 +1,63 @@
+"""Each paper number is typed once (issue 19): a value of a paper's tables (``lcrag/papers/<paper>/tables/*.csv``)
+is not typed again in its chapter's modules, claims file or notebook. The declared claims' own values are checked
+in ``test_claims.py`` (``test_each_declared_paper_number_is_typed_once``)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from helpers import ROOT
+
+#: The chapters whose paper tables are typed once: chapter -> (the paper whose tables it reads, its package). The
+#: thesis's own modules, claims file and chapter join when their retypings are gone.
+TYPED_ONCE = {"long2rag": ("long2rag", "long2rag"), "summhay": ("summhay", "summhay"),
+              "longrag": ("longrag", "longrag"), "needle": ("thesis", "thesis/needle")}
+#: A table's numbers that are too common to be the paper's when typed elsewhere: score scales, chunk sizes,
+#: bootstrap resamples, record counts.
+COMMON = {"100", "200", "300", "500", "1000", "2000"}
+#: A table value typed in a chapter's sources for another reason: (chapter, value, file) -> why.
+COINCIDENCES = {
+    ("long2rag", "0.379", "src/lcrag/papers/long2rag/checks.py"):
+        "the inventory's F1 of Phi-3's printed KPP and KPR, which equals GPT-4o's printed KPF",
+    ("summhay", "0.02", "src/lcrag/papers/summhay/live_claims.py"): "C18's tolerance",
+    ("summhay", "10.0", "src/lcrag/papers/summhay/live_contexts.py"): "the score the Middle order gives half the irrelevant documents",
+    ("summhay", "30.7", "notebooks/summhay.md"): "a Joint score of Fig. 4's Rerank3-Opus summary, recomputed",
+    ("longrag", "3.86", "src/lcrag/papers/longrag/inventory.py"):
+        "the inventory's SFT gain of ChatGLM3 on HotpotQA, not Table 1's printed gain of GPT-3.5",
+}
+
+
+def _distinctive_numbers(paper: str) -> set[str]:
+    """The numbers printed in ``paper``'s tables (in its cells of numbers, not in names or sources) that are
+    unlikely to be typed by chance: two decimals or more, one decimal after two digits or more, or an integer of
+    three digits or more."""
+    from importlib import resources
+
+    from lcrag.papers.tables import paper_table
+
+    out = set()
+    for path in resources.files(f"lcrag.papers.{paper}").joinpath("tables").iterdir():
+        if path.name.endswith(".csv"):
+            table = paper_table(paper, path.name.removesuffix(".csv"), dtype=str).drop(columns="source")
+            for cell in table.to_numpy().ravel():
+                if re.fullmatch(r"[-\d.,() ↑]+", str(cell)):  # a number, or Table 1's "value(gain↑)"
+                    out.update(re.findall(r"\d+\.\d{2,}|\d{2,}\.\d|\d{3,}", str(cell)))
+    return out - COMMON
+
+
+@pytest.mark.parametrize("chapter", list(TYPED_ONCE))
+def test_each_paper_table_value_is_typed_once(chapter):
+    """No number of a paper's tables is typed again in the chapter's modules, claims file or notebook: the code
+    reads the table, a claims file names the cell (lcrag.papers.tables), and prose is generated."""
+    paper, package = TYPED_ONCE[chapter]
+    folder = ROOT / "src" / "lcrag" / "papers" / package
+    sources = [*folder.rglob("*.py"), *folder.glob("claims.csv"), ROOT / "notebooks" / f"{chapter}.md"]
+    texts = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in sources}
+    typed = []
+    for value in sorted(_distinctive_numbers(paper)):
+        forms = {value, f"{int(value):,}"} if value.isdigit() else {value}
+        pattern = re.compile(r"(?<![\w.])(?<!\d,)(?:" + "|".join(map(re.escape, forms)) + r")(?![\w]|[.,]\d)")
+        typed += [f"{value} in {name}" for name, text in texts.items()
+                  if pattern.search(text) and (chapter, value, name) not in COINCIDENCES]
+    assert typed == [], f"{chapter}: values of the paper's tables typed again: {typed}"
