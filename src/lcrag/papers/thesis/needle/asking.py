@@ -11,7 +11,6 @@ import pandas as pd
 
 from lcrag.papers.thesis.needle.needles import SIMPLE_QUESTION, needles_for
 from lcrag.papers.thesis.needle.plan import lengths_for, needle_grid, prefix_order
-from lcrag.progress import progress as bar
 from lcrag.retrieval import BM25Retriever
 from lcrag.text.chunking import recursive_split
 
@@ -44,13 +43,15 @@ def request_for(model, haystack: str, question: str, max_tokens: int) -> tuple[s
 
 
 def _ask(model, cells: list[dict], make: Callable[[dict], tuple[str, dict]], progress: bool) -> list[dict]:
-    rows = []
-    for c in bar(cells, enabled=progress, desc=model.spec):
-        method, kwargs = make(c)
-        r = getattr(model, method)(**kwargs)
-        rows.append({**c, "response": r.text, "prompt_tokens": r.prompt_tokens,
-                     "completion_tokens": r.completion_tokens, "latency_s": r.latency_s, "source": r.source})
-    return rows
+    """Each cell with the answer to its request, through :meth:`lcrag.models.Model.map` (in order, one at a time on
+    an embedded model, whose prefix cache the order serves; several at once on a remote one)."""
+    calls = [make(c) for c in cells]
+    methods = {method for method, _ in calls}
+    if len(methods) > 1:
+        raise ValueError(f"one kind of call per model, not {sorted(methods)}")
+    answers = model.map(methods.pop(), [kwargs for _, kwargs in calls], progress=progress) if calls else []
+    return [{**c, "response": r.text, "prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens,
+             "latency_s": r.latency_s, "source": r.source} for c, r in zip(cells, answers, strict=True)]
 
 
 def answer_cells(model, cells: list[dict], max_tokens: int = 64, order: str = "prefix",
