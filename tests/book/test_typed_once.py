@@ -20,7 +20,7 @@ COMMON = {"100", "200", "300", "500", "1000", "2000"}
 COINCIDENCES = {
     ("long2rag", "0.379", "src/lcrag/papers/long2rag/checks.py"):
         "the inventory's F1 of Phi-3's printed KPP and KPR, which equals GPT-4o's printed KPF",
-    ("summhay", "0.02", "src/lcrag/papers/summhay/live_claims.py"): "C18's tolerance",
+    ("summhay", "0.02", "src/lcrag/papers/summhay/claims.csv"): "C18's tolerance",
     ("summhay", "10.0", "src/lcrag/papers/summhay/live_contexts.py"): "the score the Middle order gives half the irrelevant documents",
     ("summhay", "30.7", "notebooks/summhay.md"): "a Joint score of Fig. 4's Rerank3-Opus summary, recomputed",
     ("longrag", "3.86", "src/lcrag/papers/longrag/inventory.py"):

@@ -10,6 +10,8 @@ our value and the *outcome of a test* (``True``/``False``, or ``None`` when the 
                  evidence="accuracy, 158 cases, paired bootstrap 95% CI")
 
 A claim whose wording depends on the run (a subset, a model) gives its text and paper value in the call instead.
+A claim whose file names a ``test`` and a ``tolerance`` is decided by :func:`declared_test` on our number
+(``passed=ledger.test("C1", ours)``); one whose code decides it reads its margin there (``ledger.tolerance("C14")``).
     ledger.save()           # claims.csv in the run directory
     ledger.table()          # a DataFrame to show in the chapter
 
@@ -29,7 +31,7 @@ import pandas as pd
 
 from lcrag import config
 from lcrag.book.verdicts import REASON_LABELS, SOURCES, source_of
-from lcrag.papers.tables import declared_claims
+from lcrag.papers.tables import DeclaredClaim, declared_claims
 
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
@@ -136,6 +138,31 @@ def less(
     return greater(b, a, margin, flipped)
 
 
+#: Float rounding allowed on an inclusive bound (``within``, ``at least``, ``at most``): 6.94 computed as a
+#: difference of two printed numbers may be 6.9400000001.
+SLACK = 1e-9
+
+
+def declared_test(claim: DeclaredClaim, ours: float | None) -> bool | None:
+    """The comparison ``claim``'s file declares (its ``test``, by its ``tolerance``; none is 0) of our number
+    with the paper's value: ``within`` (``|ours - paper| <= tol``), ``at least`` (``ours >= paper - tol``),
+    ``at most`` (``ours <= paper + tol``), ``greater`` (``ours - paper > tol``), ``less`` (``paper - ours >
+    tol``); None when ``ours`` is missing. A claim without a test is a ValueError: its code decides it."""
+    tol, paper = claim.tolerance or 0.0, claim.paper_value
+    if not claim.test:
+        raise ValueError(f"claim {claim.claim_id} declares no test: its code decides it")
+    if _missing(ours):
+        return None
+    tests = {
+        "within": lambda: within(ours, paper, tol + SLACK),
+        "at least": lambda: bool(ours >= paper - tol - SLACK),
+        "at most": lambda: bool(ours <= paper + tol + SLACK),
+        "greater": lambda: greater(ours, paper, tol),
+        "less": lambda: less(ours, paper, tol),
+    }
+    return tests[claim.test]()
+
+
 @dataclass(frozen=True)
 class Claim:
     """One claim of a paper, checked on our numbers."""
@@ -229,6 +256,24 @@ class ClaimsLedger:
             raise ValueError(f"claim {claim_id} of {self.paper!r} is not declared in lcrag/papers/{self.paper}/"
                              "claims.csv: declare it there, or give its text and paper value")
         return text, paper_value
+
+    def declared(self, claim_id: str) -> DeclaredClaim:
+        """Claim ``claim_id`` as the paper's claims.csv declares it (KeyError if it does not)."""
+        declared = declared_claims(self.paper).get(claim_id)
+        if declared is None:
+            raise KeyError(f"claim {claim_id} is not declared in lcrag/papers/{self.paper}/claims.csv")
+        return declared
+
+    def test(self, claim_id: str, ours: float | None) -> bool | None:
+        """The declared comparison of claim ``claim_id`` applied to our number (:func:`declared_test`)."""
+        return declared_test(self.declared(claim_id), ours)
+
+    def tolerance(self, claim_id: str) -> float:
+        """The tolerance (margin, bound) claim ``claim_id`` declares; a ValueError if it declares none."""
+        tol = self.declared(claim_id).tolerance
+        if tol is None:
+            raise ValueError(f"claim {claim_id} of {self.paper!r} declares no tolerance in its claims.csv")
+        return tol
 
     @property
     def claims(self) -> list[Claim]:

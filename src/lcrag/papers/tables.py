@@ -14,6 +14,16 @@ include ``human`` and ``joint``). ``{table:row:column:n}`` is the n-th number pr
 sign: 2 is the gain of a cell printed ``value(gain↑)``, 1 the absolute value of a negative number. A reference is
 replaced by the cell as printed (:func:`table_cell`), then ``{paper_value}`` in the text by the value: a claim
 reads as if the number were typed there.
+
+Two optional columns after ``paper_value`` say how a claim is decided: ``test,tolerance``. ``tolerance`` is the
+number the comparison allows, in the paper value's unit (points where the value is in points; ``20%`` is 0.2):
+how far ours may be from the paper's (``within``), or the margin or bound a claim names ("at least 10 points
+below", "within 3 F1 points"); ``{tolerance}`` in the text stands for it as written. ``test`` names the
+comparison of our number with the paper's value that :func:`lcrag.book.claims.declared_test` applies:
+``within`` (``|ours - paper| <= tolerance``), ``at least`` (``ours >= paper - tolerance``), ``at most``
+(``ours <= paper + tolerance``), ``greater`` (``ours - paper > tolerance``) or ``less`` (``paper - ours >
+tolerance``); an empty ``test`` leaves the decision to the chapter's code (a behavioural claim decided by
+intervals, or several tests together), which reads the margin from the claim (:attr:`DeclaredClaim.tolerance`).
 """
 
 from __future__ import annotations
@@ -81,6 +91,11 @@ def table_cell(paper: str, name: str, row: str, column: str, part: int | None = 
     return numbers[part - 1]
 
 
+#: The comparisons a claims file's ``test`` column may name (:func:`lcrag.book.claims.declared_test`).
+TESTS = ("within", "at least", "at most", "greater", "less")
+PERCENT = re.compile(r"(?P<number>\d+(\.\d+)?)%")
+
+
 @dataclass(frozen=True)
 class DeclaredClaim:
     """A paper's claim as ``lcrag/papers/<paper>/claims.csv`` declares it."""
@@ -88,10 +103,20 @@ class DeclaredClaim:
     claim_id: str
     template: str  # the text; '{paper_value}' stands for the value, so that a number is typed once
     written: str  # the paper's value as written in the file
+    test: str = ""  # the comparison of ours with the paper's value (one of TESTS), or "" where the code decides
+    tolerance_written: str = ""  # the tolerance as written ("0.02", "20%"), or ""
 
     @property
     def text(self) -> str:
-        return self.template.replace("{paper_value}", self.written)
+        return self.template.replace("{paper_value}", self.written).replace("{tolerance}", self.tolerance_written)
+
+    @property
+    def tolerance(self) -> float | None:
+        """The tolerance as a number (``20%`` is 0.2), None where none is declared."""
+        if self.tolerance_written == "":
+            return None
+        m = PERCENT.fullmatch(self.tolerance_written)
+        return float(m["number"]) / 100 if m else float(self.tolerance_written)
 
     @property
     def paper_value(self) -> float | str | None:
@@ -119,17 +144,35 @@ def parse_claims(content: str, path, paper: str | None = None) -> dict[str, Decl
     ``{table:row:column}`` reference is replaced by that cell of ``paper``'s tables (:func:`table_cell`)."""
     body = [(i + 1, line) for i, line in enumerate(content.splitlines()) if not line.startswith("#")]
     rows = list(csv.reader([line for _, line in body]))
-    if not rows or rows[0] != ["claim_id", "text", "paper_value"]:
-        raise ValueError(f"{path}: the header must be claim_id,text,paper_value")
+    if not rows or rows[0] not in (HEADER[:3], HEADER):
+        raise ValueError(f"{path}: the header must be claim_id,text,paper_value (then test,tolerance)")
     out: dict[str, DeclaredClaim] = {}
     for (lineno, _), row in zip(body[1:], rows[1:], strict=True):
-        if len(row) != 3 or not row[0] or not row[1] or row[0] in out:
-            raise ValueError(f"{path} line {lineno}: expected a new claim id, a text and a value, got {row}")
+        if len(row) != len(rows[0]) or not row[0] or not row[1] or row[0] in out:
+            raise ValueError(f"{path} line {lineno}: expected a new claim id, a text and a value"
+                             f"{', a test and a tolerance' if len(rows[0]) > 3 else ''}, got {row}")
         try:
-            out[row[0]] = DeclaredClaim(row[0], *(_cells(cell, paper) for cell in row[1:]))
+            out[row[0]] = _declared(row, paper)
         except ValueError as e:
             raise ValueError(f"{path} line {lineno}: {e}") from None
     return out
+
+
+HEADER = ["claim_id", "text", "paper_value", "test", "tolerance"]
+
+
+def _declared(row: list[str], paper: str | None) -> DeclaredClaim:
+    claim = DeclaredClaim(row[0], *(_cells(cell, paper) for cell in row[1:3]), *row[3:])
+    if claim.test not in ("", *TESTS):
+        raise ValueError(f"test {claim.test!r} is not one of {TESTS} (or empty)")
+    if claim.tolerance_written and not (NUMBER.fullmatch(claim.tolerance_written)
+                                        or PERCENT.fullmatch(claim.tolerance_written)):
+        raise ValueError(f"tolerance {claim.tolerance_written!r} is not a number")
+    if claim.tolerance is not None and claim.tolerance < 0:
+        raise ValueError(f"tolerance {claim.tolerance_written!r} is negative (a margin below is the claim's code)")
+    if claim.test and not isinstance(claim.paper_value, float):
+        raise ValueError(f"test {claim.test!r} compares with the paper's value, but {claim.written!r} is no number")
+    return claim
 
 
 def _cells(text: str, paper: str | None) -> str:
