@@ -11,7 +11,7 @@ comparisons of "more context" against "less, retrieved context" that the registe
   (``accuracy.csv``, ``paired_tests.csv``);
 - long2rag: the five documents whole vs cut to their first N characters (``judgments.csv``);
 - longrag: the Full LongBench context vs the paper's RAG strategies (``answers.csv``);
-- summhay: Full (the haystack, as far as the window holds it) vs the Oracle and the best real retriever
+- summhay: Full (the haystack, as far as the context budget holds it) vs the Oracle and the best real retriever
   (``live_results.csv``).
 
 Each comparison is a difference of the long-context arm minus the other arm on a 0-1 scale, with a paired

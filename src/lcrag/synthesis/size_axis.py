@@ -171,7 +171,7 @@ def _varies(part: pd.DataFrame, column: str) -> bool:
 
 
 def _short(text: str) -> str:
-    """A label without its parenthesis: ``7.3 documents (as many as fit the window)`` -> ``7.3 documents``."""
+    """A label without its parenthesis: ``7.3 documents (as many as fit the context budget)`` -> ``7.3 documents``."""
     return text.split(" (")[0]
 
 

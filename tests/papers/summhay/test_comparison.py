@@ -64,7 +64,7 @@ def test_the_floor_is_the_chapters_rule_for_its_live_settings():
 def test_the_full_arm_says_how_many_documents_fit_the_window():
     settings = _settings({"full": 0.30, "oracle": 0.50}).assign(n_documents=7.333)
     (o,) = _joint(comparison.comparisons(settings))
-    assert o["long_context"] == "7.3 documents (as many as fit the window)"
+    assert o["long_context"] == "7.3 documents (as many as fit the context budget)"
     (o,) = _joint(comparison.comparisons(_settings({"full": 0.30, "oracle": 0.50})))  # an older run: not known
     assert o["long_context"] == ""
 

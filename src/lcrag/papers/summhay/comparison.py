@@ -1,4 +1,5 @@
-"""The SummHay chapter in the synthesis: Full (the haystack, as far as the window holds it) against the Oracle
+"""The SummHay chapter in the synthesis: Full (the haystack, as far as the context budget holds it: the paper's 15k
+tokens, or the window when smaller) against the Oracle
 and the best real retriever (:data:`FAMILY`).
 
 Reads the chapter's ``live_results.csv`` (the live retrieval settings of our summarizer, micro-averaged over
@@ -92,7 +93,7 @@ def comparisons(settings: pd.DataFrame, per: pd.DataFrame | None = None, n_boot:
                 out.append(comparison(
                     NAME, model, f"Full vs {label} ({name})", "Full", full_v, setting, other_v, diff, lo, hi, n,
                     units, evidence, s.loc["full", "source"], values=values,
-                    long_context="" if pd.isna(docs) else f"{docs:.1f} documents (as many as fit the window)",
+                    long_context="" if pd.isna(docs) else f"{docs:.1f} documents (as many as fit the context budget)",
                     floor=setting_floor({  # the chapter's rule, on the pooled scores (0-100) as for its claims
                         f"Full (pooled {metric})": 100 * s.loc["full", metric],
                         f"{setting} (pooled {metric})": 100 * s.loc[setting, metric]})))  # fmt: skip
