@@ -41,10 +41,12 @@ def test_an_interaction_is_the_mean_per_case_difference_of_differences():
     largest = thesis_claims._largest
     fig = numbers.THESIS_FIG_6_3
     # the thesis's own counts, F-E 16 against --- 10, do not show it either (p = 0.16)
-    assert largest(pd.Series({p: fig[p] for p in ("F-E", "F--", "--E", "---")}), "F-E") is None
-    assert largest(pd.Series({"F-E": 21, "F--": 3, "--E": 10, "---": 32}), "F-E") is None  # 32 vs 21: p = 0.08
-    assert largest(pd.Series({"F-E": 30, "F--": 3, "--E": 10, "---": 5}), "F-E") is True
-    assert largest(pd.Series({"F-E": 5, "F--": 3, "--E": 10, "---": 32}), "F-E") is False
+    assert largest(pd.Series({p: fig[p] for p in ("F-E", "F--", "--E", "---")}), "F-E") == (
+        None, "F-E 16 against --- 10: p = 0.16 for the larger")
+    assert largest(pd.Series({"F-E": 21, "F--": 3, "--E": 10, "---": 32}), "F-E") == (
+        None, "F-E 21 against --- 32: p = 0.084 for the larger")  # the evidence names the test that decided
+    assert largest(pd.Series({"F-E": 30, "F--": 3, "--E": 10, "---": 5}), "F-E")[0] is True
+    assert largest(pd.Series({"F-E": 5, "F--": 3, "--E": 10, "---": 32}), "F-E")[0] is False
 
 
 def test_at_least_is_decided_on_the_whole_interval():

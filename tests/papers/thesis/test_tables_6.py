@@ -37,4 +37,4 @@ def test_table_6_1_names_the_papers_values_and_their_cases():
     t = tables_6.table_6_1(scored, scored.drop_duplicates("case")[["task", "case"]].head(40))
     assert "thesis" not in t.columns and {"paper_accuracy", "paper_cases"} <= set(t.columns)
     row = t[(t["cases"] == "grid") & (t["task"] == "meetingqa")].iloc[0]
-    assert (row["n"], row["paper_accuracy"], row["paper_cases"]) == (40, 77.0, "kept")
+    assert (row["n"], row["paper_accuracy"], row["paper_cases"]) == (40, 77.0, "clean & parsed")

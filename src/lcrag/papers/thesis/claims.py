@@ -48,17 +48,20 @@ def _pct(x: float) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.2f}%"
 
 
-def _largest(counts: pd.Series, which: str, alpha: float = 0.05) -> bool | None:
+def _largest(counts: pd.Series, which: str, alpha: float = 0.05) -> tuple[bool | None, str]:
     """Is ``counts[which]`` the largest count? Against the largest other one, an exact binomial test on the two
-    (one-sided, ``alpha``): True when it is significantly larger, False when the other is, None otherwise."""
+    (one-sided, ``alpha``): True when it is significantly larger, False when the other is, None otherwise; and what
+    the test compared, with its p-value."""
     from scipy.stats import binomtest
 
-    ours, other = int(counts[which]), int(counts.drop(which).max())
+    ours, rival = int(counts[which]), str(counts.drop(which).idxmax())
+    other = int(counts[rival])
     if ours + other == 0:
-        return None
-    if binomtest(ours, ours + other, alternative="greater").pvalue < alpha:
-        return True
-    return False if binomtest(other, ours + other, alternative="greater").pvalue < alpha else None
+        return None, f"{which} 0, {rival} 0"
+    up = binomtest(ours, ours + other, alternative="greater").pvalue
+    down = binomtest(other, ours + other, alternative="greater").pvalue
+    said = f"{which} {ours} against {rival} {other}: p = {min(up, down):.2g} for the larger"
+    return (True if up < alpha else False if down < alpha else None), said
 
 
 def _share_at_most(counts: pd.DataFrame, limit: float) -> bool | None:
@@ -223,7 +226,8 @@ def check_claims(
     pc = pattern_counts(patterns(kept))
     cq = pc[(pc["pipeline"] == "CQT") & (pc["prompt"] == bam)].set_index("pattern")["count"]
     fails = cq.reindex(["F-E", "F--", "--E", "---"]).fillna(0) if len(cq) else pd.Series(dtype=float)
-    h7 = all_of(*order_ok, _largest(fails, "F-E")) if len(fails) else None
+    largest, largest_said = _largest(fails, "F-E") if len(fails) else (None, "no failure pattern")
+    h7 = all_of(*order_ok, largest) if len(fails) else None
     counts = " ".join(f"{p} {int(cq.get(p, 0))}" for p in PATTERNS) if len(cq) else "n/a"
     ledger.check(
         "H7",
@@ -235,7 +239,7 @@ def check_claims(
         h7,
         f"paired bootstrap: E−F {_pct(e_f['diff'])} [{_pct(e_f['ci'][0])}, {_pct(e_f['ci'][1])}], "
         f"F−R {_pct(f_r['diff'])} [{_pct(f_r['ci'][0])}, {_pct(f_r['ci'][1])}]; F-E against the next largest "
-        "failure pattern: exact binomial test, one-sided 5 %",
+        f"failure pattern: exact binomial test, one-sided 5 % ({largest_said})",
         "thesis-patterns",
         **needs(kept, [("evidence", NO_PIPELINE, bam), ("full", NO_PIPELINE, bam), ("rag", "CQT", bam)]),
     )

@@ -31,8 +31,8 @@ def table_6_1(scored: pd.DataFrame, grid_cases: pd.DataFrame | None = None) -> p
     ``cases`` says which cases: "kept" (every kept case the prompt was asked on), "grid" (the kept cases of
     the grid subset, where every prompt ran: the fair comparison between prompts), and "original" (kept and
     removed cases, when the removed ones were asked: the table's first row, read with the raw scorer).
-    ``paper_accuracy`` is Table 6.1's value and ``paper_cases`` the cases it is on: always the whole set ("kept":
-    every kept case; "original": every case), so on a "grid" row it is not the same cases as ours.
+    ``paper_accuracy`` is Table 6.1's value and ``paper_cases`` the row the thesis prints it in ("clean & parsed",
+    "original & raw"): always its whole set of cases, so on a "grid" row it is not the same cases as ours.
     """
     full = scored[scored["setting"] == "full"]
     grid_keys = case_keys(grid_cases) if grid_cases is not None else set()
@@ -61,7 +61,7 @@ def table_6_1(scored: pd.DataFrame, grid_cases: pd.DataFrame | None = None) -> p
                         "lenient": 100 * t["correct"].mean(),
                         "logprob": 100 * lp["correct_logprob"].mean() if len(lp) else float("nan"),
                         "paper_accuracy": _thesis_6_1(label, prompt, task),
-                        "paper_cases": "original" if label == "original" else "kept",
+                        "paper_cases": "original & raw" if label == "original" else "clean & parsed",
                     }
                 )
     return pd.DataFrame(rows)
