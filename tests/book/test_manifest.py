@@ -121,6 +121,7 @@ def test_manifest_markdown_escapes_and_reports():
     assert "| calls with truncated input | 1 |" in md
     assert "lcrag 0.1.0, python 3.11.7" in md and "torch" not in md
     assert "failed attempts" not in md  # no call failed
+    assert "| model calls | 0 |" in mf.manifest_markdown({**m, "usage": {}})  # no "0 ()"
 
     m["usage"] = mf.summarize_usage(mf.UsageLog(records=[
         *USAGE, {"model": "m", "kind": "chat", "key": "d", "source": "network", "failures": {"rate_limited": 2}},

@@ -353,3 +353,14 @@ def test_latency_is_the_request_and_the_servers_own_time_is_kept_apart(fault_ser
     usage_log = read_usage(tmp_path / "usage.jsonl")
     assert [r["server_s"] for r in usage_log.records] == [0.15] * 6
     assert summarize_usage(usage_log)["server_s"] == 0.9
+
+
+def test_an_estimate_reads_as_one_line():
+    from lcrag.models import estimate_sentence
+
+    est = {"model": "local/m", "calls": 12, "prompt_tokens": 36450, "max_completion_tokens": 60,
+           "cost_usd_max": 0.0, "tokens_exact": True}
+    assert estimate_sentence(est) == ("12 calls to local/m: 36,450 prompt tokens (counted), at most 60 completion "
+                                      "tokens; at most 0.00 USD")
+    assert estimate_sentence({**est, "cost_usd_max": None, "tokens_exact": False}).endswith(
+        "(estimated), at most 60 completion tokens; no price known")

@@ -188,12 +188,8 @@ def manifest_markdown(m: dict[str, Any]) -> str:
         ("code", commit),
         ("started (UTC)", m.get("started")),
         ("wall time", f"{m.get('wall_time_s', 0):.1f} s"),
-        (
-            "model calls",
-            f"{usage.get('calls', 0)} ("
-            + ", ".join(f"{k}: {v}" for k, v in sorted((usage.get("by_source") or {}).items()))
-            + ")",
-        ),
+        ("model calls", f"{usage.get('calls', 0)}" + (" (" + ", ".join(
+            f"{k}: {v}" for k, v in sorted(usage["by_source"].items())) + ")" if usage.get("by_source") else "")),
         (
             "tokens (prompt / completion)",
             f"{usage.get('prompt_tokens', 0)} / {usage.get('completion_tokens', 0)}",

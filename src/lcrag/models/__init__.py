@@ -1,9 +1,17 @@
 """The model layer: one interface for every model call (see :mod:`lcrag.models.client`)."""
 
-from lcrag.models.client import AuthError, CacheMiss, Completion, Model, ModelCallError, get_model
+from lcrag.models.client import (
+    AuthError,
+    CacheMiss,
+    Completion,
+    Model,
+    ModelCallError,
+    estimate_sentence,
+    get_model,
+)
 from lcrag.models.registry import ModelInfo, UnknownModelError, parse_spec, slug
 
 __all__ = [
     "AuthError", "CacheMiss", "Completion", "Model", "ModelCallError", "ModelInfo", "UnknownModelError",
-    "get_model", "parse_spec", "slug",
+    "estimate_sentence", "get_model", "parse_spec", "slug",
 ]
