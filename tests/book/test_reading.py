@@ -59,3 +59,14 @@ def test_the_run_values_cell_says_it_replaces_the_defaults():
     assert folded["source"] == INJECTED_HEADING + '\nmodel = "local/qwen2.5-coder-1.5b-instruct"\n'
     assert "replace the defaults" in INJECTED_HEADING and tags(folded) == ["injected-parameters", "hide-input"]
     assert fold_cell(folded)["source"] == folded["source"]  # folding twice changes nothing
+
+
+def test_a_figure_gets_its_caption_as_alt_text_unless_it_has_one():
+    cell = code()
+    cell["metadata"]["mystnb"] = {"figure": {"caption": "Accuracy per run: *Full* against `RAG`\n  and more.",
+                                             "name": "fig-x"}}
+    folded = fold_cell(cell)
+    assert folded["metadata"]["mystnb"]["image"] == {"alt": "Accuracy per run: Full against RAG and more."}
+    assert folded["metadata"]["mystnb"]["figure"]["name"] == "fig-x" and cell["metadata"]["mystnb"].get("image") is None
+    cell["metadata"]["mystnb"]["image"] = {"alt": "given"}
+    assert fold_cell(cell)["metadata"]["mystnb"]["image"] == {"alt": "given"}

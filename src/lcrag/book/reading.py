@@ -8,6 +8,9 @@ removed) what is not the lesson:
 - an output longer than :data:`LONG_OUTPUT_LINES` lines of text or :data:`LONG_TABLE_ROWS` table rows (a long
   table, a prompt printed in full), unless tagged ``show-output``; figures stay open.
 
+A figure's image gets its caption as its ``alt`` text (``mystnb.image.alt``: what a screen reader says, and what a
+browser shows when the image does not load), unless the chapter gives one.
+
 The cell papermill adds after the chapter's parameters cell (tagged ``injected-parameters``: the values this run
 used) is headed :data:`INJECTED_HEADING`, so that a reader who unfolds both knows which values the run used and why
 they differ from the defaults above them.
@@ -18,6 +21,7 @@ Measured on the book of this version with the browser test's page lengths (``tes
 from __future__ import annotations
 
 import json
+import re
 
 LONG_OUTPUT_LINES = 30
 LONG_TABLE_ROWS = 25
@@ -36,10 +40,23 @@ def _long(output: dict) -> bool:
     return text.count("\n") > LONG_OUTPUT_LINES
 
 
+def _alt(cell: dict) -> dict:
+    """The cell with its figure's caption (markup dropped, one line) as its image's alt text, if it has none."""
+    nb_meta = cell.get("metadata", {}).get("mystnb") or {}
+    caption = (nb_meta.get("figure") or {}).get("caption")
+    if not caption or (nb_meta.get("image") or {}).get("alt"):
+        return cell
+    alt = " ".join(re.sub(r"[*`]|\{[a-z]+\}", "", str(caption)).split())
+    image = {**(nb_meta.get("image") or {}), "alt": alt}
+    return {**cell, "metadata": {**cell["metadata"], "mystnb": {**nb_meta, "image": image}}}
+
+
 def fold_cell(cell: dict) -> dict:
-    """The cell with ``hide-input`` / ``hide-output`` added where the rules above fold it."""
+    """The cell with ``hide-input`` / ``hide-output`` added where the rules above fold it, and its figure's alt text
+    (:func:`_alt`)."""
     if cell.get("cell_type") != "code":
         return cell
+    cell = _alt(cell)
     tags = list(cell.get("metadata", {}).get("tags", []))
     if "injected-parameters" in tags:
         source = "".join(cell.get("source", ""))
@@ -50,7 +67,7 @@ def fold_cell(cell: dict) -> dict:
     if not _DECIDED_OUTPUT & set(tags) and any(_long(o) for o in cell.get("outputs", [])):
         tags.append("hide-output")
     if tags == cell.get("metadata", {}).get("tags", []):
-        return cell
+        return cell  # (a new object when the alt text or the parameters' heading changed it)
     return {**cell, "metadata": {**cell.get("metadata", {}), "tags": tags}}
 
 
