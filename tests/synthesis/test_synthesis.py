@@ -646,3 +646,27 @@ def test_the_written_answer_follows_the_headlines_largest_model_first(book_runs)
     assert list(OUTCOMES)[-1] == "not run"
     nothing = S.synthesize(book_runs / "empty")
     assert across_sizes(model_outcomes(nothing)).startswith("On the models of known size, no experiment")
+
+
+def test_the_size_axis_labels_do_not_overlap():
+    import itertools
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lcrag.synthesis import size_axis
+
+    part = pd.DataFrame({"parameters": [1.35e8, 2.7e8, 5e8, 1.5e9], "diff": [0.01, 0.012, 0.011, 0.013],
+                         "other_arm": ["R&B", "R&L", "E&F", "Ext"],
+                         "long_context": ["2wikimqa only, Full cut in 10 of 30", "2wikimqa only", "60 questions",
+                                          "60 questions of 2wikimqa and musique"]})
+    fig, ax = plt.subplots(figsize=(4.3, 3.6))
+    ax.set_xscale("log")
+    ax.set(xlim=(0.9e8, 2.3e9), ylim=(-10, 10))
+    size_axis._annotate(ax, part)
+    fig.canvas.draw()
+    boxes = [t.get_window_extent(fig.canvas.get_renderer()) for t in ax.texts]
+    assert len(boxes) == 4 and not any(a.overlaps(b) for a, b in itertools.combinations(boxes, 2))
+    plt.close(fig)

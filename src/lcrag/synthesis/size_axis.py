@@ -232,10 +232,18 @@ def _annotate(ax, part: pd.DataFrame) -> None:
     shown = [c for c in ("other_arm", "long_context") if _varies(part, c)]
     if not shown:
         return
-    for i, r in enumerate(part.itertuples()):  # every other label below its point, not to overlap
+    placed = []
+    renderer = ax.figure.canvas.get_renderer()
+    for i, r in enumerate(part.itertuples()):  # every other label below its point, then away from the others
         text = ", ".join(_short(str(getattr(r, c))) for c in shown if str(getattr(r, c) or ""))
-        ax.annotate(text, (r.parameters, 100 * r.diff), xytext=(4, 5 if i % 2 == 0 else -11),
-                    textcoords="offset points", fontsize=7)
+        label = ax.annotate(text, (r.parameters, 100 * r.diff), xytext=(4, 5 if i % 2 == 0 else -11),
+                            textcoords="offset points", fontsize=7)
+        for _ in range(8):
+            box = label.get_window_extent(renderer)
+            if not any(box.overlaps(b) for b in placed):
+                break
+            label.xyann = (label.xyann[0], label.xyann[1] - 10)
+        placed.append(label.get_window_extent(renderer))
 
 
 def _title(f, part: pd.DataFrame) -> str:
@@ -280,8 +288,8 @@ def plot_size_axis(syn: Synthesis, columns: int = 3):
     for i, f in enumerate(fams):
         part = t[t["family"] == f.name]
         _draw(axes[i], part, colours[i % len(colours)])
-        _annotate(axes[i], part)
         _axis(axes[i], t, _title(f, part))
+        _annotate(axes[i], part)  # after the axis's limits: where the labels land
     together = axes[len(fams)]
     for i, f in enumerate(fams):  # spread the families a little along x so their whiskers do not overlap
         spread = 1.0 + 0.06 * (i - (len(fams) - 1) / 2)
