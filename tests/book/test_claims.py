@@ -349,3 +349,14 @@ def test_all_of_passes_only_when_every_test_passes_and_fails_when_any_fails():
     assert all_of([True, True]) is True
     assert all_of([True, None]) is None and all_of([]) is None
     assert all_of([True, None, False]) is False
+
+
+def test_asterisks_and_underscores_print_as_themselves():
+    """LongRAG's C16a reads "E&F (200*7) beat 500*3": unescaped, Markdown set "7) beat 500" in italics. The page
+    escapes ``*`` and ``_`` outside code (a code span, and a pattern set as code, keep theirs)."""
+    df = _claims()
+    df.loc[0, "our_value"] = "E&F (200*7) beat 500*3; live_results `a_b*c` F--"
+    md = summary_markdown(df)
+    assert "| E&F (200\\*7) beat 500\\*3; live\\_results `a_b*c` `F--` |" in md
+    text = rendered_text(md)
+    assert "E&F (200*7) beat 500*3; live_results a_b*c F--" in text

@@ -40,11 +40,26 @@ def paper_name(key: str, short: bool = False) -> str:
 _DASHED = re.compile(r"(?<![\w`-])[\w-]*--[\w-]*(?![\w`-])")  # (one already in backticks is left as it is)
 
 
+_CODE = re.compile(r"(`[^`]*`)")  # a code span already in the text: left as it is
+_EMPHASIS = re.compile(r"([*_])")  # Markdown's emphasis marks: "200*7 beat 500*3" would print in italics
+
+
 def _md(value: Any) -> str:
-    """A cell of the page's markdown table: pipes escaped, one line, and every word with ``--`` in it as code
-    (:data:`_DASHED`), so it prints with the hyphens it has."""
+    """A cell of the page's markdown table: pipes escaped, one line, every word with ``--`` in it as code
+    (:data:`_DASHED`), so it prints with the hyphens it has, and ``*`` and ``_`` outside code escaped, so they
+    print as themselves rather than as emphasis (C16a's "200*7 beat 500*3")."""
     text = str(value).replace("|", "\\|").replace("\n", " ")
-    return _DASHED.sub(lambda m: f"`{m.group(0)}`", text)
+    out = []
+    for i, part in enumerate(_CODE.split(text)):
+        if i % 2:  # a code span
+            out.append(part)
+            continue
+        last = 0
+        for m in _DASHED.finditer(part):
+            out += [_EMPHASIS.sub(r"\\\1", part[last:m.start()]), f"`{m.group(0)}`"]
+            last = m.end()
+        out.append(_EMPHASIS.sub(r"\\\1", part[last:]))
+    return "".join(out)
 
 
 DASHBOARD_ID = "claims-dashboard"  # the HTML id of the table of every claim, for the filter script
