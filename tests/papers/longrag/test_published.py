@@ -418,3 +418,27 @@ def test_run_claims_rejects_f1_in_points():
     res = _results({"hotpotqa": {"R&B": [50.0, 20.0], "E&F": [60.0, 10.0]}})
     with pytest.raises(ValueError, match="0-1"):
         differences.strategy_differences(res)
+
+
+def test_c13_evidence_shows_the_deciding_ef_minus_rb_interval():
+    """C13-ours's token order can hold while E&F − R&B decides: the evidence names that interval per dataset."""
+    cell = {"R&B": HALF, "R&L": ZEROS, "Ext": ONES, "Fil": HALF, "E&F": ONES}
+    res = _results({"hotpotqa": cell})
+    res["tokens"] = res["strategy"].map({"Fil": 900, "E&F": 1000, "R&B": 2000, "Ext": 2100, "R&L": 9000})
+    ledger = ClaimsLedger("longrag", paper="longrag", model="local/tiny")
+    claims_runs.run_claims(ledger, res)
+    c13 = next(c for c in ledger.claims if c.claim_id == "C13-ours")
+    diff = 100 * (np.mean(ONES) - np.mean(HALF))
+    assert f"E&F − R&B paired bootstrap 95% CI: hotpotqa {diff:+.1f} [" in c13.evidence
+
+
+def test_baseline_sentence_says_when_no_strategy_beats_closed():
+    """The sentence under §5's table: each strategy − Closed with its interval, and whether any lies above 0."""
+    diffs = pd.DataFrame({"dataset": ["2wikimqa", "musique"], "a": ["R&B", "R&B"], "b": ["Closed", "Closed"],
+                          "diff": [0.099, 0.076], "diff_lo": [-0.109, -0.002], "diff_hi": [0.285, 0.214]})
+    text = differences.baseline_sentence(diffs)
+    assert "R&B − Closed on 2wikimqa +9.9 points [-10.9, +28.5]" in text
+    assert "does not show that any strategy" in text
+    diffs.loc[1, "diff_lo"] = 0.01
+    text = differences.baseline_sentence(diffs)
+    assert "1 of the 2 intervals lie above 0 (R&B on musique)" in text and "does not show that any" not in text

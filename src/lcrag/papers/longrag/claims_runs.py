@@ -204,7 +204,7 @@ def run_claims(
     )
     if "tokens" in rows.columns:
         _check_tokens_ours(ledger, main, tests("E&F", "R&B"), gen, floor("E&F", "R&B"),
-                           _floor_note(main, ["E&F", "R&B"]))
+                           _floor_note(main, ["E&F", "R&B"]), _fmt(pair("E&F", "R&B")))
     if "setting" in rows.columns:
         _check_settings_ours(ledger, rows, n, seed, ev)
     return diffs
@@ -237,9 +237,10 @@ def _ef_best(diffs: pd.DataFrame, floored: Collection[str] = ()) -> list[bool | 
 
 
 def _check_tokens_ours(ledger, rows: pd.DataFrame, ef_vs_rb: list[bool | None], gen: str,
-                       floor: str | None = None, note: str = "") -> None:
+                       floor: str | None = None, note: str = "", ef_rb: str = "") -> None:
     """C13 on our runs: mean generator input tokens in C13's order per dataset, and E&F beats R&B (datasets
-    where E&F or R&B is at the floor decide neither part: what the extractor and filter feed is the model's)."""
+    where E&F or R&B is at the floor decide neither part: what the extractor and filter feed is the model's).
+    ``ef_rb``: the E&F − R&B intervals (:func:`_fmt`), shown in the evidence: with the order holding, they decide."""
     means = rows.groupby(["dataset", "strategy"])["tokens"].mean().unstack()
     order = [s for s in TOKEN_ORDER if s in means.columns]
     floored = floored_datasets(rows, ["E&F", "R&B"])
@@ -250,7 +251,7 @@ def _check_tokens_ours(ledger, rows: pd.DataFrame, ef_vs_rb: list[bool | None], 
         our_value=text,
         passed=False if not all(v for d, v in ok.items() if d not in floored) else all_of(ef_vs_rb),
         evidence=f"our runs ({gen}); token order of mean generator input tokens (our tokenizer), "
-        "E&F − R&B paired bootstrap 95% CI" + note,
+        "E&F − R&B paired bootstrap 95% CI" + (f": {ef_rb}" if ef_rb else "") + note,
         floor=floor,
         not_run=not_run(rows, TOKEN_ORDER),
     )

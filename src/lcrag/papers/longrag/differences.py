@@ -135,3 +135,26 @@ def arm_sentence(diffs: pd.DataFrame, arm: str = "Full") -> str:
     tail = f"; the other {rest} contain 0" if rest else ""
     return (f"With {per}, {len(clear)} of the {len(rows)} paired 95 % intervals of a difference with the {arm} "
             f"arm above exclude 0: {'; '.join(item(r) for r in clear.itertuples())}{tail}.")
+
+
+def baseline_sentence(diffs: pd.DataFrame, baseline: str = "Closed") -> str:
+    """Whether any strategy is shown to beat ``baseline`` (answering with no context: a strategy that cannot beat it
+    is not shown to use its context), written from the rows of :func:`strategy_differences` with ``b`` the
+    baseline: each difference with its 95 % interval, and which of them lie above 0."""
+    rows = diffs[diffs["b"] == baseline]
+    if rows.empty:
+        return f"No strategy was compared with the {baseline} arm."
+
+    def item(r) -> str:
+        return (f"{r.a} − {baseline} on {r.dataset} {100 * r.diff:+.1f} points "
+                f"[{100 * r.diff_lo:+.1f}, {100 * r.diff_hi:+.1f}]")
+
+    above = rows[rows["diff_lo"] > 0]
+    listed = "; ".join(item(r) for r in rows.itertuples())
+    head = (f"Against answering with no context ({baseline}, the baseline a strategy has to beat to show that it "
+            f"uses its context): {listed}.")
+    if above.empty:
+        return (head + f" None of these intervals lies above 0: this run does not show that any strategy compared "
+                f"with {baseline}, plain retrieval included, beats answering without context.")
+    shown = ", ".join(f"{r.a} on {r.dataset}" for r in above.itertuples())
+    return head + f" {len(above)} of the {len(rows)} intervals lie above 0 ({shown}); the others do not show a gain."

@@ -279,3 +279,49 @@ def synthesis_reading(raw: dict, report: pd.DataFrame, planned_insights: int, ca
         why.append(f"insights that only repeat their subtopic's title: {echoes} of {len(report)}")
     return (text + f" **This haystack is degenerate** ({'; '.join(why)}): a summary that names the topic covers it, "
             "so the scores below describe the model's failure to write a haystack, not the benchmark.")
+
+
+def _content_words(text: str) -> set[str]:
+    from lcrag.text.stopwords import NLTK_STOPWORDS
+
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in NLTK_STOPWORDS}
+
+
+def shared_insights(report: pd.DataFrame, overlap: float = 0.5) -> list[tuple[str, str, str]]:
+    """Pairs of insights planted under different subtopics that say nearly the same thing (Jaccard overlap of their
+    content words at least ``overlap``), as (insight, its subtopic, the other's subtopic)."""
+    rows = list(report.itertuples())
+    out = []
+    for i, x in enumerate(rows):
+        for y in rows[i + 1:]:
+            a, b = _content_words(x.insight), _content_words(y.insight)
+            if x.subtopic != y.subtopic and a and b and len(a & b) / len(a | b) >= overlap:
+                out.append((x.insight, x.subtopic, y.subtopic))
+    return out
+
+
+def contexts_sentence(results: pd.DataFrame, report: pd.DataFrame, n_documents: int) -> str:
+    """What §7's comparison of settings can say, from its results (``n_documents`` and ``relevant_in_context`` per
+    setting, means over subtopics) and :func:`synthesis_report`: when every setting's context holds all
+    ``n_documents`` of the haystack, the settings differ only in the order of the documents and their scores say
+    nothing about retrieval; insights shared between subtopics (:func:`shared_insights`) are named."""
+    rows = results.drop_duplicates("setting")
+    if rows.empty:
+        return "No setting was run on the synthetic haystack."
+    whole = rows["n_documents"].eq(n_documents).all()
+    if whole:
+        names = " and ".join(rows["setting"].str.capitalize())
+        text = (f"Every setting's context ({names}) holds all {n_documents} documents of the haystack, the relevant "
+                f"ones included (`relevant_in_context` {rows['relevant_in_context'].iloc[0]:g} in each): the settings "
+                "differ only in the order of the documents, so the difference of their scores says nothing about "
+                "retrieval; a haystack larger than the context is what would test it.")
+    else:
+        text = ("The settings' contexts hold different documents (`n_documents`, `relevant_in_context` above), so "
+                "their scores compare what each retrieved.")
+    shared = shared_insights(report)
+    if shared:
+        insight, a, b = shared[0]
+        text += (f" {len(shared)} pair{'' if len(shared) == 1 else 's'} of insights planted under different subtopics "
+                 f"say nearly the same thing (e.g. \"{insight}\" under \"{a}\", and its near copy under \"{b}\"), so "
+                 "a bullet for one subtopic can cover an insight of another.")
+    return text
