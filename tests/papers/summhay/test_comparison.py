@@ -78,9 +78,14 @@ def test_coverage_alone_is_compared_too_for_a_summarizer_that_never_cites():
     per = _per({"full": [0.0] * 4, "oracle": [0.0] * 4, "vector": [0.0] * 4, "random": [0.0] * 4}).assign(
         coverage=[0.3, 0.35, 0.25, 0.3, 0.4, 0.45, 0.35, 0.4, 0.40, 0.44, 0.33, 0.40, 0.2, 0.3, 0.2, 0.26])
     rows = comparison.comparisons(settings, per, n_boot=500)
-    assert [r["comparison"] for r in rows] == ["Full vs Oracle (Joint)", "Full vs vector (best retriever) (Joint)",
+    assert [r["comparison"] for r in rows] == ["Full vs Oracle (Joint)",
+                                               "Full vs vector (every retriever at the floor) (Joint)",
                                                "Full vs Oracle (Coverage)", "Full vs vector (best retriever) (Coverage)"]
     assert all(r["reading"] == "not testable with this model" for r in rows[:2])
+    # every retriever's Joint is 0: no winner is named, and the evidence (in the headline sentence) says why
+    assert rows[1]["evidence"].startswith("every retriever's pooled joint is at the floor (vector 0.0, random 0.0): "
+                                          "none is best")
+    assert "floor tie" not in rows[3]["evidence"]
     cov = rows[3]
     assert cov["other_arm"] == "vector" and cov["units"] == "subtopics" and "Coverage per summary" in cov["evidence"]
     assert cov["diff"] == pytest.approx(-0.0925) and cov["ci_high"] < 0 and cov["reading"] == "vector better"

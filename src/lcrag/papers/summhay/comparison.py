@@ -30,6 +30,16 @@ def _deciding(df: pd.DataFrame) -> pd.Series:
     return said.where(said.notna(), df["judge"] == "lexical").astype(bool)
 
 
+def _floor_tie(real: pd.DataFrame, metric: str) -> str:
+    """When every real retriever's pooled ``metric`` is at the chapter's floor (:func:`setting_floor`), why no
+    retriever is named best: the one compared is the highest of a floor tie (its pooled scores, 0-100); else ""."""
+    if not all(setting_floor({r: 100 * x}) for r, x in real[metric].items()):
+        return ""
+    scores = ", ".join(f"{r} {100 * x:.1f}" for r, x in real[metric].items())
+    return (f"every retriever's pooled {metric} is at the floor ({scores}): none is best, the one compared is the "
+            "highest of a floor tie")
+
+
 def settings(runs: pd.DataFrame, problems: list[str]) -> pd.DataFrame:
     """Live retrieval settings of our summarizer (the deciding judge): coverage, citation, joint on a 0-1 scale."""
     cols = ["judge", "kind", "setting", "coverage", "citation", "joint", "n_insights", "summaries"]
@@ -73,9 +83,11 @@ def comparisons(settings: pd.DataFrame, per: pd.DataFrame | None = None, n_boot:
         for metric in PAIRED:
             name = metric.capitalize()
             others = [("oracle", "Oracle")] if "oracle" in s.index else []
+            tie = ""
             if len(real):
                 best = real[metric].idxmax()
-                others.append((best, f"{best} (best retriever)"))
+                tie = _floor_tie(real, metric)
+                others.append((best, f"{best} ({'every retriever at the floor' if tie else 'best retriever'})"))
             for setting, label in others:
                 paired = (paired_over_subtopics(per[per["model"] == model], metric, "full", setting, n_boot, seed)
                           if metric in per else None)
@@ -90,6 +102,8 @@ def comparisons(settings: pd.DataFrame, per: pd.DataFrame | None = None, n_boot:
                     diff, lo, hi, n = full_v - other_v, float("nan"), float("nan"), int(s.loc["full", "summaries"])
                     units, values = "summaries", f"micro-averages over {insights} insights"
                     evidence = f"{count(n, 'summaries')}, {insights} insights; micro-averages only, no interval"
+                if tie and setting != "oracle":
+                    evidence = f"{tie}; {evidence}"
                 out.append(comparison(
                     NAME, model, f"Full vs {label} ({name})", "Full", full_v, setting, other_v, diff, lo, hi, n,
                     units, evidence, s.loc["full", "source"], values=values,
