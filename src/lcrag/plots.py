@@ -372,7 +372,7 @@ def strategy_bars(table: pd.DataFrame, order=None, value: str = "f1", ax=None, t
 def kpr_radar(table: pd.DataFrame, axis: str, value: str = "kpr", series: str = "judge", ax=None, title: str = "",
               rmax: float | None = None):
     """Radar plot in the style of Long²RAG's Figs 4/5: one spoke per ``axis`` value (domain or category), one
-    closed line per ``series`` value (a judge, a model or a variant); ``value`` is the radius."""
+    closed line per ``series`` value (a judge, a model or a variant); ``value`` is the radius; the legend below."""
     spokes = list(dict.fromkeys(table[axis]))
     angles = np.linspace(0, 2 * np.pi, len(spokes), endpoint=False).tolist()
     if ax is None:
@@ -385,16 +385,16 @@ def kpr_radar(table: pd.DataFrame, axis: str, value: str = "kpr", series: str = 
     ax.set_xticklabels(spokes, fontsize=8)
     ax.set_ylim(0, rmax if rmax is not None else max(0.05, float(table[value].max()) * 1.1))
     ax.tick_params(axis="y", labelsize=7)
-    ax.legend(fontsize=7, loc="upper right", bbox_to_anchor=(1.35, 1.1))
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)  # below: clear of the spokes
     ax.set_title(title, fontsize=10)
     return ax
 
 
 def kpr_radars(by_domain: pd.DataFrame, by_category: pd.DataFrame, variant: str):
-    """Long²RAG's Figs 4 and 5 side by side for one document ``variant``: KPR by domain, then by category."""
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.5), subplot_kw={"polar": True})
-    kpr_radar(by_domain[by_domain["variant"] == variant], "domain", ax=axes[0], title=f"KPR by domain ({variant})")
-    kpr_radar(by_category[by_category["variant"] == variant], "category", ax=axes[1],
-              title=f"KPR by category ({variant})")
+    """Long²RAG's Figs 4 and 5 for one document ``variant`` (``none`` named whole documents): by domain, category."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 5.4), subplot_kw={"polar": True})
+    name = "whole documents" if variant == "none" else variant
+    for ax, table, axis in ((axes[0], by_domain, "domain"), (axes[1], by_category, "category")):
+        kpr_radar(table[table["variant"] == variant], axis, ax=ax, title=f"KPR by {axis} ({name})")
     plt.tight_layout()
     return fig

@@ -80,3 +80,20 @@ def test_the_whole_documents_arm_says_whether_it_was_cut_to_the_window(tmp_path)
     rows = comparison.comparisons(_responses({"none": WHOLE, "trunc512": LOWER}), {"m": "j"}, n_boot=100,
                                   context={"m": "whole documents"})
     assert rows[0]["long_context"] == "whole documents"
+
+
+def test_the_judge_note_says_the_judge_was_chosen_on_the_fit_half_and_reports_the_held_out_kappa():
+    """The synthesis said "best held-out kappa with the humans", but the judge is chosen on the sample's fit half
+    (judges.trusted_judge); the held-out kappa is only reported. Here the held-out half would pick the other."""
+    agree = pd.DataFrame({"judge": ["lexical", "lexical", "llm", "llm"],
+                          "half": ["sample fit", "sample held-out"] * 2, "n": [99, 101, 99, 101],
+                          "kappa": [0.585, 0.2, 0.348, 0.5]})
+    note = comparison.judge_note(agree, "lexical", ["lexical", "llm"])
+    assert note == "best fit-half kappa with the humans, 0.585, held-out 0.200 reported"
+    assert comparison.judge_note(agree.assign(n=5), "lexical", ["lexical", "llm"]) == (
+        "by default: no judge measured on the judged sample's fit half")
+    rows = comparison.comparisons(_responses({"none": WHOLE, "trunc512": LOWER}), {"m": "j"}, n_boot=100,
+                                  notes={"m": note})
+    assert rows[0]["evidence"].endswith(f"judge j ({note})")
+    rows = comparison.comparisons(_responses({"none": WHOLE, "trunc512": LOWER}), {"m": "j"}, n_boot=100)
+    assert "held-out kappa with" not in rows[0]["evidence"] and comparison.RULE in rows[0]["evidence"]

@@ -51,3 +51,14 @@ def test_the_key_point_pipeline_on_no_item_asks_nothing_and_says_so():
     assert run["extracted"].empty and run["deduped"].empty and run["scored"].empty
     summary, note = key_points.stage_summary(run)
     assert summary.empty and note == "the key-point pipeline ran on no item (kp_items = 0)"
+
+
+def test_the_p7_note_counts_items_where_p7_failed_and_what_it_merged_elsewhere():
+    """The run's §9 read "P7 fallbacks: 51", which hid that P7 failed on 3 of 4 items and merged 20 points into 1
+    on the fourth: the note says both, per item."""
+    ex = pd.DataFrame({"question_id": ["a"] * 3 + ["b"] * 4 + ["c"] * 2})
+    dd = pd.DataFrame({"question_id": ["a"] * 3 + ["b"] + ["c"] * 2,
+                       "fallback": [True] * 3 + [False] + [True] * 2})
+    assert key_points.p7_note(ex, dd) == ("P7 failed its check on 2 of 3 items (5 of 6 points are their P5 points, "
+                                          "kept unmerged); on the others it merged b: 4 points into 1")
+    assert key_points.p7_note(ex.head(0), dd.head(0)) == "P7 ran on no point"

@@ -39,11 +39,30 @@ def judges(runs: pd.DataFrame, questions: pd.DataFrame, problems: list[str]) -> 
     judges that scored the responses."""
     from lcrag.papers.long2rag.judges import trusted_judge
 
-    agree = load_table(runs, NAME, "judge_agreement", ["judge", "half", "kappa"], problems)
+    agree = load_table(runs, NAME, "judge_agreement", ["judge", "half", "n", "kappa"], problems)
     return {
         model: trusted_judge(agree[agree["model"] == model], sorted(set(g["judge"])))
         for model, g in questions.groupby("model", sort=False)
     }
+
+
+#: The judge rule, in words, where a run's agreement numbers are not at hand.
+RULE = "best fit-half kappa with the humans; held-out kappa reported"
+
+
+def judge_note(agreement: pd.DataFrame, judge: str, judges: list[str]) -> str:
+    """Why ``judge`` decides among ``judges``, in words, as :func:`lcrag.papers.long2rag.judges.trusted_judge`
+    chose it: the best kappa with the humans on the judged sample's fit half, its held-out kappa reported, from one
+    model's ``judge_agreement`` rows (``judge``, ``half``, ``kappa``, ``n``); or the default when none was measured
+    there."""
+    from lcrag.book.verdicts import choose_judge
+    from lcrag.papers.long2rag.judges import SAMPLE_FIT, SAMPLE_HELD_OUT
+
+    if "n" not in agreement or choose_judge(agreement, judges, half=SAMPLE_FIT) is None:
+        return "by default: no judge measured on the judged sample's fit half"
+    kappa = {h: k for j, h, k in agreement[["judge", "half", "kappa"]].itertuples(index=False) if j == judge}
+    held = f", held-out {kappa[SAMPLE_HELD_OUT]:.3f} reported" if SAMPLE_HELD_OUT in kappa else ""
+    return f"best fit-half kappa with the humans, {kappa[SAMPLE_FIT]:.3f}{held}"
 
 
 def summary(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
@@ -56,13 +75,14 @@ def summary(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.Da
 
 def comparisons(
     questions: pd.DataFrame, judges: dict[str, str], n_boot: int = 2000, seed: int = 0,
-    context: dict[str, str] | None = None,
+    context: dict[str, str] | None = None, notes: dict[str, str] | None = None,
 ) -> list[dict]:
     """Whole documents (``none``) vs each truncated variant (``trunc*``), the least severe cut first (the order
     :func:`headline` reads), paired over questions, by the judge :func:`judges` chose, under the
     chapter's floor rule for C12 (:func:`lcrag.papers.long2rag.claims.truncation_floor`, the one its claims use):
     not testable with this model when the whole documents' mean KPR is at the floor (truncating *to* the floor is
-    the effect measured). ``context``: per model, what the whole documents were (:func:`whole_context`)."""
+    the effect measured). ``context``: per model, what the whole documents were (:func:`whole_context`);
+    ``notes``: per model, why its judge decides (:func:`judge_note`)."""
     out = []
     for model, judge in judges.items():
         g = questions[(questions["model"] == model) & (questions["judge"] == judge)]
@@ -79,7 +99,7 @@ def comparisons(
             out.append(comparison(
                 NAME, model, f"whole documents vs {variant} (KPR, {judge} judge)", "whole", float(both["none"].mean()),
                 variant, float(both[variant].mean()), diff, lo, hi, len(both), "questions",
-                f"paired bootstrap over {len(both)} questions; judge {judge} (best held-out kappa with the humans)",
+                f"paired bootstrap over {len(both)} questions; judge {judge} ({(notes or {}).get(model, RULE)})",
                 g["source"].iloc[0], floor=floor, long_context=(context or {}).get(model, "")))  # fmt: skip
     return out
 
@@ -124,7 +144,11 @@ def _tables(runs, problems, n_boot, seed):
 
 def _compare(runs, tables, problems, n_boot, seed):
     q = tables[f"{NAME}_questions"]
-    return comparisons(q, judges(runs, q, problems), n_boot, seed, whole_context(runs))
+    chosen = judges(runs, q, problems)
+    agree = load_table(runs, NAME, "judge_agreement", ["judge", "half", "n", "kappa"], [])
+    notes = {m: judge_note(agree[agree["model"] == m], j, sorted(set(q.loc[q["model"] == m, "judge"])))
+             for m, j in chosen.items()}
+    return comparisons(q, chosen, n_boot, seed, whole_context(runs), notes)
 
 
 def headline(rows: pd.DataFrame) -> pd.Series:

@@ -174,9 +174,22 @@ def stage_summary(run: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, str]:
     if not len(run["recovery"]):
         return summary, "the key-point pipeline ran on no item (kp_items = 0)"
     verbatim = ex["span_verbatim"].mean() if len(ex) else float("nan")
-    note = (f"P5: {len(ex)} points, {verbatim:.0%} with every span verbatim in its document; P7 fallbacks: "
-            f"{int(dd['fallback'].sum()) if len(dd) else 0}")
-    return summary, note
+    return summary, f"P5: {len(ex)} points, {verbatim:.0%} with every span verbatim in its document; {p7_note(ex, dd)}"
+
+
+def p7_note(extracted: pd.DataFrame, deduped: pd.DataFrame) -> str:
+    """P7 per item, in words: on how many items its output failed the check (their P5 points kept unmerged) and
+    what it merged on the others (``20 points into 1``), from :func:`pipeline`'s ``extracted`` and ``deduped``."""
+    items = list(dict.fromkeys(extracted["question_id"]))
+    if not items:
+        return "P7 ran on no point"
+    failed = [q for q in items if deduped.loc[deduped["question_id"] == q, "fallback"].any()]
+    kept = int(deduped["question_id"].isin(failed).sum())
+    out = (f"P7 failed its check on {len(failed)} of {len(items)} items ({kept} of {len(deduped)} points are their "
+           "P5 points, kept unmerged)")
+    merged = [f"{q}: {int((extracted['question_id'] == q).sum())} points into "
+              f"{int((deduped['question_id'] == q).sum())}" for q in items if q not in failed]
+    return out + (f"; on the others it merged {', '.join(merged)}" if merged else "")
 
 
 RECOVERY_COLUMNS = ("question_id", "stage", "n_key_points", "n_points", "n_recovered", "recall")
