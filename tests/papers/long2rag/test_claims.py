@@ -45,7 +45,8 @@ def test_run_claims_decide_with_intervals():
                         "snippet": [0.1, 0.2, 0.1, 0.2, 0.1, 0.2], "summary": [0.1, 0.1, 0.2, 0.1, 0.1, 0.1]})
     v = _verdicts(clear, edges, rank)
     assert v.loc["C12", "verdict"] == "reproduced" and v.loc["C13", "verdict"] == "reproduced"
-    assert v.loc["C10", "verdict"] == "not reproduced"  # the long inputs (none, 5000 tokens) recall the most
+    # every variant's input has one length here: no trend within a variant, whatever the variants' own KPR
+    assert v.loc["C10", "verdict"] == "inconclusive" and "no document variant" in v.loc["C10", "evidence"]
     assert v.loc["C14", "verdict"] == "inconclusive"  # generation length unrelated to recall here
     assert "none - trunc512 +0.2" in v.loc["C12", "our_value"] and "[" in v.loc["C12", "our_value"]
     assert v.loc["C15", "verdict"] == "reproduced"
@@ -82,21 +83,24 @@ def test_run_claims_decide_with_intervals():
     assert v.loc["C13", "verdict"] == "not reproduced"
     # truncation clearly raising KPR: not reproduced
     v = _verdicts(_responses({"none": [0.1] * 6, "trunc512": [0.5, 0.6, 0.5, 0.6, 0.5, 0.6]}), edges)
-    assert v.loc["C12", "verdict"] == "not reproduced" and v.loc["C10", "verdict"] == "reproduced"
-    # one length bin only: inconclusive, with the reason
-    v = _verdicts(_responses({"none": [0.5] * 4}), {"input_tokens": [8000], "completion_tokens": [1000]})
-    assert v.loc["C10", "verdict"] == "inconclusive" and "fewer than two length bins" in v.loc["C10", "evidence"]
+    assert v.loc["C12", "verdict"] == "not reproduced" and v.loc["C10", "verdict"] == "inconclusive"
 
 
-def test_a_length_bin_with_one_response_is_left_out_of_the_length_claims():
-    """Gemma-3's companion run: one response alone in the longest input bin (a one-value group has no bootstrap
-    interval); the claims compare the bins that hold two or more."""
-    per = _responses({"none": [0.5, 0.6, 0.7], "trunc512": [0.1, 0.2, 0.1, 0.2]})  # none: 5000 tokens
-    per.loc[0, "input_tokens"] = 9000  # alone in the last bin
-    v = _verdicts(per, {"input_tokens": [2048, 8000], "completion_tokens": [1000]})
-    assert "2048-8000 - <2048" in v.loc["C10", "our_value"] and "(n=1)" not in v.loc["C10", "our_value"]
-    one_bin = _verdicts(per.assign(input_tokens=[9000] + [1000] * 6), {"input_tokens": [2048], "completion_tokens": [1]})
-    assert "two or more responses" in one_bin.loc["C10", "evidence"]
+def test_c10_is_decided_within_each_variant_not_on_the_input_bins():
+    """The book's runs: every input fell in one bin scaled from the paper's (C10 read "fewer than two length
+    bins"), and across variants the truncated documents are both the short inputs and the low KPR. Within each
+    variant here KPR falls as the input grows: reproduced, though the long inputs (none) recall the most."""
+    rows = []
+    for variant, base, top in (("trunc512", 500, 0.4), ("none", 4000, 0.9)):
+        rows += [{"judge": "j", "variant": variant, "question_id": f"q{i}", "recall": top - 0.05 * i,
+                  "input_tokens": base + 100 * i, "completion_tokens": 50} for i in range(8)]
+    v = _verdicts(pd.DataFrame(rows))
+    c10 = v.loc["C10"]
+    assert c10["verdict"] == "reproduced", c10["our_value"]
+    assert c10["our_value"].startswith("Spearman rho(input length, KPR) within a variant, mean over 2 variants x 8")
+    assert "within each variant (none, trunc512)" in c10["evidence"]
+    rising = pd.DataFrame(rows).assign(recall=lambda d: 1 - d["recall"])
+    assert _verdicts(rising).loc["C10", "verdict"] == "not reproduced"
 
 
 def test_one_judge_on_the_answers_leaves_the_rank_claim_not_run():

@@ -49,3 +49,23 @@ def test_the_generation_trend_is_read_within_each_variant():
     assert up.rho > 0.9 and up.lo > 0  # (ties among the capped answers and among equal KPR keep it below 1)
     flat = _per({"a": [256] * 8}, {"a": falling_high})  # every answer capped: no length to rank
     assert np.isnan(lengths.within_variant_rank(flat, cap=256).rho)
+
+
+def test_the_input_bins_are_scaled_to_the_longest_input_and_say_which_variants_fill_them():
+    """The book's runs: edges scaled to a 32k window put every input (at most ~5.6k tokens) in "<8192", one bin.
+    Scaled to the longest input (at most the window) the bins hold the inputs, and the sentence says that each
+    holds other variants."""
+    rows = [("none", 4000), ("none", 5600), ("trunc512", 500), ("trunc512", 520), ("trunc2048", 2000)]
+    responses = pd.DataFrame([{"question_id": f"q{i}", "variant": v, "input_tokens": n, "completion_tokens": 9}
+                              for i, (v, n) in enumerate(rows)])
+    judgments = responses[["question_id", "variant"]].assign(judge="j", value=1)
+    study = lengths.length_study(judgments, responses, 32_768, 256, numbers.PAPER_INPUT_EDGES,
+                                 numbers.PAPER_OUTPUT_EDGES)
+    assert study.in_edges == [1400, 2800, 4376, 5601]  # x 5601 / 32000
+    assert list(study.by_input["bin"]) == ["<1400", "1400-2800", "2800-4376", "4376-5601"]
+    assert lengths.bins_sentence(study.per_response, study.in_edges) == (
+        "The 5 responses' inputs run from 500 to 5,600 tokens and fill 4 input bin(s), by variant: <1400: "
+        "trunc512 2; 1400-2800: trunc2048 1; 2800-4376: none 1; 4376-5601: none 1. A difference between bins is "
+        "mostly one between variants.")
+    small = lengths.length_study(judgments, responses, 4096, 256, numbers.PAPER_INPUT_EDGES, numbers.PAPER_OUTPUT_EDGES)
+    assert small.in_edges == [1024, 2048, 3200, 4096]  # a window the inputs fill: the window, as before

@@ -17,7 +17,7 @@ import pandas as pd
 from lcrag.book.verdicts import NOT_RELEASED
 from lcrag.data.long2rag import CATEGORIES
 from lcrag.papers.long2rag.checks import table3_correlations
-from lcrag.papers.long2rag.lengths import with_length_bins, within_variant_rank
+from lcrag.papers.long2rag.lengths import within_variant_rank
 from lcrag.papers.long2rag.numbers import PAPER_NUMBERS, paper_table1_wide, paper_table2, paper_table4
 
 PAPER_TABLES_MODEL = "the paper's published tables"
@@ -182,31 +182,41 @@ def truncation_floor(wide: pd.DataFrame) -> str | None:
     return variant_floor(wide, ["none"])
 
 
-def generation_claim(ledger, mine: pd.DataFrame, ev: str, pooled: str | None, cap: int | None = None,
-                     n_boot: int = 2000, seed: int = 0) -> None:
-    """C14, KPR grows with generation length, on one judge's responses ``mine``: the within-variant rank trend
-    (:func:`lcrag.papers.long2rag.lengths.within_variant_rank`), reproduced when its interval lies above 0, not
-    reproduced when below, else inconclusive. Not on length bins: the shortest and the longest bins hold different
-    variants (the truncated documents' short answers, the answers that hit the ``cap``), so comparing them measures
-    the variants and the cap. ``pooled``: the floor reason of all the responses, if any."""
-    text = "KPR grows with generation length (rank trend within each document variant)"
-    if "completion_tokens" not in mine:
-        ledger.check("C14", text, paper_value="figure", our_value=None, passed=None,
-                     evidence=f"no answer lengths given; {ev}")
+def length_claim(ledger, cid: str, column: str, mine: pd.DataFrame, ev: str, pooled: str | None,
+                 cap: int | None = None, n_boot: int = 2000, seed: int = 0) -> None:
+    """C10 (KPR falls as the input grows, ``column`` ``input_tokens``) or C14 (KPR grows with generation length,
+    ``completion_tokens``) on one judge's responses ``mine``: the within-variant rank trend
+    (:func:`lcrag.papers.long2rag.lengths.within_variant_rank`), reproduced when its interval lies on the claim's
+    side of 0 (below for C10, above for C14), not reproduced when on the other, else inconclusive. Not on length
+    bins: the bins hold different variants (the truncated documents fill the short input bins; the truncated
+    documents' short answers and the answers that hit the ``cap``, the ends of the generation axis), so comparing
+    them measures the variants. ``pooled``: the floor reason of all the responses, if any."""
+    what, sign = {"input_tokens": ("input", -1), "completion_tokens": ("answer", 1)}[column]
+    text = ("KPR falls as the input grows" if sign < 0 else "KPR grows with generation length") + \
+        " (rank trend within each document variant)"
+    if column not in mine:
+        ledger.check(cid, text, paper_value="figure", our_value=None, passed=None,
+                     evidence=f"no {what} lengths given; {ev}")
         return
-    t = within_variant_rank(mine, "completion_tokens", cap, n_boot, seed)
+    t = within_variant_rank(mine, column, cap, n_boot, seed)
     if np.isnan(t.rho):
-        ledger.check("C14", text, paper_value="figure", our_value=None, passed=None, floor=pooled,
-                     evidence=f"no document variant in which both the answers' length and their KPR vary over three "
+        ledger.check(cid, text, paper_value="figure", our_value=None, passed=None, floor=pooled,
+                     evidence=f"no document variant in which both the {what}'s length and KPR vary over three "
                      f"or more questions; {ev}")
         return
     at_cap = f"; {t.capped} of {t.responses} answers hit the {cap}-token cap (tied at the top rank)" if cap else ""
-    ledger.check("C14", text, paper_value="figure",
-                 our_value=f"Spearman rho(answer length, KPR) within a variant, mean over {len(t.variants)} variants "
+    ledger.check(cid, text, paper_value="figure",
+                 our_value=f"Spearman rho({what} length, KPR) within a variant, mean over {len(t.variants)} variants "
                  f"x {t.questions} questions: {_pp(t.rho)} [{_pp(t.lo)}, {_pp(t.hi)}]{at_cap}",
-                 passed=_verdict(t.lo, t.hi), floor=pooled,
+                 passed=_verdict(t.lo, t.hi, sign), floor=pooled,
                  evidence=f"{ev}; within each variant ({', '.join(t.variants)}), so that the variants' own differences "
                  "in length and KPR are not read as a trend; 95 % percentile bootstrap interval over questions")
+
+
+def generation_claim(ledger, mine: pd.DataFrame, ev: str, pooled: str | None, cap: int | None = None,
+                     n_boot: int = 2000, seed: int = 0) -> None:
+    """C14, KPR grows with generation length: :func:`length_claim` on ``completion_tokens``."""
+    length_claim(ledger, "C14", "completion_tokens", mine, ev, pooled, cap, n_boot, seed)
 
 
 def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[str, list[int]] | None = None,
@@ -221,9 +231,9 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
     ``completion_tokens`` to their length-bin edges; ``agreement`` is :func:`.judges.judge_rank_agreement`'s result;
     ``cap`` is the generation cap (``max_new_tokens``).
 
-    C12 and C13 compare variants paired over questions; C10 compares the first and the last input-length bin
-    that hold two or more responses (one response has no interval), two independent groups of responses; C14 is
-    the rank trend of KPR with answer length within each variant (:func:`generation_claim`). A claim
+    C12 and C13 compare variants paired over questions; C10 and C14 are the rank trends of KPR with input and
+    with answer length within each variant (:func:`length_claim`: the length bins mix the variants, and the
+    input bins scaled from the paper's hold one variant kind each). ``edges`` are not read by the decisions. A claim
     is reproduced when every interval lies on its side of 0, not reproduced when one lies on the other side, and
     inconclusive otherwise (or when not run).
 
@@ -235,7 +245,7 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
     decides nothing (as a floored dataset does, :func:`lcrag.book.verdicts.per_unit_floor`). C10, C14 and C15
     pool every response: they are not testable when the mean KPR of all of them is at the floor."""
     from lcrag.book.verdicts import per_unit_floor
-    from lcrag.stats import bootstrap_diff, spearman_interval, unpaired_bootstrap_ci
+    from lcrag.stats import bootstrap_diff, spearman_interval
 
     mine = per_response[per_response["judge"] == judge]
     wide = question_kpr(per_response, judge)
@@ -271,23 +281,7 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
     else:
         ledger.check("C13", text, paper_value="Table 2", our_value=None, passed=None,
                      evidence=f"not run in this profile; {ev}")
-    cuts = (edges or {}).get("input_tokens")
-    text = "KPR falls as the input grows (first vs last input-length bin)"
-    groups = {}
-    if cuts:
-        binned = with_length_bins(mine, "input_tokens", cuts).groupby("bin", observed=True)["recall"]
-        groups = {str(b): g for b, g in binned if len(g) >= 2}  # one response has no interval
-    if len(groups) < 2:
-        ledger.check("C10", text, paper_value="figure", our_value=None, passed=None,
-                     evidence=f"fewer than two length bins with two or more responses; {ev}")
-    else:
-        (b0, first), (b1, last) = list(groups.items())[0], list(groups.items())[-1]
-        lo, hi = unpaired_bootstrap_ci(last, first, n_boot=n_boot, seed=seed)
-        ledger.check("C10", text, paper_value="figure",
-                     our_value=f"{b1} - {b0}: {last.mean():.3f} (n={len(last)}) - {first.mean():.3f} (n={len(first)}) "
-                     f"= {_pp(last.mean() - first.mean())} [{_pp(lo)}, {_pp(hi)}]",
-                     passed=_verdict(lo, hi, -1), evidence=f"{ev}; 95 % bootstrap interval, the two bins resampled apart",
-                     floor=pooled)
+    length_claim(ledger, "C10", "input_tokens", mine, ev, pooled, None, n_boot, seed)
     generation_claim(ledger, mine, ev, pooled, cap, n_boot, seed)
     c15 = {"claim_id": "C15", "text": "Two judges rank the same systems alike (Spearman >= 0.95)",
            "paper_value": TABLE3_SPEARMAN}

@@ -1,10 +1,11 @@
 """Long²RAG's Figs 6 and 7: KPR by input length and by generation length, on bins scaled to our setting.
 
 The paper's bin edges (:data:`.numbers.PAPER_INPUT_EDGES`, :data:`.numbers.PAPER_OUTPUT_EDGES`) are scaled to our
-window and generation cap (:func:`scaled_edges`), each response binned (:func:`length_bins`,
+longest input (at most the window) and generation cap (:func:`scaled_edges`), each response binned (:func:`length_bins`,
 :func:`with_length_bins`; the answers that hit the generation cap get a bin of their own, named so) and KPR averaged
-per bin (:func:`kpr_by_length`, through :mod:`lcrag.metrics.kpr`). The trend claim on generation length is decided
-within each document variant (:func:`within_variant_rank`), not on the bins, which mix the variants.
+per bin (:func:`kpr_by_length`, through :mod:`lcrag.metrics.kpr`; :func:`bins_sentence` says which variants fill
+each input bin). The trend claims on input and on generation length are decided within each document variant
+(:func:`within_variant_rank`), not on the bins, which mix the variants.
 """
 
 from __future__ import annotations
@@ -80,13 +81,28 @@ def length_study(judgments: pd.DataFrame, responses: pd.DataFrame, window: int, 
                  input_edges: Sequence[int], output_edges: Sequence[int], paper_input_top: int = 32_000,
                  paper_output_top: int = 5_000) -> LengthStudy:
     """KPR by input and by generation length (§6.2-6.3), with the paper's bin edges scaled from its longest
-    input (``paper_input_top``) to our model's ``window`` and from its longest answer to ``max_new_tokens`` (the
+    input (``paper_input_top``) to our longest input (at most the model's ``window``: scaled to a window the
+    inputs do not fill, every input fell in the first bin) and from its longest answer to ``max_new_tokens`` (the
     answers that stop there get a bin of their own, :func:`cap_label`). Returns the per-response table, the two edge lists and the two tables."""
-    in_edges = scaled_edges(input_edges, paper_input_top, window)
-    out_edges = sorted(set(scaled_edges(output_edges, paper_output_top, max_new_tokens)))
     per_response = K.response_kpr(judgments, responses)
+    longest = int(per_response["input_tokens"].max()) + 1 if len(per_response) else window
+    in_edges = sorted(set(scaled_edges(input_edges, paper_input_top, min(window, longest))))
+    out_edges = sorted(set(scaled_edges(output_edges, paper_output_top, max_new_tokens)))
     return LengthStudy(per_response, in_edges, out_edges, kpr_by_length(per_response, "input_tokens", in_edges),
                        kpr_by_length(per_response, "completion_tokens", out_edges, max_new_tokens))
+
+
+def bins_sentence(per_response: pd.DataFrame, edges: Sequence[int]) -> str:
+    """Section 6's sentence on the input bins of one judge's ``per_response`` rows: how many bins hold responses
+    and which document variants fill each (their responses per bin), so no trend is read across bins that hold
+    different variants."""
+    per = with_length_bins(per_response, "input_tokens", edges)
+    fill = per.groupby(["bin", "variant"], observed=True).size()
+    parts = [f"{b}: " + ", ".join(f"{v} {n}" for (bb, v), n in fill.items() if bb == b)
+             for b in per["bin"].cat.categories if b in fill.index.get_level_values(0)]
+    return (f"The {len(per)} responses' inputs run from {int(per['input_tokens'].min()):,} to "
+            f"{int(per['input_tokens'].max()):,} tokens and fill {len(parts)} input bin(s), by variant: "
+            f"{'; '.join(parts)}. A difference between bins is mostly one between variants.")
 
 
 def _spearman(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:

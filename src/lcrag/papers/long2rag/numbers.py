@@ -136,7 +136,7 @@ def length_bins_sentence() -> str:
     inputs, outputs = PAPER_INPUT_EDGES, PAPER_OUTPUT_EDGES
     return (f"The paper bins the packed input at {'/'.join(map(_k, inputs))} tokens (models with 32K-128K windows) "
             f"and the generation at {_k(outputs[0])} ... {_k(outputs[-1])} tokens. We scale both to our setting: "
-            f"input edges × (our window / {_k(inputs[-1])}), generation edges × (our `max_new_tokens` / "
+            f"input edges × (our longest input, at most the window, / {_k(inputs[-1])}), generation edges × (our `max_new_tokens` / "
             f"{_k(outputs[-1])}).")
 
 
@@ -155,4 +155,4 @@ def deviations(n_items: int) -> str:
             "SummHay insights, not GPT-4-Turbo extractions; domains are haystack topics; categories come from a "
             "word rule, so most items are Factual and none Hypothetical.\n"
             "- **Lengths**: inputs are at most the generator's window (their mean per variant: section 3), not up "
-            f"to >{_k(PAPER_INPUT_EDGES[-1])}; the paper's length bins are scaled to that window.")
+            f"to >{_k(PAPER_INPUT_EDGES[-1])}; the paper's input bins are scaled to our longest input.")
