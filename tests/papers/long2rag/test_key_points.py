@@ -60,5 +60,5 @@ def test_the_p7_note_counts_items_where_p7_failed_and_what_it_merged_elsewhere()
     dd = pd.DataFrame({"question_id": ["a"] * 3 + ["b"] + ["c"] * 2,
                        "fallback": [True] * 3 + [False] + [True] * 2})
     assert key_points.p7_note(ex, dd) == ("P7 failed its check on 2 of 3 items (5 of 6 points are their P5 points, "
-                                          "kept unmerged); on the others it merged b: 4 points into 1")
+                                          "kept unmerged); on the other it merged b: 4 points into 1")
     assert key_points.p7_note(ex.head(0), dd.head(0)) == "P7 ran on no point"

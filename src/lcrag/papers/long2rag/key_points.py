@@ -189,7 +189,7 @@ def p7_note(extracted: pd.DataFrame, deduped: pd.DataFrame) -> str:
            "P5 points, kept unmerged)")
     merged = [f"{q}: {int((extracted['question_id'] == q).sum())} points into "
               f"{int((deduped['question_id'] == q).sum())}" for q in items if q not in failed]
-    return out + (f"; on the others it merged {', '.join(merged)}" if merged else "")
+    return out + (f"; on the other{'s' if len(merged) > 1 else ''} it merged {', '.join(merged)}" if merged else "")
 
 
 RECOVERY_COLUMNS = ("question_id", "stage", "n_key_points", "n_points", "n_recovered", "recall")
