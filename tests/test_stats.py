@@ -165,3 +165,13 @@ def test_label_permutation_gives_the_letter_prior_and_its_p_value():
     prior, _ = label_permutation([None] * 4 + ["A"] * 4, list("AAAAAAAA"))
     assert prior == pytest.approx(0.5)  # a missing answer is never right
     assert all(np.isnan(label_permutation([], [])))
+
+
+def test_exact_interval_is_clopper_pearson():
+    """The exact interval of a share: 0 of 24 still allows 14 % (the needle's H4b), 0 of 12 26 %; scipy's."""
+    assert stats.exact_interval(0, 24) == pytest.approx((0.0, 1 - 0.025 ** (1 / 24)))
+    assert stats.exact_interval(0, 24)[1] == pytest.approx(0.1425, abs=1e-4)
+    assert stats.exact_interval(0, 12)[1] == pytest.approx(0.2646, abs=1e-4)
+    lo, hi = stats.exact_interval(1, 42)
+    assert 0 < lo < 0.001 and hi == pytest.approx(0.1257, abs=1e-4)
+    assert all(math.isnan(x) for x in stats.exact_interval(0, 0))

@@ -163,21 +163,53 @@ def test_deterministic_recall_on_handmade_answers():
     assert metrics.values_recall("x 12345678 y", ["1234567"]) == 0.0  # digits must match whole
 
 
+def _grid(repeat: int, misses=()) -> pd.DataFrame:
+    """Both needles at 4 lengths (1k-8k) x 3 depths, ``repeat`` times (lengths shifted by the repeat: 12 x
+    ``repeat`` cells per needle); the cells named by ``misses`` ((needle, length, depth, repeat)) are missed."""
+    rows = [{"model": "m", "needle": needle, "setting": "full", "context_tokens": length + r, "depth": depth,
+             "recall": 0.0 if (needle, length, depth, r) in misses else 1.0}
+            for r in range(repeat) for needle in ("simple", "complex") for length in (1000, 2000, 4000, 8000)
+            for depth in (0, 50, 100)]
+    return analysis.add_found(pd.DataFrame(rows))
+
+
 def test_agreement_and_h4_on_a_handmade_table():
     assert stats.cohen_kappa([True, True, False, False], [True, False, False, False]) == pytest.approx(0.5)
-    rows = []
-    for needle in ("simple", "complex"):
-        for length in (1000, 2000, 4000, 8000):
-            for depth in (0, 50, 100):
-                miss = needle == "simple" and length == 8000 and depth == 0
-                rows.append({"model": "m", "needle": needle, "setting": "full", "context_tokens": length,
-                             "depth": depth, "recall": 0.0 if miss else 1.0})
-    t = needle_claims.h4_tests(analysis.add_found(pd.DataFrame(rows)), window=8000)
-    assert t["complex_everywhere"] is True and t["simple_fails_late"] is True and t["no_late_cluster"] is True
+    late_miss = {("simple", 8000, 0, 0)}  # 8000 >= 30 % of 8000: a late miss
+    t = needle_claims.h4_tests(_grid(1, late_miss), window=8000)
+    assert t["complex_misses"] == 0 and t["simple_early_fails"] == 0 and t["simple_late_fails"] == 1
+    # no miss in 12 complex cells: the exact interval still allows 26 % of misses, above H4a's margin
+    assert t["complex_miss_ci_high"] == pytest.approx(1 - 0.025 ** (1 / 12))
+    assert t["complex_everywhere"] is None and t["simple_fails_late"] is None and t["no_late_cluster"] is True
     assert t["late_ci_high"] < needle_claims.CLUSTER_MARGIN  # no failure in the late quadrant: an interval near 0
-    rows[0]["recall"] = 0.0  # simple, 1000 tokens, depth 0: an early miss (1000 < 30 % of 8000)
-    t = needle_claims.h4_tests(analysis.add_found(pd.DataFrame(rows)), window=8000)
-    assert t["simple_fails_late"] is False and t["simple_early_fails"] == 1
+    t = needle_claims.h4_tests(_grid(8, late_miss), window=8000)  # 96 cells a needle, 48 early: both below 10 %
+    assert t["complex_miss_ci_high"] < needle_claims.COMPLEX_MISS_MARGIN and t["complex_everywhere"] is True
+    assert t["early_miss_ci_high"] < needle_claims.EARLY_MISS_MARGIN and t["late_miss_ci_low"] > 0
+    assert t["simple_fails_late"] is True
+    assert needle_claims.h4_tests(_grid(8), window=8000)["simple_fails_late"] is None  # no late miss: undecided
+    # an early miss (1000 < 30 % of 8000) among 48 early cells: 1 of 48 allows a rate above 10 %, and below
+    t = needle_claims.h4_tests(_grid(8, late_miss | {("simple", 1000, 0, 0)}), window=8000)
+    assert t["simple_early_fails"] == 1 and t["early_miss_ci_low"] < needle_claims.EARLY_MISS_MARGIN
+    assert t["simple_fails_late"] is None
+    # misses in most early cells: the interval lies above the margin, not reproduced
+    early = {("simple", 1000, d, r) for d in (0, 50, 100) for r in range(8)}  # 24 of 48
+    t = needle_claims.h4_tests(_grid(8, late_miss | early), window=8000)
+    assert t["early_miss_ci_low"] > needle_claims.EARLY_MISS_MARGIN and t["simple_fails_late"] is False
+    complex_misses = {("complex", n, d, 0) for n in (1000, 2000, 4000, 8000) for d in (0, 50, 100)}
+    assert needle_claims.h4_tests(_grid(1, complex_misses), window=8000)["complex_everywhere"] is False
+
+
+def test_h4_margins_are_the_claims_files():
+    """H4's margins are declared once, in thesis/claims.csv's tolerance column, and the rules say them."""
+    from lcrag.papers.tables import declared_claims
+
+    declared = declared_claims("thesis")
+    assert needle_claims.COMPLEX_MISS_MARGIN == declared["H4a"].tolerance == 0.1
+    assert needle_claims.EARLY_MISS_MARGIN == declared["H4b"].tolerance == 0.1
+    assert needle_claims.CLUSTER_MARGIN == declared["H4c"].tolerance == 0.15
+    rules = needle_claims.rules()
+    assert "10 % of the cells for H4a, 10 % for H4b" in rules and "a cluster of 15 points" in rules
+    assert "a miss rate of 14.2 %" in rules
 
 
 def _h4c(late_misses: int, other_misses: int, repeat: int = 1):

@@ -5,6 +5,7 @@ its tables."""
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from lcrag.papers.thesis.needle import analysis
 from lcrag.papers.thesis.needle import needles as needle_texts
@@ -34,54 +35,67 @@ def test_the_median_is_reported_beside_a_mean_that_a_few_words_carry():
     assert summary.loc["simple", "median_per_10k"] == 1.0 and summary.loc["complex", "max_per_10k"] == 90.0
 
 
-def _explanation_tables(simple_per_10k, complex_per_10k, competitors, fails):
-    """Word frequencies (per 10,000, one list per needle; a 0 does not occur) and the BM25 relation per model."""
+def _explanation_tables(simple_per_10k, complex_per_10k, competitors, fails, cells=42):
+    """Word frequencies (per 10,000, one list per needle; a 0 does not occur) and the BM25 relation per model
+    (``fails``: model -> the simple and the complex needle's misses, of ``cells`` cells each)."""
     per_10k = {"simple": simple_per_10k, "complex": complex_per_10k}
     freq = pd.DataFrame([{"needle": n, "word": f"{n}{i}", "count": int(f > 0), "per_10k_words": f}
                          for n, values in per_10k.items() for i, f in enumerate(values)])
     relation = pd.DataFrame([{"model": m, "needle": n, "mean_rank": 1.0, "mean_competitors": competitors[n],
-                              "fail_rate": f}
-                             for m, pair in fails.items() for n, f in zip(("simple", "complex"), pair, strict=True)])
+                              "cells": cells, "fails": k, "fail_rate": k / cells}
+                             for m, pair in fails.items() for n, k in zip(("simple", "complex"), pair, strict=True)])
     return freq, relation
 
 
 def test_the_explanation_is_read_from_the_tables():
-    """Section 7 ends with a reading computed from its tables: the thesis's explanation needs frequent words,
-    competitors and more failures for the simple needle; with none of the three it is not supported."""
+    """Section 7 ends with a reading computed from its tables: the thesis's explanation needs significantly more
+    frequent words, competitors and significantly more failures for the simple needle; with none of the three it
+    is not supported."""
     freq, rel = _explanation_tables([0.75, 0.75], [4.19, 4.19], {"simple": 0.0, "complex": 0.17},
-                                    {"m1": (0.02, 0.0), "m2": (0.3, 0.8), "m3": (0.0, 0.0)})
+                                    {"m1": (1, 0), "m2": (13, 34), "m3": (0, 0)})
     text = analysis.explanation_reading(freq, rel)
     assert "2 words occur 0.75 times per 10,000 essay words on average (median 0.75; 2 of 2 occur at all)" in text
-    assert "complex needle's 2 occur 4.19 times" in text and "for 1 of 3 models (m1)" in text
-    assert "one pair of needles" in text
-    assert "do not support" in text and "Here its words are not the more frequent ones by both mean and median" in text
-    assert "no more competitors" in text and "does not fail more often" in text
-    freq, rel = _explanation_tables([5.0, 3.0], [1.0, 0.0], {"simple": 2.0, "complex": 0.0},
-                                    {"m1": (0.5, 0.1), "m2": (0.4, 0.2)})
-    assert analysis.explanation_reading(freq, rel).endswith(
-        "consistent with the thesis's explanation, as far as one pair of needles can be.")
+    assert "complex needle's 2 occur 4.19 times" in text and "one pair of needles" in text
+    # one miss against none is no finding: Fisher's exact test, per model
+    assert "(p < 0.05) for 0 of 3 models (m1: 1 of 42 cells missed against 0 of 42, p = 0.500; " in text
+    assert "do not support" in text and "Here its words are not significantly more frequent than the complex" in text
+    assert "no more competitors" in text and "does not fail significantly more often for most models" in text
+    freq, rel = _explanation_tables([5.0, 4.0, 3.0, 6.0, 7.0], [0.0, 0.0, 1.0, 0.0, 1.0],
+                                    {"simple": 2.0, "complex": 0.0}, {"m1": (20, 2), "m2": (16, 4)})
+    text = analysis.explanation_reading(freq, rel)
+    assert "significant at 5 %" in text and "for 2 of 2 models" in text
+    assert text.endswith("consistent with the thesis's explanation, as far as one pair of needles can be.")
     assert "run both" in analysis.explanation_reading(freq[freq["needle"] == "simple"], rel)
 
 
-def test_words_that_are_more_frequent_count_for_the_explanation_even_when_the_rest_fails():
-    """The book's essays: the simple needle's words (best, thing, day, ...) are the more frequent once function
-    words are dropped, by mean and median; the reading says so, and names what else the explanation lacks."""
+def test_words_more_frequent_by_mean_and_median_are_not_a_finding_without_the_test():
+    """The book's essays: the simple needle's words (best, thing, day, ...) have the higher mean and median once
+    function words are dropped, but the one-sided rank test gives p = 0.053: the reading conditions on the test,
+    not on the point values, and says what else the explanation lacks."""
     simple = [8.94, 13.77, 0.54, 0.36, 0.89, 0.0, 0.89, 0.0, 0.0, 0.09, 4.02]
     complex_ = [1.61, 1.43, 0.45] + [0.0] * 8 + [0.63, 1.97, 0.54, 2.5, 0.36, 0.09, 0.09, 0.0, 0.0, 0.63, 0.0,
                                                  0.0, 2.95, 0.0, 0.45, 0.0]
     freq, rel = _explanation_tables(simple, complex_, {"simple": 0.0, "complex": 0.14},
-                                    {"m1": (0.02, 0.0), "m2": (0.3, 0.8), "m3": (0.0, 0.0), "m4": (0.3, 0.5)})
+                                    {"m1": (1, 0), "m2": (13, 34), "m3": (0, 0), "m4": (13, 21)})
     text = analysis.explanation_reading(freq, rel)
     assert "11 words occur 2.68 times" in text and "(median 0.54; 8 of 11 occur at all)" in text
     assert "complex needle's 27 occur 0.51 times" in text and "(median 0.00; 13 of 27 occur at all)" in text
-    assert "(Mann-Whitney) gives p = 0.053" in text
+    assert "(Mann-Whitney) gives p = 0.053 for the simple needle's being the more frequent: not significant" in text
     assert text.endswith("do not support the thesis's explanation, which needs the simple needle's words to be "
-                         "the frequent ones, to give it competitors and to make it fail more. As it needs, its "
-                         "words are the more frequent ones (by mean and median); but it has no more competitors "
-                         "than the complex needle; it does not fail more often for most models.")
-    # a mean carried by one word, with the median the other way, does not count as "more frequent"
-    freq, rel = _explanation_tables([30.0, 0.0, 0.0], [1.0, 1.0, 1.0], {"simple": 2.0, "complex": 0.0},
-                                    {"m1": (0.5, 0.1)})
-    assert "As it needs, it has more competitors than the complex needle; it fails more often for most models; "\
-           "but its words are not the more frequent ones by both mean and median." in \
+                         "the frequent ones, to give it competitors and to make it fail more. Here its words are "
+                         "not significantly more frequent than the complex needle's (p = 0.053); it has no more "
+                         "competitors than the complex needle; it does not fail significantly more often for most "
+                         "models.")
+    # significant words, with the rest against: the reading names what holds and what does not
+    freq, rel = _explanation_tables([5.0, 4.0, 3.0, 6.0, 7.0], [0.0, 0.0, 1.0, 0.0, 1.0],
+                                    {"simple": 0.0, "complex": 1.0}, {"m1": (1, 0)})
+    assert "As it needs, its words are significantly the more frequent ones (p = 0.00" in \
            analysis.explanation_reading(freq, rel)
+
+
+def test_fail_rates_are_compared_by_fishers_exact_test():
+    _, rel = _explanation_tables([1.0], [1.0], {"simple": 0.0, "complex": 0.0},
+                                 {"a": (1, 0), "b": (10, 0), "c": (0, 5)})
+    tests = analysis.fail_tests(rel).set_index("model")
+    assert tests.loc["a", "p"] == pytest.approx(0.5) and tests.loc["b", "p"] < 0.01 and tests.loc["c", "p"] == 1.0
+    assert list(tests.columns) == ["simple_fails", "simple_cells", "complex_fails", "complex_cells", "p"]

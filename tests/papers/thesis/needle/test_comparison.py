@@ -17,3 +17,14 @@ def test_the_comparison_says_the_haystack_length_of_its_cells():
     rows = {r["model"]: r for r in comparison.comparisons(cells, n_boot=100)}
     assert rows["small"]["long_context"] == "8000 tokens" and rows["large"]["long_context"] == "32000 tokens"
     assert rows["small"]["n"] == 2  # only the cells RAG ran: the longest length
+
+
+def test_the_comparison_names_its_metric_mean_recall():
+    """The chapter's section 6 counts cells found; the comparison ("What we found", the synthesis) is of mean
+    recall, and its title and evidence say so."""
+    cells = pd.DataFrame([{"model": "m", "needle": "simple", "setting": s, "context_tokens": 8000, "depth": d,
+                           "recall": 1.0 if s == "full" else 0.4, "source": "run"}
+                          for s in ("full", "rag") for d in (0, 100)])
+    row = comparison.comparisons(cells, n_boot=100)[0]
+    assert row["comparison"].endswith("(mean recall)") and row["evidence"].startswith("mean recall per cell")
+    assert "not the share of cells found" in row["evidence"] and comparison.FAMILY.title.endswith(", mean recall")
