@@ -45,9 +45,9 @@ pytestmark = pytest.mark.slow
 
 ARTIFACTS = Path(os.environ.get("LCRAG_ARTIFACTS_DIR") or ROOT / "_build" / "screenshots")
 SCREEN = (1400, 1000)  # the window pages are read and measured in (issue 20: "screens at 1400x1000")
-# A ratchet on page length, folded parts folded: issue 20 asks for about 15 screens; the longest pages are the
-# needle's (15.9), the thesis's, SummHay's (15.8, from 16.9) and the synthesis's (15.7). Lower it as pages shrink;
-# never raise it to let a page grow.
+# A ratchet on page length, folded parts folded: issue 20 asks for about 15 screens; the longest pages are
+# SummHay's (16.3, from 16.9), the needle's and the synthesis's (16.1) and the thesis's (15.9). Lower it as pages
+# shrink; never raise it to let a page grow.
 MAX_SCREENS = 16.5
 TIMEOUT_MS = 120_000  # a loaded 2-core machine renders the long chapters slowly
 
