@@ -54,10 +54,9 @@ def accuracy_at_floor(n_correct: int, n: int, chance: float, confidence: float =
     told apart from guessing (below chance counts too). No cases is the floor."""
     if n <= 0:
         return True
-    from scipy.stats import binomtest
+    from lcrag.stats import exact_interval
 
-    low = binomtest(int(n_correct), int(n), chance).proportion_ci(confidence, method="exact").low
-    return bool(low <= chance)
+    return bool(exact_interval(n_correct, n, confidence)[0] <= chance)
 
 
 def score_at_floor(score: float, threshold: float = FLOOR_SCORE) -> bool:
