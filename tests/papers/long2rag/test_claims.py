@@ -32,18 +32,17 @@ def _responses(variant_recalls: dict[str, list[float]], judge: str = "j") -> pd.
     return pd.DataFrame(rows)
 
 
-def _verdicts(per, edges=None, rank=None):
+def _verdicts(per, rank=None):
     ledger = ClaimsLedger("long2rag", paper="long2rag", model="m")
-    long2rag_claims.run_claims(ledger, per, "j", edges, rank, n_boot=500)
+    long2rag_claims.run_claims(ledger, per, "j", rank, n_boot=500)
     return ledger.table().set_index("claim_id")
 
 
 def test_run_claims_decide_with_intervals():
-    edges = {"input_tokens": [2048], "completion_tokens": [25]}
     rank = {"spearman": 1.0, "kendall": 1.0, "n_systems": 4, "judges": ["j", "k"]}
     clear = _responses({"none": [0.6, 0.7, 0.8, 0.9, 0.6, 0.7], "trunc512": [0.4, 0.5, 0.5, 0.6, 0.4, 0.5],
                         "snippet": [0.1, 0.2, 0.1, 0.2, 0.1, 0.2], "summary": [0.1, 0.1, 0.2, 0.1, 0.1, 0.1]})
-    v = _verdicts(clear, edges, rank)
+    v = _verdicts(clear, rank)
     assert v.loc["C12", "verdict"] == "reproduced" and v.loc["C13", "verdict"] == "reproduced"
     # every variant's input has one length here: no trend within a variant, whatever the variants' own KPR
     assert v.loc["C10", "verdict"] == "inconclusive" and "no document variant" in v.loc["C10", "evidence"]
@@ -52,10 +51,10 @@ def test_run_claims_decide_with_intervals():
     assert v.loc["C15", "verdict"] == "reproduced"
     # a difference of one key point in one question is noise, not a trend: inconclusive
     noise = _responses({"none": [0.2, 0.2, 0.2, 0.3, 0.2, 0.2], "trunc512": [0.2] * 6})
-    v = _verdicts(noise, edges)
+    v = _verdicts(noise)
     assert v.loc["C12", "verdict"] == "inconclusive" and v.loc["C13", "verdict"] == "inconclusive"
     # a model that recalls (almost) nothing: every comparison is at the floor, not testable with this model
-    v = _verdicts(_responses({"none": [0.0, 0.0, 0.0, 0.1, 0.0, 0.0], "trunc512": [0.0] * 6}), edges, rank)
+    v = _verdicts(_responses({"none": [0.0, 0.0, 0.0, 0.1, 0.0, 0.0], "trunc512": [0.0] * 6}), rank)
     assert set(v.loc[["C12", "C10", "C14", "C15"], "verdict"]) == {"not testable with this model"}
     assert v.loc["C12", "evidence"].endswith("at the floor: none (mean KPR): score 0.017 below 0.05")
     assert v.loc["C14", "evidence"].endswith("at the floor: all responses (mean KPR): score 0.008 below 0.05")
@@ -63,7 +62,7 @@ def test_run_claims_decide_with_intervals():
     # whose truncated arm is at the floor decides nothing, the other pair decides (here: not lower, inconclusive)
     cut = _responses({"none": [0.6, 0.7, 0.8, 0.9, 0.6, 0.7], "trunc512": [0.0] * 6,
                       "trunc2048": [0.5, 0.6, 0.5, 0.6, 0.5, 0.6], "snippet": [0.5, 0.6, 0.6, 0.5, 0.6, 0.5]})
-    v = _verdicts(cut, edges, rank)
+    v = _verdicts(cut, rank)
     assert v.loc["C12", "verdict"] == "reproduced" and "at the floor" not in v.loc["C12", "evidence"]
     assert v.loc["C13", "verdict"] == "inconclusive"
     assert "not deciding (at the floor): trunc512 (mean KPR): score 0.000 below 0.05" in v.loc["C13", "evidence"]
@@ -71,18 +70,18 @@ def test_run_claims_decide_with_intervals():
     assert v.loc["C13", "evidence"].count("trunc512 (mean KPR)") == 1
     # two judges' rankings of 6 systems: rho 0.71 has an interval from about -0.4 to 0.97, which holds 0.95
     for rho, n, verdict in [(0.714, 6, "inconclusive"), (0.6, 40, "not reproduced"), (0.995, 30, "reproduced")]:
-        v = _verdicts(cut, edges, {"spearman": rho, "kendall": rho, "n_systems": n, "judges": ["j", "k"]})
+        v = _verdicts(cut, {"spearman": rho, "kendall": rho, "n_systems": n, "judges": ["j", "k"]})
         assert v.loc["C15", "verdict"] == verdict, (rho, n)
     assert "rho 0.995 [0.99, 1.00]" in v.loc["C15", "our_value"]
     # every C13 pair floored: not testable
-    v = _verdicts(_responses({"none": [0.6] * 6, "trunc512": [0.0] * 6, "snippet": [0.0] * 6}), edges)
+    v = _verdicts(_responses({"none": [0.6] * 6, "trunc512": [0.0] * 6, "snippet": [0.0] * 6}))
     assert v.loc["C13", "verdict"] == "not testable with this model"
     # a pair above the floor that goes the other way refutes C13 even when another pair is floored
     v = _verdicts(_responses({"none": [0.6] * 6, "trunc512": [0.0] * 6, "trunc2048": [0.2, 0.1, 0.2, 0.1, 0.2, 0.1],
-                              "snippet": [0.5, 0.6, 0.6, 0.5, 0.6, 0.5]}), edges)
+                              "snippet": [0.5, 0.6, 0.6, 0.5, 0.6, 0.5]}))
     assert v.loc["C13", "verdict"] == "not reproduced"
     # truncation clearly raising KPR: not reproduced
-    v = _verdicts(_responses({"none": [0.1] * 6, "trunc512": [0.5, 0.6, 0.5, 0.6, 0.5, 0.6]}), edges)
+    v = _verdicts(_responses({"none": [0.1] * 6, "trunc512": [0.5, 0.6, 0.5, 0.6, 0.5, 0.6]}))
     assert v.loc["C12", "verdict"] == "not reproduced" and v.loc["C10", "verdict"] == "inconclusive"
 
 
@@ -144,8 +143,7 @@ def test_c14_is_not_decided_by_the_capped_answers_against_another_variants_short
         rows += [{"judge": "j", "variant": variant, "question_id": f"q{i}", "recall": r, "input_tokens": 1000,
                   "completion_tokens": n} for i, (n, r) in enumerate(zip(lengths, recalls, strict=True))]
     ledger = ClaimsLedger("long2rag", paper="long2rag", model="m")
-    long2rag_claims.run_claims(ledger, pd.DataFrame(rows), "j", {"input_tokens": [2048], "completion_tokens": [51, 256]},
-                               n_boot=500, cap=256)
+    long2rag_claims.run_claims(ledger, pd.DataFrame(rows), "j", n_boot=500, cap=256)
     c14 = ledger.table().set_index("claim_id").loc["C14"]
     assert c14["verdict"] == "not reproduced"
     assert "mean over 2 variants x 8 questions: -" in c14["our_value"]

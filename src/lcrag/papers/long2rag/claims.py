@@ -219,21 +219,19 @@ def generation_claim(ledger, mine: pd.DataFrame, ev: str, pooled: str | None, ca
     length_claim(ledger, "C14", "completion_tokens", mine, ev, pooled, cap, n_boot, seed)
 
 
-def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[str, list[int]] | None = None,
-               agreement: Mapping | None = None, scope: str = "", n_boot: int = 2000, seed: int = 0,
+def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mapping | None = None, scope: str = "", n_boot: int = 2000, seed: int = 0,
                cap: int | None = None) -> object:
     """Decide the behavioural claims on our runs, with 95 % bootstrap intervals: C12 (truncation lowers KPR), C13
     (snippet and summary lower it more than truncation), C10 (KPR falls with input length), C14 (KPR grows with
     generation length), C15 (two judges rank the same systems alike, Spearman >= 0.95).
 
     ``per_response`` is :func:`lcrag.metrics.kpr.response_kpr` (one row per judge and response); ``judge``
-    decides (the chapter passes the judge that agrees best with the humans); ``edges`` maps ``input_tokens`` /
-    ``completion_tokens`` to their length-bin edges; ``agreement`` is :func:`.judges.judge_rank_agreement`'s result;
+    decides (the chapter passes the judge that agrees best with the humans); ``agreement`` is :func:`.judges.judge_rank_agreement`'s result;
     ``cap`` is the generation cap (``max_new_tokens``).
 
     C12 and C13 compare variants paired over questions; C10 and C14 are the rank trends of KPR with input and
     with answer length within each variant (:func:`length_claim`: the length bins mix the variants, and the
-    input bins scaled from the paper's hold one variant kind each). ``edges`` are not read by the decisions. A claim
+    input bins scaled from the paper's hold one variant kind each). A claim
     is reproduced when every interval lies on its side of 0, not reproduced when one lies on the other side, and
     inconclusive otherwise (or when not run).
 
@@ -300,12 +298,12 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, edges: Mapping[st
     return ledger
 
 
-def chapter_ledgers(model: str, per_response: pd.DataFrame, judge: str, edges: Mapping[str, list[int]] | None,
-                    agreement: Mapping | None, scope: str, cap: int | None = None) -> list:
+def chapter_ledgers(model: str, per_response: pd.DataFrame, judge: str, agreement: Mapping | None, scope: str,
+                    cap: int | None = None) -> list:
     """The chapter's two ledgers: the paper's own tables (:func:`paper_claims`) and ``model``'s runs judged by
-    ``judge`` (:func:`run_claims`, with its ``edges``, ``agreement``, ``scope`` and generation ``cap``)."""
+    ``judge`` (:func:`run_claims`, with its ``agreement``, ``scope`` and generation ``cap``)."""
     from lcrag.book import ClaimsLedger
 
     ours = ClaimsLedger(None, paper="long2rag", model=model)
-    run_claims(ours, per_response, judge, edges, agreement, scope=scope, cap=cap)
+    run_claims(ours, per_response, judge, agreement, scope=scope, cap=cap)
     return [paper_claims(ClaimsLedger(None, paper="long2rag", model=PAPER_TABLES_MODEL)), ours]
