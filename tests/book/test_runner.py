@@ -251,3 +251,32 @@ def test_a_second_run_of_the_same_directory_stops_at_once_and_touches_nothing(pr
     again = run_chapter(str(project / "notebooks" / "sleepy.md"), params={"seconds": 0}, out_dir=out, root=project,
                         model=MODEL, progress=False)
     assert again.ok
+
+
+def test_a_kernel_that_dies_before_its_first_reply_is_started_once_more(tmp_path, monkeypatch):
+    from lcrag.book import runner
+
+    calls = []
+
+    def dies(times):
+        def papermill(*args):
+            calls.append(1)
+            if len(calls) <= times:
+                raise RuntimeError(f"{runner.STARTUP_DEATH} (ports taken)")
+            return "ok", None, None
+        return papermill
+
+    monkeypatch.setattr(runner, "_papermill", dies(1))
+    assert runner._execute(tmp_path / "x.md", tmp_path / "x.ipynb", {}, False) == ("ok", None, None)
+    assert len(calls) == 2
+    calls.clear()
+    monkeypatch.setattr(runner, "_papermill", dies(2))  # twice: the run fails, naming the kernel's death
+    status, error, _ = runner._execute(tmp_path / "x.md", tmp_path / "x.ipynb", {}, False)
+    assert status == "failed" and runner.STARTUP_DEATH in str(error) and len(calls) == 2
+
+    def cell_error(*args):
+        calls.append(1)
+        raise RuntimeError("ZeroDivisionError in a cell")
+    calls.clear()
+    monkeypatch.setattr(runner, "_papermill", cell_error)  # a cell that raised is not run again
+    assert runner._execute(tmp_path / "x.md", tmp_path / "x.ipynb", {}, False)[0] == "failed" and len(calls) == 1

@@ -10,10 +10,9 @@ One run of one chapter::
         keys_used.txt       response keys the run used (for `lcrag store check`)
         *.csv               tables the notebook saved (save_table, ClaimsLedger.save)
 
-The kernel runs with the run directory as its working directory and with ``LCRAG_RUN_DIR``,
-``LCRAG_CHAPTER``, ``LCRAG_MODEL`` (and ``LCRAG_STORE`` for book and fresh runs) set. A re-run
-resumes: only the usage log and the run's own outputs are cleared, other cached files stay. A run holds its
-directory's lock (:mod:`lcrag.book.run_lock`): a second run of the same directory stops at once.
+The kernel runs with the run directory as its working directory and with ``LCRAG_RUN_DIR``, ``LCRAG_CHAPTER``,
+``LCRAG_MODEL`` (and ``LCRAG_STORE`` for book and fresh runs) set. A re-run resumes: only the usage log and the
+run's own outputs are cleared. A run holds its directory's lock (:mod:`lcrag.book.run_lock`).
 """
 
 from __future__ import annotations
@@ -219,6 +218,7 @@ def _kernel_env(out: Path, chapter: str, model: str) -> dict[str, str]:
 #: Seconds a kernel may take to start (papermill's default, 60, is too short for a 2-core machine that is also
 #: running model servers or other chapters: a chapter failed that way in a loaded test run).
 KERNEL_START_TIMEOUT_S = 300
+STARTUP_DEATH = "Kernel died before replying to kernel_info"  # jupyter_client, when nothing of the notebook ran
 
 
 def _execute(
@@ -232,25 +232,32 @@ def _execute(
     import papermill as pm
 
     chapter = notebook.stem
-    try:
-        pm.execute_notebook(
-            read_notebook(source),
-            str(notebook),
-            parameters=parameters,
-            kernel_name=KERNEL,
-            language="python",
-            cwd=str(notebook.parent),
-            progress_bar=progress,
-            start_timeout=KERNEL_START_TIMEOUT_S,
-            # the kernel's own log (ipykernel's "running over TCP without encryption" warning at every start,
-            # "KeyboardInterrupt caught" when papermill interrupts it before shutting it down) is not the
-            # chapter's: cells' output, warnings and errors go to the notebook as before
-            extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
-        )
-    except Exception as exc:  # a cell raised, or the kernel died
-        return "failed", _describe_error(chapter, exc), None
-    except BaseException as exc:  # Ctrl-C or SIGTERM: record it, then stop
-        return "interrupted", _describe_error(chapter, exc), exc
+    for attempt in (1, 2):  # a kernel dead before its first reply ran nothing (two kernels started at once can
+        try:  # draw the same free port from jupyter_client): it is started once more
+            return _papermill(pm, source, notebook, parameters, progress)
+        except Exception as exc:  # a cell raised, or the kernel died
+            if attempt == 2 or STARTUP_DEATH not in str(exc):
+                return "failed", _describe_error(chapter, exc), None
+        except BaseException as exc:  # Ctrl-C or SIGTERM: record it, then stop
+            return "interrupted", _describe_error(chapter, exc), exc
+    raise AssertionError("the second attempt returns")
+
+
+def _papermill(pm, source: Path, notebook: Path, parameters: dict[str, Any], progress: bool):
+    pm.execute_notebook(
+        read_notebook(source),
+        str(notebook),
+        parameters=parameters,
+        kernel_name=KERNEL,
+        language="python",
+        cwd=str(notebook.parent),
+        progress_bar=progress,
+        start_timeout=KERNEL_START_TIMEOUT_S,
+        # the kernel's own log (ipykernel's "running over TCP without encryption" warning at every start,
+        # "KeyboardInterrupt caught" when papermill interrupts it before shutting it down) is not the
+        # chapter's: cells' output, warnings and errors go to the notebook as before
+        extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
+    )
     return "ok", None, None
 
 
