@@ -33,8 +33,11 @@ def test_the_page_links_every_table_the_manifest_and_the_notebook(tmp_path):
     assert [c["source"] for c in page["cells"]][0] == "# Demo"
     last = page["cells"][-1]["source"]
     assert last.startswith(TITLE)
-    for name in ("accuracy.csv", "claims.csv", "manifest.json", "demo.ipynb"):
-        assert f"{{download}}`{name} <demo{FILES_SUFFIX}/{name}>`" in last
+    for name in ("accuracy.csv", "claims.csv"):  # the tables in a folded list, under their count and size
+        assert f"- {{download}}`{name} <demo{FILES_SUFFIX}/{name}>`" in last
+    assert "```{admonition} 2 result tables (1 kB)\n:class: dropdown\n" in last
+    assert f"{{download}}`the run manifest <demo{FILES_SUFFIX}/manifest.json>`" in last
+    assert f"{{download}}`the executed notebook <demo{FILES_SUFFIX}/demo.ipynb>`" in last
     assert "usage.jsonl" not in last
     files = executed / f"demo{FILES_SUFFIX}"
     assert sorted(p.name for p in files.iterdir()) == ["accuracy.csv", "claims.csv", "demo.ipynb", "manifest.json"]

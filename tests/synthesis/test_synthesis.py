@@ -343,6 +343,9 @@ def test_every_family_and_model_from_the_tables(book_runs):
     lines = S.conclusions(syn, GEMMA)
     assert lines[0].startswith(f"{TITLES['needle']}: **no clear difference**; Full − RAG = ")
     assert lines[1] == f"{TITLES['thesis']}: {S.NOT_RUN}."
+    summary = S.model_summary(syn, GEMMA).splitlines()  # the model's name over one bullet per experiment
+    assert summary[:2] == [f"**{GEMMA}**", ""] and summary[2:] == [f"- {line}" for line in lines]
+    assert len(lines) == len(syn.families)
     view = S.model_view(syn, SMOL)
     assert view.loc["thesis", "reading"].tolist() == [rag["reading"], ev["reading"]]  # RAG, then Evidence
     assert view.loc["summhay", "difference [95 % CI]"].tolist() == [

@@ -36,15 +36,29 @@ def _size(n: int) -> str:
 
 
 def downloads_markdown(chapter: str, files: list[tuple[str, int]]) -> str:
-    """The "Downloads" section linking ``files`` (name, bytes) in ``<chapter>_files/``."""
-    links = " · ".join(f"{{download}}`{name} <{chapter}{FILES_SUFFIX}/{name}>` ({_size(size)})"
-                       for name, size in files)  # fmt: skip
+    """The "Downloads" section linking ``files`` (name, bytes) in ``<chapter>_files/``: the executed notebook and
+    the manifest in a sentence, the result tables (CSV) in a folded list under their count and total size."""
+
+    def link(name: str, label: str | None = None) -> str:
+        return f"{{download}}`{label or name} <{chapter}{FILES_SUFFIX}/{name}>`"
+
+    sizes = dict(files)
+    tables = [(n, b) for n, b in files if n.endswith(".csv")]
+    parts = []
+    if f"{chapter}.ipynb" in sizes:
+        parts.append(f"{link(f'{chapter}.ipynb', 'the executed notebook')} ({_size(sizes[f'{chapter}.ipynb'])})")
+    if MANIFEST_FILE in sizes:
+        parts.append(f"{link(MANIFEST_FILE, 'the run manifest')} ({_size(sizes[MANIFEST_FILE])}: model, profile, "
+                     "parameters, digests of every input, timings)")  # fmt: skip
+    parts.append("the result tables below (CSV, one row per item and setting, as the chapter saved them)")
+    word = "table" if len(tables) == 1 else "tables"
     return (
         f"{TITLE}\n\n"
-        "What this page was computed from and what it computed: the result tables (CSV, one row per item and "
-        "setting, as the chapter saved them), the run manifest (model, profile, parameters, digests of every "
-        "input, timings) and the executed notebook, to re-read or re-plot without re-running anything.\n\n"
-        f"{links}\n"
+        "What this page was computed from and what it computed, to re-read or re-plot without re-running anything: "
+        f"{', '.join(parts[:-1])} and {parts[-1]}.\n\n"
+        f"```{{admonition}} {len(tables)} result {word} ({_size(sum(b for _, b in tables))})\n:class: dropdown\n"
+        + "\n".join(f"- {link(n)} ({_size(b)})" for n, b in tables)
+        + "\n```\n"
     )
 
 

@@ -85,6 +85,7 @@ from lcrag.synthesis.views import (
     detail_table,
     headline,
     headline_rules,
+    model_summary,
     model_view,
     overview,
     synthesize,
@@ -94,7 +95,7 @@ __all__ = [
     "COMPARISON_COLUMNS", "NOT_RUN", "NOT_TESTABLE", "NO_COMPARISON", "RUN_COLUMNS", "Family", "Synthesis",
     "bar_panel", "bars", "claims_by_size", "claims_legend", "compare_runs", "comparison", "conclusions", "count",
     "coverage", "detail_table", "empty_panel", "families", "find_runs", "format_diff", "group_means", "headline",
-    "headline_rules", "items", "join_words", "length_note", "load_table", "mean_ci", "model_chapters", "model_view",
-    "overview", "plot_model", "plot_models", "plot_size_axis", "profiles_to_read", "read_order", "reading",
-    "rerun_cost", "size_table", "synthesize", "unsized_models", "window_cut", "written_answer",
+    "headline_rules", "items", "join_words", "length_note", "load_table", "mean_ci", "model_chapters",
+    "model_summary", "model_view", "overview", "plot_model", "plot_models", "plot_size_axis", "profiles_to_read",
+    "read_order", "reading", "rerun_cost", "size_table", "synthesize", "unsized_models", "window_cut", "written_answer",
 ]  # fmt: skip

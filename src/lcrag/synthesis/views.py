@@ -216,3 +216,8 @@ def conclusions(syn: Synthesis, model: str) -> list[str]:
             f"{format_diff(r['diff'], r['ci_low'], r['ci_high'])} ({r['evidence']})."
         )
     return lines
+
+
+def model_summary(syn: Synthesis, model: str) -> str:
+    """The model's name and its :func:`conclusions` as a Markdown list (shown above its :func:`model_view`)."""
+    return f"**{model}**\n\n" + "\n".join(f"- {line}" for line in conclusions(syn, model))

@@ -140,19 +140,19 @@ class Setup:
 def setup(model: str | None, models: Sequence[str], judge: str, lengths: Sequence[int],
           lengths_by_model: dict, needles: Sequence[str], rag: str, answer_tokens: int,
           embedded: Sequence[str] = ()) -> Setup:
-    """The chapter's parameters resolved: the models (:func:`tested_models` of ``models`` and ``embedded``), the judge (:func:`~lcrag.judges.default.default_judge` when none is
-    named), each model's lengths (``lengths_by_model`` over ``lengths``, capped at its window); a ``rag`` mode
-    other than :data:`RAG_MODES` raises ValueError before any model is asked."""
+    """The chapter's parameters resolved: the models (:func:`tested_models` of ``models`` and ``embedded``), the
+    judge (:func:`lcrag.models.roles.roles`: the default judge when none is named), each model's lengths
+    (``lengths_by_model`` over ``lengths``, capped at its window); a ``rag`` mode other than :data:`RAG_MODES`
+    raises ValueError before any model is asked."""
     from lcrag import data
-    from lcrag.judges.default import default_judge
     from lcrag.models import get_model
+    from lcrag.models.roles import roles
     from lcrag.papers.thesis.needle.needles import needles_for
 
     if rag not in RAG_MODES:
         raise ValueError(f"rag must be 'longest', 'all' or 'none', not {rag!r}")
-    run_model = get_model(model)
-    specs = tested_models(run_model.spec, models, embedded)
+    roster = roles(model, judge=judge)
+    specs = tested_models(roster.generator.spec, models, embedded)
     grid = {s: lengths_for(get_model(s), lengths_by_model.get(s, lengths), answer_tokens=answer_tokens)
             for s in specs}  # fmt: skip
-    return Setup(run_model, specs, get_model(judge or default_judge(run_model)),
-                 list(data.load_essays()["text"]), grid, needles_for(needles))
+    return Setup(roster.generator, specs, roster.judge, list(data.load_essays()["text"]), grid, needles_for(needles))
