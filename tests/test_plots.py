@@ -4,8 +4,6 @@ figure's own scale."""
 
 from __future__ import annotations
 
-import itertools
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -14,6 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+from figure_text import overlaps  # noqa: E402
 from matplotlib.container import ErrorbarContainer  # noqa: E402
 
 from lcrag import plots  # noqa: E402
@@ -24,85 +23,6 @@ from lcrag.stats import bootstrap_ci  # noqa: E402
 def _close_figures():
     yield
     plt.close("all")
-
-
-def _counts(values) -> pd.DataFrame:
-    return pd.DataFrame({"pattern": list(plots.PATTERN_ORDER), "count": list(values), "n": sum(values)})
-
-
-def _text_boxes(fig) -> list[tuple[str, object]]:
-    """Every visible, non-empty text of the figure (titles, Venn labels, annotations) with its extent on the
-    canvas as the renderer draws it."""
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
-    boxes = []
-    for ax in fig.axes:
-        for t in [ax.title, ax._left_title, ax._right_title, *ax.texts]:
-            if t.get_visible() and t.get_text().strip():
-                boxes.append((t.get_text(), t.get_window_extent(renderer)))
-    return boxes
-
-
-def _overlaps(fig) -> list[tuple[str, str]]:
-    boxes = _text_boxes(fig)
-    return [(a, b) for (a, ba), (b, bb) in itertools.combinations(boxes, 2) if ba.overlaps(bb)]
-
-
-# the thesis's Fig. 6.3 configuration's shape (most cases none right) and a run where every region is empty
-VENN_COUNTS = [(19, 8, 6, 24, 13, 2, 6, 80), (0,) * 8, (1, 0, 0, 0, 0, 0, 0, 7), (120, 3, 4, 5, 6, 7, 8, 1000)]
-
-
-@pytest.mark.parametrize("values", VENN_COUNTS)
-def test_the_venn_diagram_beside_the_bars_has_no_label_over_another(values):
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.4))
-    plots.pattern_bars(_counts(values), ax=a1, title="CQT, BAMBOO, n cases")
-    plots.pattern_venn(_counts(values), ax=a2, title="the same counts as a Venn diagram")
-    fig.tight_layout()
-    texts = [t for t, _ in _text_boxes(fig)]
-    assert f"none right (---): {values[-1]}" in texts and "Evidence" in texts
-    assert _overlaps(fig) == []
-
-
-@pytest.mark.parametrize("values", VENN_COUNTS[:2])
-def test_a_grid_of_venn_diagrams_has_no_label_over_another(values):
-    """The thesis's grid: five pipelines × three prompts, titles above each panel (a label under a diagram must
-    neither cover its own Evidence label nor the title of the panel below), at most 9 inches wide (the book's
-    page shows about 8: the earlier prompts × pipelines grid was 16.5 inches, shown at half size)."""
-    runs = [(p, q) for p in ("CQT", "CQS", "BQT", "CET", "BET") for q in ("BAMBOO", "CTX1", "CTX2")]
-    counts = pd.concat([_counts(values).assign(pipeline=p, prompt=q) for p, q in runs], ignore_index=True)
-    fig = plots.pattern_grid(counts, plots.pattern_venn)
-    assert fig.get_size_inches()[0] <= 9 and len([a for a in fig.axes if a.axison or a.texts]) == 15
-    assert [a.get_title() for a in fig.axes[:3]] == [f"CQT / {q} (n={sum(values)})" for q in ("BAMBOO", "CTX1", "CTX2")]
-    assert _overlaps(fig) == []
-    # and every label lies on the canvas
-    canvas = fig.bbox
-    for text, box in _text_boxes(fig):
-        assert box.x0 >= canvas.x0 - 1 and box.x1 <= canvas.x1 + 1, text
-        assert box.y0 >= canvas.y0 - 1 and box.y1 <= canvas.y1 + 1, text
-
-
-def test_a_grid_of_pattern_bars_shares_one_scale_and_stays_short():
-    """The thesis's bar grid: one y scale for all 15 runs (runs of the same cases compare by height), panels
-    0.55 of their width high (the grid was 13.5 inches high, 1.3 screens at the book's width)."""
-    runs = [(p, q) for p in ("CQT", "CQS", "BQT", "CET", "BET") for q in ("BAMBOO", "CTX1", "CTX2")]
-    counts = pd.concat([_counts(VENN_COUNTS[i % 2]).assign(pipeline=p, prompt=q) for i, (p, q) in enumerate(runs)],
-                       ignore_index=True)
-    fig = plots.pattern_grid(counts, plots.pattern_bars, aspect=0.55, sharey=True)
-    assert tuple(fig.get_size_inches()) == pytest.approx((9, 0.55 * 3 * 5))
-    assert len({a.get_ylim() for a in fig.axes}) == 1
-    assert fig.axes[0].get_ylim()[1] >= max(max(v) for v in VENN_COUNTS[:2])
-    unshared = plots.pattern_grid(counts, plots.pattern_bars)
-    assert len({a.get_ylim() for a in unshared.axes}) == 2
-
-
-def test_the_none_right_count_sits_under_the_evidence_label():
-    ax = plots.pattern_venn(_counts(VENN_COUNTS[0]), title="t")
-    ax.figure.canvas.draw()
-    r = ax.figure.canvas.get_renderer()
-    box = {t.get_text(): t.get_window_extent(r) for t in ax.texts}
-    evidence, none_right = box["Evidence"], box["none right (---): 80"]
-    assert none_right.y1 <= evidence.y0
-    assert abs((none_right.x0 + none_right.x1) / 2 - (evidence.x0 + evidence.x1) / 2) < 1
 
 
 def _longrag_answers(seed: int = 0) -> pd.DataFrame:
@@ -150,7 +70,7 @@ def test_the_accuracy_heatmap_prints_each_cell_s_interval():
     texts = sorted(t.get_text() for t in ax.texts)
     assert texts == sorted(["0.62\n[0.25, 0.88]", "0.00\n[0.00, 0.00]", "0.12\n[0.00, 0.38]",
                             "0.25\n[0.00, 0.50]"])
-    assert _overlaps(ax.figure) == []
+    assert overlaps(ax.figure) == []
     table["at_floor"] = [False, True, True, True]  # a run at the floor says so in its cell
     texts = sorted(t.get_text() for t in plots.accuracy_heatmap(table).texts)
     assert texts == sorted(["0.62\n[0.25, 0.88]", "0.00\n[0.00, 0.00] floor", "0.12\n[0.00, 0.38] floor",

@@ -9,6 +9,21 @@ import seaborn as sns
 from matplotlib.colors import LinearSegmentedColormap
 
 
+def as_svg(fig):
+    """``fig`` as an SVG image for the page (closed, so the notebook shows it once): its text kept as text
+    (``svg.fonttype: none``, selectable and measurable in the browser), element ids and metadata fixed so that
+    the same figure gives the same bytes."""
+    import io
+
+    from IPython.display import SVG
+
+    out = io.StringIO()
+    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "lcrag"}):
+        fig.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
+    plt.close(fig)
+    return SVG(out.getvalue())
+
+
 def accuracy_bars(table: pd.DataFrame, ax=None, title: str = ""):
     """Accuracy per setting with its 95 % interval (columns: setting, accuracy, ci_low, ci_high)."""
     ax = ax or plt.subplots(figsize=(4, 3))[1]
@@ -190,102 +205,6 @@ def needle_depth_profile(profile: pd.DataFrame, value: str = "recall", ax=None, 
 
 
 # ------------------------------------------------------------------------------ thesis (BAMBOO)
-
-PATTERN_ORDER = ("FRE", "FR-", "F-E", "F--", "-RE", "-R-", "--E", "---")
-_CRITICAL = {"FRE", "F-E", "-RE", "--E"}  # the thesis's "critical" columns (the others are "noise")
-
-
-def pattern_bars(counts: pd.DataFrame, ax=None, title: str = "", reference: dict | None = None):
-    """The eight Full/RAG/Evidence patterns of one run as bars, in the thesis's order (Fig. 6.3).
-
-    ``counts``: columns pattern, count (one run). ``reference``: the thesis's counts, drawn as black ticks
-    scaled to the same number of cases."""
-    ax = ax or plt.subplots(figsize=(4.5, 3))[1]
-    c = counts.set_index("pattern")["count"].reindex(PATTERN_ORDER, fill_value=0)
-    colours = [sns.color_palette()[0] if p in _CRITICAL else sns.color_palette()[7] for p in PATTERN_ORDER]
-    ax.bar(range(8), c.values, color=colours)
-    for x, v in enumerate(c.values):
-        ax.text(x, v, str(int(v)), ha="center", va="bottom", fontsize=7)
-    if reference:
-        total = sum(reference.values())
-        scale = c.sum() / total if total else 1.0
-        ax.scatter(range(8), [reference.get(p, 0) * scale for p in PATTERN_ORDER], marker="_", s=200, c="black",
-                   label="thesis (scaled)", zorder=3)
-        ax.legend(fontsize=7, loc="upper right")
-    ax.set_xticks(range(8), PATTERN_ORDER, fontsize=7)
-    ax.set_ylabel("cases")
-    ax.set_title(title, fontsize=9)
-    return ax
-
-
-def pattern_venn(counts: pd.DataFrame, ax=None, title: str = ""):
-    """The same eight counts as a 3-set Venn diagram of the cases Full, RAG and Evidence get right (unweighted
-    layout; the "---" count, outside every set, is written under the diagram's lowest label).
-
-    The "---" count is anchored to the bounding box of the lowest label (the "Evidence" set label) as the renderer
-    measures it at draw time, so it stays below that label whatever size the axes end up with after a
-    ``tight_layout`` (``tests/test_plots.py`` checks that no two labels overlap)."""
-    from matplotlib_venn import venn3
-    from matplotlib_venn.layout.venn3 import DefaultLayoutAlgorithm
-
-    ax = ax or plt.subplots(figsize=(3.2, 3.2))[1]
-    c = counts.set_index("pattern")["count"].reindex(PATTERN_ORDER, fill_value=0)
-    # venn3 subset order: F only, R only, F∩R, E only, F∩E, R∩E, F∩R∩E
-    subsets = tuple(int(c[p]) for p in ("F--", "-R-", "FR-", "--E", "F-E", "-RE", "FRE"))
-    v = venn3(subsets, set_labels=("Full", "RAG", "Evidence"), ax=ax,
-              layout_algorithm=DefaultLayoutAlgorithm(fixed_subset_sizes=(1,) * 7))
-    ax.set_title(title, fontsize=9)
-    labels = [t for t in (*(v.set_labels or ()), *(v.subset_labels or ())) if t is not None and t.get_text()]
-    # the label with the lowest anchor in data coordinates (the "Evidence" set label, under the bottom circle)
-    lowest = min(labels, key=lambda t: t.get_position()[1]) if labels else None
-    none_right = f"none right (---): {int(c['---'])}"
-    if lowest is not None:
-        ax.annotate(none_right, xy=(0.5, 0), xycoords=lowest, xytext=(0, -2), textcoords="offset points",
-                    ha="center", va="top", fontsize=7)
-    else:
-        ax.text(0.5, 0, none_right, transform=ax.transAxes, ha="center", va="top", fontsize=7)
-    return ax
-
-
-def pattern_grid(counts: pd.DataFrame, draw, rows: str = "pipeline", cols: str = "prompt", width: float = 3.0,
-                 aspect: float = 0.9, sharey: bool = False):
-    """One panel per (``rows``, ``cols``) run of the pattern counts, drawn by ``draw`` (:func:`pattern_bars` or
-    :func:`pattern_venn`), titled with the run and its number of cases. Pipelines go down and the three prompts
-    across, so the grid stays about ``3 * width`` inches wide: readable at the book's page width (a
-    prompts x pipelines grid was 16 inches wide). Panels are ``aspect * width`` high; ``sharey`` puts bars of
-    every panel on one scale (runs of the same cases compare by height)."""
-    rv, cv = list(dict.fromkeys(counts[rows])), list(dict.fromkeys(counts[cols]))
-    fig, axes = plt.subplots(len(rv), len(cv), figsize=(width * len(cv), aspect * width * len(rv)), squeeze=False,
-                             sharey=sharey)
-    for i, r in enumerate(rv):
-        for j, c in enumerate(cv):
-            sub = counts[(counts[rows] == r) & (counts[cols] == c)]
-            if len(sub):
-                draw(sub, ax=axes[i, j], title=f"{r} / {c} (n={int(sub['n'].max())})")
-            else:
-                axes[i, j].set_axis_off()
-    fig.tight_layout()
-    return fig
-
-
-def tile_grid(grid: pd.DataFrame, ax=None, title: str = "", label: str = "F-E"):
-    """Cases (rows) × runs (columns): coloured where the case is ``label`` in that run, grey where it is not,
-    white where the run did not ask the case (Fig. 6.7)."""
-    ax = ax or plt.subplots(figsize=(0.45 * max(len(grid.columns), 4) + 2, 0.2 * max(len(grid), 4) + 1.5))[1]
-    if grid.empty:
-        ax.text(0.5, 0.5, f"no {label} case", ha="center", va="center")
-        ax.set_axis_off()
-        return ax
-    from matplotlib.colors import ListedColormap
-
-    sns.heatmap(grid.astype(float), cmap=ListedColormap(["#dddddd", sns.color_palette()[3]]), vmin=0, vmax=1,
-                cbar=False, linewidths=0.5, linecolor="white", ax=ax)
-    ax.set_xlabel("pipeline / prompt")
-    ax.set_ylabel("")
-    ax.set_title(title or f"{label} cases per run", fontsize=10)
-    ax.tick_params(axis="x", labelsize=7, rotation=90)
-    ax.tick_params(axis="y", labelsize=7)
-    return ax
 
 
 def accuracy_heatmap(table: pd.DataFrame, ax=None, title: str = "", value: str = "accuracy",

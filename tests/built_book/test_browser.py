@@ -7,8 +7,10 @@ Every page of ``_toc.yml`` (the intro, each chapter, the claims page) is opened 
   not the book's);
 - show every ``<img>`` loaded (``naturalWidth > 0``); a page built from an executed notebook shows at least one
   figure, and at least as many as its notebook has image outputs, each one shown (not in a folded output) under a
-  visible caption that starts with its number ("Fig. N": the words are checked against the notebook in ``test_pages.py``; the Venn diagrams'
-  labels are checked for overlap where they are drawn, ``tests/test_plots.py``);
+  visible caption that starts with its number ("Fig. N": the words are checked against the notebook in
+  ``test_pages.py``); in each SVG figure, no two labels of a Venn diagram drawn over each other as the browser
+  renders them (the thesis's 16 diagrams; matplotlib's own extents are checked in
+  ``tests/papers/thesis/test_figures.py``);
 - have only internal links that resolve: every ``<a href>`` to the book's server answers 200, and a
   ``#fragment`` names an ``id`` (or ``name``) in the target page.
 
@@ -40,6 +42,7 @@ import pytest
 from helpers import ROOT
 
 from lcrag.book.toc import CLAIMS_PAGE, EXECUTED_DIR, book_toc, toc_files
+from lcrag.papers.thesis.figures import VENN_LABEL
 
 pytestmark = pytest.mark.slow
 
@@ -231,6 +234,39 @@ _TALLEST_TABLE_JS = """() => Math.max(0, ...[...document.querySelectorAll('div.c
 TABLE_BOX_PX = 22 * 16  # lcrag.css: max-height 22rem
 
 
+# The labels of each Venn diagram in an SVG figure (lcrag.papers.thesis.figures.pattern_venn draws each label as an
+# SVG group of id VENN_LABEL, its text kept as text) where the browser renders them: every pair whose boxes
+# intersect by more than half a pixel each way (two lines set one under the other may touch).
+_VENN_JS = """(label) => {
+  const boxes = [...document.querySelectorAll(`g[id="${label}"]`)].map(g => {
+    const r = g.getBoundingClientRect();
+    return {text: g.textContent.trim(), x0: r.left, x1: r.right, y0: r.top, y1: r.bottom,
+            axes: (g.closest('g[id^="axes_"]') || {id: ''}).id};
+  });
+  const clashes = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const a = boxes[i], b = boxes[j];
+    if (Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0) > 0.5 && Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) > 0.5)
+      clashes.push(`${a.axes}: "${a.text}" over "${b.text}"`);
+  }
+  return {labels: boxes.length, diagrams: new Set(boxes.map(b => b.axes)).size, clashes};
+}"""
+
+
+def venn_labels(context, svgs: list[str]) -> dict:
+    """Open each SVG figure of a page and check its Venn diagrams' labels (:data:`_VENN_JS`): the number of
+    diagrams found and every pair of labels drawn over each other, named by figure."""
+    found = {"diagrams": 0, "clashes": []}
+    page = context.new_page()
+    for src in svgs:
+        page.goto(src, wait_until="load")
+        result = page.evaluate(_VENN_JS, VENN_LABEL)
+        found["diagrams"] += result["diagrams"] if result["labels"] else 0
+        found["clashes"] += [f"{src.rsplit('/', 1)[-1]}: {c}" for c in result["clashes"]]
+    page.close()
+    return found
+
+
 def visit(browser, base: str, page_name: str) -> dict:
     """Open one page; what it logged, which requests failed, its images and links, and a screenshot."""
     origin = base.rstrip("/")
@@ -273,6 +309,8 @@ def visit(browser, base: str, page_name: str) -> dict:
         found["height"] = page.evaluate("document.documentElement.scrollHeight")  # folded parts folded
         found["tallest_table"] = page.evaluate(_TALLEST_TABLE_JS)
         found["captions"] = page.evaluate(_CAPTIONS_JS)
+        found["venn"] = venn_labels(context, sorted({i["src"] for i in found["images"]
+                                                     if i["src"].startswith(origin) and i["src"].endswith(".svg")}))
         shot = ARTIFACTS / f"{page_name.replace('/', '__')}.png"
         page.screenshot(path=str(shot), full_page=True)
         found["screenshot"] = shot
@@ -318,6 +356,10 @@ def test_page_renders_with_figures_and_working_links(
         assert shown >= expected, f"{page_name}: {shown} images shown, its notebook has {expected} figures"
         uncaptioned = [c["src"] for c in found["captions"] if c["shown"] and not (c["visible"] and re.match(r"Fig\. \d", c["caption"] or ""))]
         assert uncaptioned == [], f"{page_name}: figures shown without a visible numbered caption"
+
+    assert found["venn"]["clashes"] == [], f"{page_name}: Venn labels drawn over each other in the browser"
+    if page_name == f"{EXECUTED_DIR.as_posix()}/thesis":  # the thesis's Fig. 6.3 Venn and the grid's 15
+        assert found["venn"]["diagrams"] >= 16, f"{page_name}: its Venn diagrams were not found as SVG"
 
     internal = [link for link in found["links"] if link_checker.is_internal(link)]
     assert internal, "a book page links to other pages (navigation, table of contents)"
