@@ -21,8 +21,9 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.md"))
 #: A call that draws: the book's plotting helpers, matplotlib, seaborn, the synthesis's model figures.
 DRAWS = re.compile(r"\bplots\.\w+\(|\bplt\.(subplots|figure|plot|bar|barh|scatter|imshow|show)\(|\bsns\.\w+\("
                    r"|\bvenn[23]\(|\.plot_models?\(")
-#: Calls whose value is None: harmless as a cell's last line.
-NONE_CALLS = re.compile(r"(\bfig|\bplt)\.(tight_layout|show)\(")
+#: Calls harmless as a cell's last line: their value is None, or the figure itself (``plots.as_svg``: the figure
+#: as an SVG image, closed, so it is the one image the cell shows).
+NONE_CALLS = re.compile(r"(\bfig|\bplt)\.(tight_layout|show)\(|^plots\.as_svg\(")
 
 
 def code_cells(path):
