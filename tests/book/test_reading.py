@@ -30,10 +30,13 @@ def test_code_is_folded_and_a_lesson_or_a_decided_cell_is_left_as_it_is():
 
 
 def test_a_long_table_or_text_is_folded_a_short_one_or_a_figure_is_not():
-    assert "hide-output" in tags(fold_cell(code(outputs=[table(LONG_TABLE_ROWS + 5)])))
-    assert "hide-output" not in tags(fold_cell(code(outputs=[table(LONG_TABLE_ROWS)])))
+    # a long output folds with the code under one toggle (hide-cell), not a toggle for each
+    assert tags(fold_cell(code(outputs=[table(LONG_TABLE_ROWS + 5)]))) == ["hide-cell"]
+    assert tags(fold_cell(code(outputs=[table(LONG_TABLE_ROWS)]))) == ["hide-input"]
     long_print = {"output_type": "stream", "name": "stdout", "text": ["line\n"] * 40}
-    assert "hide-output" in tags(fold_cell(code(outputs=[long_print])))
+    assert tags(fold_cell(code(outputs=[long_print]))) == ["hide-cell"]
+    assert tags(fold_cell(code(["hide-output"], outputs=[table(1)]))) == ["hide-cell"]  # folded by its notebook
+    assert tags(fold_cell(code(["show-input", "hide-output"], outputs=[table(1)]))) == ["show-input", "hide-output"]
     figure = {"output_type": "display_data", "data": {"image/png": "iVBOR", "text/plain": ["<Figure>\n" * 50]}}
     assert "hide-output" not in tags(fold_cell(code(outputs=[figure])))
     assert tags(fold_cell(code(["show-output"], outputs=[table(100)]))) == ["show-output", "hide-input"]
@@ -46,7 +49,7 @@ def test_a_page_keeps_every_cell_and_output_and_is_unchanged_when_nothing_folds(
     back = json.loads(page)
     assert [c["cell_type"] for c in back["cells"]] == ["code", "markdown"]
     assert back["cells"][0]["outputs"] == nb["cells"][0]["outputs"] and back["cells"][0]["source"] == "x = 1"
-    assert tags(back["cells"][0]) == ["hide-input", "hide-output"]
+    assert tags(back["cells"][0]) == ["hide-cell"]
     assert folded_page(page) == page  # folded once: nothing more to fold, the bytes as given
 
 

@@ -52,8 +52,8 @@ def _alt(cell: dict) -> dict:
 
 
 def fold_cell(cell: dict) -> dict:
-    """The cell with ``hide-input`` / ``hide-output`` added where the rules above fold it, and its figure's alt text
-    (:func:`_alt`)."""
+    """The cell with ``hide-input`` / ``hide-output`` added where the rules above fold it (both: ``hide-cell``, one
+    toggle for the two), and its figure's alt text (:func:`_alt`)."""
     if cell.get("cell_type") != "code":
         return cell
     cell = _alt(cell)
@@ -66,6 +66,8 @@ def fold_cell(cell: dict) -> dict:
         tags.append("hide-input")
     if not _DECIDED_OUTPUT & set(tags) and any(_long(o) for o in cell.get("outputs", [])):
         tags.append("hide-output")
+    if {"hide-input", "hide-output"} <= set(tags):  # both folded: one toggle ("Show code cell content"), not two
+        tags = [t for t in tags if t not in ("hide-input", "hide-output")] + ["hide-cell"]
     if tags == cell.get("metadata", {}).get("tags", []):
         return cell  # (a new object when the alt text or the parameters' heading changed it)
     return {**cell, "metadata": {**cell.get("metadata", {}), "tags": tags}}
