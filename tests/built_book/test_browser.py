@@ -48,10 +48,11 @@ pytestmark = pytest.mark.slow
 
 ARTIFACTS = Path(os.environ.get("LCRAG_ARTIFACTS_DIR") or ROOT / "_build" / "screenshots")
 SCREEN = (1400, 1000)  # the window pages are read and measured in (issue 20: "screens at 1400x1000")
-# A ratchet on page length, folded parts folded: issue 20 asks for about 15 screens; the longest pages are
-# SummHay's (16.3, from 16.9), the needle's and the synthesis's (16.1) and the thesis's (15.9). Lower it as pages
-# shrink; never raise it to let a page grow.
-MAX_SCREENS = 16.5
+# Page length, folded parts folded: issue 20 asks for about 15 screens. The longest pages are the needle's,
+# SummHay's and the thesis's (14.8 each; they were 16.1, 16.3 and 15.9 before the side tables, the synthesis's
+# other models and the downloads list were folded, and a fully folded cell got one toggle). A page that grows past
+# 15 folds what is not its lesson; never raise the limit to let it grow.
+MAX_SCREENS = 15.0
 TIMEOUT_MS = 120_000  # a loaded 2-core machine renders the long chapters slowly
 
 
