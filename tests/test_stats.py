@@ -175,3 +175,15 @@ def test_exact_interval_is_clopper_pearson():
     lo, hi = stats.exact_interval(1, 42)
     assert 0 < lo < 0.001 and hi == pytest.approx(0.1257, abs=1e-4)
     assert all(math.isnan(x) for x in stats.exact_interval(0, 0))
+
+
+def test_a_degenerate_resample_gives_an_interval_without_a_warning():
+    """Differences equal up to rounding (0.9 - 0.05 i against 0.4 - 0.05 i) make BCa's acceleration 0/0: scipy
+    warns and returns NaN, and the interval falls back to the percentile method. No warning reaches a page."""
+    from lcrag.stats import paired_bootstrap_ci
+
+    a, b = [0.9 - 0.05 * i for i in range(8)], [0.4 - 0.05 * i for i in range(8)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lo, hi = paired_bootstrap_ci(a, b, n_boot=500)
+    assert lo == pytest.approx(0.5) and hi == pytest.approx(0.5)

@@ -34,8 +34,11 @@ def _interval(samples: tuple[np.ndarray, ...], statistic, point: float, n_boot: 
         return (float("nan"), float("nan"))
     if all(s.size < 2 or np.ptp(s) == 0 for s in samples):  # nothing varies: no spread to resample
         return (point, point)  # (the callers give scores their exact interval first: constant_interval)
-    res = bootstrap(samples, statistic, n_resamples=n_boot, confidence_level=level, method=method,
-                    rng=np.random.default_rng(seed), vectorized=True, paired=False)
+    with warnings.catch_warnings():  # BCa on degenerate resamples warns, then gives NaN: handled just below
+        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.filterwarnings("ignore", message="The BCa confidence interval cannot be calculated")
+        res = bootstrap(samples, statistic, n_resamples=n_boot, confidence_level=level, method=method,
+                        rng=np.random.default_rng(seed), vectorized=True, paired=False)
     lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
     if np.isnan(lo) or np.isnan(hi):  # BCa undefined (e.g. one sample constant in a difference): percentile
         res = bootstrap(samples, statistic, n_resamples=n_boot, confidence_level=level, method="percentile",
