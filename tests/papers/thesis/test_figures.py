@@ -100,3 +100,15 @@ def test_the_page_shows_the_venn_diagram_as_svg_with_its_labels_as_text_the_brow
     figures.pattern_bars(_counts(VENN_COUNTS[0]), ax=again.axes[0], title="CQT, BAMBOO, n cases")
     figures.pattern_venn(_counts(VENN_COUNTS[0]), ax=again.axes[1], title="the same counts as a Venn diagram")
     assert plots.as_svg(again).data == svg  # the same figure, the same bytes (no date, fixed ids)
+
+
+def test_a_count_sits_above_the_thesis_tick_that_would_cross_it():
+    """Fig. 6.3's -RE bar (7 cases) under the thesis's scaled tick (about 10): the count is written above the
+    tick, not through it; a tick level with its bar leaves the count on the bar."""
+    values = (81, 1, 21, 3, 7, 3, 10, 32)  # the 1.5B's CQT/BAMBOO counts
+    reference = dict(zip(PATTERNS, (81, 1, 21, 3, 8, 3, 10, 32), strict=True))  # -RE one above: crosses its 7
+    ax = figures.pattern_bars(_counts(values), title="t", reference=reference)
+    total, n = sum(reference.values()), sum(values)
+    at = {t.get_text(): t.get_position()[1] for t in ax.texts}
+    assert at["7"] == pytest.approx(8 * n / total)  # on the tick
+    assert at["81"] == 81 and at["32"] == 32

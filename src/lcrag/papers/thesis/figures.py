@@ -28,14 +28,17 @@ def pattern_bars(counts: pd.DataFrame, ax=None, title: str = "", reference: dict
     c = counts.set_index("pattern")["count"].reindex(PATTERNS, fill_value=0)
     colours = [sns.color_palette()[0] if p in _CRITICAL else sns.color_palette()[7] for p in PATTERNS]
     ax.bar(range(8), c.values, color=colours)
-    for x, v in enumerate(c.values):
-        ax.text(x, v, str(int(v)), ha="center", va="bottom", fontsize=7)
+    ticks = [0.0] * 8
     if reference:
         total = sum(reference.values())
         scale = c.sum() / total if total else 1.0
-        ax.scatter(range(8), [reference.get(p, 0) * scale for p in PATTERNS], marker="_", s=200, c="black",
-                   label="thesis (scaled)", zorder=3)
+        ticks = [reference.get(p, 0) * scale for p in PATTERNS]
+        ax.scatter(range(8), ticks, marker="_", s=200, c="black", label="thesis (scaled)", zorder=3)
         ax.legend(fontsize=7, loc="upper right")
+    for x, (v, tick) in enumerate(zip(c.values, ticks, strict=True)):
+        # the count above its bar, and above the thesis's tick where the tick would cross it
+        y = tick if v < tick <= v + 0.06 * max(max(c.values), max(ticks), 1) else v
+        ax.text(x, y, str(int(v)), ha="center", va="bottom", fontsize=7)
     ax.set_xticks(range(8), PATTERNS, fontsize=7)
     ax.set_ylabel("cases")
     ax.set_title(title, fontsize=9)
