@@ -59,7 +59,7 @@ def test_the_explanation_is_read_from_the_tables():
     # one miss against none is no finding: Fisher's exact test, per model
     assert "(p < 0.05) for 0 of 3 models (m1: 1 of 42 cells missed against 0 of 42, p = 0.500; " in text
     assert "do not support" in text and "Here its words are not significantly more frequent than the complex" in text
-    assert "no more competitors" in text and "does not fail significantly more often for most models" in text
+    assert "no more competitors" in text and "it fails significantly more often for no model" in text
     freq, rel = _explanation_tables([5.0, 4.0, 3.0, 6.0, 7.0], [0.0, 0.0, 1.0, 0.0, 1.0],
                                     {"simple": 2.0, "complex": 0.0}, {"m1": (20, 2), "m2": (16, 4)})
     text = analysis.explanation_reading(freq, rel)
@@ -84,13 +84,16 @@ def test_words_more_frequent_by_mean_and_median_are_not_a_finding_without_the_te
     assert text.endswith("do not support the thesis's explanation, which needs the simple needle's words to be "
                          "the frequent ones, to give it competitors and to make it fail more. Here its words are "
                          "not significantly more frequent than the complex needle's (p = 0.053); it has no more "
-                         "competitors than the complex needle; it does not fail significantly more often for most "
-                         "models.")
+                         "competitors than the complex needle; it fails significantly more often for no model.")
     # significant words, with the rest against: the reading names what holds and what does not
     freq, rel = _explanation_tables([5.0, 4.0, 3.0, 6.0, 7.0], [0.0, 0.0, 1.0, 0.0, 1.0],
                                     {"simple": 0.0, "complex": 1.0}, {"m1": (1, 0)})
     assert "As it needs, its words are significantly the more frequent ones (p = 0.00" in \
            analysis.explanation_reading(freq, rel)
+    # one model of three failing significantly more is not "most": the reading says how many
+    freq, rel = _explanation_tables([5.0, 4.0, 3.0, 6.0, 7.0], [0.0, 0.0, 1.0, 0.0, 1.0],
+                                    {"simple": 2.0, "complex": 0.0}, {"m1": (20, 2), "m2": (1, 0), "m3": (0, 0)})
+    assert "it fails significantly more often for only 1 of 3 models" in analysis.explanation_reading(freq, rel)
 
 
 def test_fail_rates_are_compared_by_fishers_exact_test():
@@ -99,3 +102,16 @@ def test_fail_rates_are_compared_by_fishers_exact_test():
     tests = analysis.fail_tests(rel).set_index("model")
     assert tests.loc["a", "p"] == pytest.approx(0.5) and tests.loc["b", "p"] < 0.01 and tests.loc["c", "p"] == 1.0
     assert list(tests.columns) == ["simple_fails", "simple_cells", "complex_fails", "complex_cells", "p"]
+
+
+def test_the_answer_cap_note_says_which_answers_it_cut_and_what_recall_they_could_reach():
+    rows = [{"model": "q", "needle": "complex", "setting": "full", "completion_tokens": 48, "recall": r}
+            for r in (0.92, 0.85)]
+    rows += [{"model": "q", "needle": "simple", "setting": "full", "completion_tokens": 12, "recall": 1.0},
+             {"model": "s", "needle": "simple", "setting": "full", "completion_tokens": 48, "recall": 1.0},
+             {"model": "s", "needle": "simple", "setting": "full", "completion_tokens": 20, "recall": 0.0},
+             {"model": "q", "needle": "complex", "setting": "rag", "completion_tokens": 48, "recall": 0.5}]
+    note = analysis.answer_cap_note(pd.DataFrame(rows), 48)
+    assert "q, complex needle: 2 of 2 (recall at most 0.92); s, simple needle: 1 of 2 (recall at most 1.00)" in note
+    assert "where every answer reached it and none scored 1, q (complex), the mean recall measures the cap" in note
+    assert analysis.answer_cap_note(pd.DataFrame(rows), 300).startswith("**The answer cap.** No answer reached")

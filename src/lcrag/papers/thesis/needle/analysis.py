@@ -69,6 +69,26 @@ def _auc(found: pd.Series, score: pd.Series) -> float:
     return float(roc_auc_score(found[ok].astype(bool), score[ok]))
 
 
+def answer_cap_note(scored: pd.DataFrame, answer_tokens: int) -> str:
+    """What the answer cap (``answer_tokens``) cut, from the full-haystack answers: per model and needle, how many
+    answers stopped at it and the highest recall any of them reached, as one Markdown paragraph."""
+    full = scored[scored["setting"] == "full"]
+    capped = full[full["completion_tokens"] >= answer_tokens]
+    if capped.empty:
+        return f"**The answer cap.** No answer reached the {answer_tokens}-token cap (`answer_tokens`)."
+    n = full.groupby(["model", "needle"], sort=False).size()
+    parts = [f"{model}, {needle} needle: {len(g)} of {n[(model, needle)]} (recall at most {g['recall'].max():.2f})"
+             for (model, needle), g in capped.groupby(["model", "needle"], sort=False)]
+    whole = [f"{m} ({nd})" for (m, nd), g in capped.groupby(["model", "needle"], sort=False)
+             if len(g) == n[(m, nd)] and g["recall"].max() < 1]
+    return (f"**The answer cap.** Answers that stopped at the {answer_tokens}-token cap (`answer_tokens`) with the "
+            f"whole haystack: {'; '.join(parts)}. A capped answer's recall counts only the words written before "
+            "the cap" + (f"; where every answer reached it and none scored 1, {', '.join(whole)}, the mean recall "
+                         "measures the cap as much as the model (a longer cap would need new recordings)"
+                         if whole else "") +
+            ". The verdicts read *found* (recall ≥ 0.5), which an answer cut short can still meet.")
+
+
 def depth_profile(df: pd.DataFrame, value: str = "recall") -> pd.DataFrame:
     """Mean score per model, needle, setting and depth, averaged over lengths (the lost-in-the-middle view)."""
     return (df.groupby(["model", "needle", "setting", "depth"], sort=False)[value].mean()
@@ -209,7 +229,8 @@ def explanation_reading(freq: pd.DataFrame, relation: pd.DataFrame) -> str:
         (by_needle.loc["simple", "mean_competitors"] > by_needle.loc["complex", "mean_competitors"],
          "it has more competitors than the complex needle", "it has no more competitors than the complex needle"),
         (len(more_fail) > len(fails) / 2, "it fails significantly more often for most models",
-         "it does not fail significantly more often for most models")]
+         "it fails significantly more often for no model" if not more_fail
+         else f"it fails significantly more often for only {len(more_fail)} of {len(fails)} models")]
 
     def described(row: pd.Series) -> str:
         return (f"{row['mean_per_10k']:.2f} times per 10,000 essay words on average (median "
