@@ -499,7 +499,8 @@ def test_claims_by_size_has_no_blank_cell_and_its_legend_covers_every_value(tmp_
     legend = S.claims_legend()
     defined = {line.split("*")[1] for line in legend.splitlines()}
     assert all(c in defined or c.startswith("checked on ") for c in cells), set(cells) - defined
-    assert "checked on <size>" in defined and S.NOT_RUN in defined
+    assert "checked on 1.5B" in defined and S.NOT_RUN in defined
+    assert "<" not in legend  # markdown: a placeholder in angle brackets would be an HTML tag, shown as nothing
 
 
 def test_items_to_decide_scales_the_interval_by_one_over_root_n():
@@ -673,3 +674,26 @@ def test_the_size_axis_labels_do_not_overlap():
     boxes = [t.get_window_extent(fig.canvas.get_renderer()) for t in ax.texts]
     assert len(boxes) == 4 and not any(a.overlaps(b) for a, b in itertools.combinations(boxes, 2))
     plt.close(fig)
+
+
+def test_models_are_ordered_page_model_first_then_largest_first():
+    models = ["local/smollm2-135m-instruct", "local/gemma3-270m", "openai/gpt-4o",
+              "local/qwen2.5-coder-0.5b-instruct", "local/qwen2.5-coder-1.5b-instruct"]
+    assert S.size_order(models) == ["local/qwen2.5-coder-1.5b-instruct", "local/qwen2.5-coder-0.5b-instruct",
+                                    "local/gemma3-270m", "local/smollm2-135m-instruct", "openai/gpt-4o"]
+    assert S.size_order(models, first="local/gemma3-270m")[:3] == [
+        "local/gemma3-270m", "local/qwen2.5-coder-1.5b-instruct", "local/qwen2.5-coder-0.5b-instruct"]
+    assert S.size_order(models, first="nope/x") == S.size_order(models)
+
+
+def test_a_value_the_run_could_not_compute_shows_as_a_dash_in_the_detail_table():
+    """SummHay's citation is scored over covered insights: a run that covers none has no citation value, shown as
+    a dash, not as NaN; the other values keep their 3 places."""
+    import pandas as pd
+
+    fam = S.families()[0]
+    t = pd.DataFrame({c: ["m"] for c in fam.detail_index}).assign(score=[float("nan")], other=[0.12345])
+    syn = S.Synthesis(runs=pd.DataFrame({"model": []}), tables={fam.name: t}, comparisons=pd.DataFrame(),
+                      families=[fam])
+    shown = S.detail_table(syn, fam.name)
+    assert shown["score"].tolist() == ["—"] and shown["other"].tolist() == [0.123]

@@ -41,7 +41,7 @@ tables, re-run cost), :mod:`.views` (:func:`synthesize` and the views), :mod:`.f
 :mod:`.size_axis` (the answer against model size), :mod:`.answer` (the answer in prose).
 """
 
-from lcrag.synthesis.answer import written_answer
+from lcrag.synthesis.answer import size_order, written_answer
 from lcrag.synthesis.family import (
     COMPARISON_COLUMNS,
     NOT_RUN,
@@ -97,5 +97,6 @@ __all__ = [
     "coverage", "detail_table", "empty_panel", "families", "find_runs", "format_diff", "group_means", "headline",
     "headline_rules", "items", "join_words", "length_note", "load_table", "mean_ci", "model_chapters",
     "model_summary", "model_view", "overview", "plot_model", "plot_models", "plot_size_axis", "profiles_to_read",
-    "read_order", "reading", "rerun_cost", "size_table", "synthesize", "unsized_models", "window_cut", "written_answer",
+    "read_order", "reading", "rerun_cost", "size_order", "size_table", "synthesize", "unsized_models", "window_cut",
+    "written_answer",
 ]  # fmt: skip

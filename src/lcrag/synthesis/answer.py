@@ -84,10 +84,12 @@ def _others_decided(syn: Synthesis, family: Family, model: str, head: pd.Series,
     return f"; {'also decided' if key in ('long', 'other') else 'decided only'} against {arms}: {items}"
 
 
-def _size_order(models: list[str]) -> list[str]:
-    """Models of known size, largest first, then the others in their order."""
+def size_order(models: list[str], first: str | None = None) -> list[str]:
+    """Models of known size, largest first, then the others in their order; ``first`` (the page's model), when
+    among them, before all."""
     sized = sorted((m for m in models if size_of(m)), key=lambda m: -parameters(size_of(m)))
-    return sized + [m for m in models if not size_of(m)]
+    ordered = sized + [m for m in models if not size_of(m)]
+    return sorted(ordered, key=lambda m: m != first) if first in ordered else ordered
 
 
 def model_paragraph(model: str, outcomes: pd.DataFrame) -> str:
@@ -134,5 +136,5 @@ def across_sizes(outcomes: pd.DataFrame) -> str:
 def written_answer(syn: Synthesis) -> str:
     """The answer, model by model (largest first), then across sizes: markdown."""
     outcomes = model_outcomes(syn)
-    lines = [f"- {model_paragraph(m, outcomes)}" for m in _size_order(syn.models)]
+    lines = [f"- {model_paragraph(m, outcomes)}" for m in size_order(syn.models)]
     return "\n".join(lines) + "\n\n" + across_sizes(outcomes)

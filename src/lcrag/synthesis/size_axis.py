@@ -80,14 +80,16 @@ def checked_on(size: str) -> str:
 def claims_legend() -> str:
     """What every value a cell of :func:`claims_by_size` can hold means: markdown, one item per value."""
     meaning = {
-        REPRODUCED: "on this model's run, the test's interval lies entirely on the claim's side (book/verdicts.md)",
+        REPRODUCED: "on this model's run, the test's interval lies entirely on the claim's side (the book's verdict "
+                    "rules)",
         NOT_REPRODUCED: "the interval lies entirely on the other side",
         INCONCLUSIVE: "the interval contains both answers: with this many items the data cannot decide",
         UNTESTABLE_CELLS[AT_FLOOR]: "not testable: an arm the claim compares is at the floor for this model",
         UNTESTABLE_CELLS[NOT_RUN]: "not testable: this model's run left an arm of the claim out (no verdict)",
         NOT_TESTABLE: "not testable with this model for another reason, given in its chapter",
-        checked_on("<size>"): ("this model's run checks the claim on another model, whose column holds the verdict "
-                               "(e.g. a claim about the judge, whichever model summarizes; no verdict)"),
+        checked_on("1.5B"): ("(or another size) this model's run checks the claim on the model of that size, whose "
+                             "column holds the verdict (e.g. a claim about the judge, whichever model summarizes; no "
+                             "verdict)"),
         NOT_CHECKED: "this model ran the chapter, but its run does not check the claim (no verdict)",
         NO_RUN_YET: "this model has no run of the chapter (no verdict)",
     }
