@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from lcrag.book.claims import NOT_TESTABLE, ClaimsLedger
+from lcrag.book.verdicts import NOT_RELEASED
 from lcrag.papers.long2rag import claims as long2rag_claims
 
 
@@ -19,6 +20,33 @@ def test_paper_claims():
     values = ledger.table().set_index("claim_id")["our_value"]
     assert values["C19"] == "GPT-4o - Phi-3: length +106.42, KPP -0.014"  # Table 4: 939.35 - 832.93, 0.323 - 0.337
     assert values["C13"].endswith("summary the lowest for both models") and "True" not in values["C13"]
+
+
+def test_paper_claims_undecidable_say_not_released():
+    """Every claim the paper's own numbers cannot decide (a figure without numbers, data never published) is
+    inconclusive with its reason after "not released:" (book/verdicts.md), the figures' claims C10, C11 and C14
+    included; the paper's figures are named as the paper's (the book numbers its own figures)."""
+    table = long2rag_claims.paper_claims(
+        ClaimsLedger("long2rag", paper="long2rag", model=long2rag_claims.PAPER_TABLES_MODEL)).table()
+    undecided = table[table["verdict"] == "inconclusive"].set_index("claim_id")
+    assert {"C10", "C11", "C14"} <= set(undecided.index)
+    assert all(e.startswith(f"{NOT_RELEASED}: ") for e in undecided["evidence"])
+    assert "Fig. 6" in undecided.loc["C10", "evidence"] and "C10's row with our model" in undecided.loc["C10", "evidence"]
+    assert "section 6" in undecided.loc["C11", "evidence"]  # C11 has no run claim: our bins are shown, not tested
+    texts = " ".join(table["text"]) + " ".join(table["evidence"])
+    assert texts.count("Fig. ") == texts.count("the paper's Fig. ")
+
+
+def test_c9_ranks_in_the_paper_values_order():
+    """C9's ranks read the same way in both columns: the models of the paper's Fig. 5 in its legend's order
+    (GPT-4o 1, Claude 1, Qwen2-72B 1, Mixtral 3, Qwen2-7B 2, Phi-3 3 of 8 categories, Table 1's Comparative)."""
+    c9 = long2rag_claims.paper_claims(
+        ClaimsLedger("long2rag", paper="long2rag", model=long2rag_claims.PAPER_TABLES_MODEL)).table().set_index(
+        "claim_id").loc["C9"]
+    order = "in the order GPT-4o, Claude-3-Sonnet, Qwen2-72B, Mixtral-8x22B, Qwen2-7B, Phi-3-mini-128K"
+    assert c9["paper_value"] == f"ranks 1, 1, 1, 3, 2, 3 {order}"
+    assert c9["our_value"] == f"ranks 1, 1, 1, 3, 2, 3 {order}: 6 of 6 in the top 3"
+    assert c9["verdict"] == "reproduced"
 
 
 def _responses(variant_recalls: dict[str, list[float]], judge: str = "j") -> pd.DataFrame:
