@@ -104,8 +104,14 @@ def test_table1_reproduced_and_table4_as_released(run):
 
 def test_claims_on_a_subset_leave_table2_claims_undecided(run):
     everything = table(run, "claims")
-    claims = everything[everything["model"] == "released artefacts (GPT-4o judge)"].set_index("claim_id")
-    ours = everything[everything["model"] != "released artefacts (GPT-4o judge)"].set_index("claim_id")
+    claims = everything[everything["source"] == "released artefacts"].set_index("claim_id")
+    ours = everything[everything["source"] != "released artefacts"].set_index("claim_id")
+    # the released files' claims name what in them is the evidence: GPT-4o's judgments of the summaries, the LLM
+    # judges' labels against the humans', or no model's output at all
+    assert claims.loc[["C15", "C17"], "model"].eq("released artefacts (LLM judges vs humans)").all()
+    assert claims.loc[["C16", "C19", "C20", "C21"], "model"].eq("released artefacts (no model)").all()
+    assert claims.drop(index=["C15", "C16", "C17", "C19", "C20", "C21"])["model"].eq(
+        "released artefacts (GPT-4o judge)").all()
     # each claim names the model whose outputs decide it: the summarizer; C15 its LLM judge (SmolLM2 in smoke, by
     # its spec); C18 counts tokens, no model
     assert (ours.drop(index=["C15", "C18"])["model"] == "local/smollm2-135m-instruct").all()

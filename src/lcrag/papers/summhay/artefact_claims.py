@@ -9,7 +9,7 @@ import pandas as pd
 
 from lcrag.book.verdicts import NOT_RELEASED
 from lcrag.papers.summhay.dataset_shape import shape_summary
-from lcrag.papers.summhay.names import SUMMARIZERS, TABLE2_SETTINGS
+from lcrag.papers.summhay.names import ARTEFACT_CLAIM_MODELS, SUMMARIZERS, TABLE2_SETTINGS
 from lcrag.papers.summhay.paper_numbers import PAPER_HUMAN, PAPER_INSIGHTS, PAPER_TABLE1, PAPER_TABLE4
 from lcrag.papers.summhay.rescoring import position_table
 
@@ -44,8 +44,9 @@ def claims_scope(shape: pd.DataFrame, haystacks: Sequence[str], news: Sequence[s
 
 def artefact_ledger(*, shape: pd.DataFrame, systems: pd.DataFrame, words: pd.DataFrame, t1: pd.DataFrame,
                     t4: pd.DataFrame, haystacks: Sequence[str], max_subtopics: int | None):
-    """A claims ledger of the released artefacts (model: the paper's summarizers judged by GPT-4o) with every claim
-    they decide (:func:`check_artefact_claims`), scoped by :func:`claims_scope`."""
+    """A claims ledger of the released artefacts (model: the paper's summarizers judged by GPT-4o, or for the claims
+    of :data:`~lcrag.papers.summhay.names.ARTEFACT_CLAIM_MODELS` what else in the files decides them) with every
+    claim they decide (:func:`check_artefact_claims`), scoped by :func:`claims_scope`."""
     from lcrag.book import ClaimsLedger
     from lcrag.data.summhay import NEWS
     from lcrag.papers.summhay.names import ARTEFACT_MODEL
@@ -81,8 +82,13 @@ def check_artefact_claims(
       they are inconclusive. C12 and C14b (words per bullet, a sensitivity) cannot be bounded: inconclusive.
 
     Table 2 claims get a verdict only when ``complete`` (every news subtopic rescored). ``scope`` goes into the
-    evidence.
+    evidence. A claim of :data:`~lcrag.papers.summhay.names.ARTEFACT_CLAIM_MODELS` is recorded with the model that
+    names its evidence (the LLM judges' labels, or no model), the others with the ledger's.
     """
+
+    def check(claim_id: str, *args, **kwargs):
+        return ledger.check(claim_id, *args, model=ARTEFACT_CLAIM_MODELS.get(claim_id), **kwargs)
+
     cell = systems.set_index(["summarizer", "setting", "metric"])
     ours = cell["ours"]
     n_cell = cell["n_insights"]
@@ -113,7 +119,7 @@ def check_artefact_claims(
     orac = {s: bounds(s, "oracle", "joint") for s in summ}
     best = max(summ, key=lambda s: v(s, "oracle", "joint")) if summ else None
     limit = PAPER_HUMAN["joint"] - ledger.tolerance("C1")  # claims.csv's margin below the human
-    ledger.check(
+    check(
         "C1",
         our_value=f"news half {v(best, 'oracle', 'joint'):.1f} ({best}); {rng(*orac[best])}"
         if best
@@ -123,7 +129,7 @@ def check_artefact_claims(
     )
 
     c2 = {s: bounds(s, "full", "joint") for s in ("gpt-4o", "claude3-opus")}
-    ledger.check(
+    check(
         "C2",
         our_value=named_levels({s: v(s, "full", "joint") for s in c2}, c2),
         passed=level(all(hi < 20 for _, hi in c2.values()), any(lo >= 20 for lo, _ in c2.values())),
@@ -133,7 +139,7 @@ def check_artefact_claims(
     fb = [bounds(s, "full", "joint") for s in full_summ]
     med_lo, med_hi = (float(np.median([b[i] for b in fb])) for i in (0, 1)) if fb else (np.nan, np.nan)
     med = float(np.median([v(s, "full", "joint") for s in full_summ])) if fb else np.nan
-    ledger.check(
+    check(
         "C3",
         our_value=f"news half {med:.1f}; {rng(med_lo, med_hi)}",
         passed=level(10 <= med_lo and med_hi <= 20, med_hi < 10 or med_lo > 20),
@@ -148,7 +154,7 @@ def check_artefact_claims(
         return (min if lowest else max)(values, key=values.get)
 
     oracle_best = [s for s in summ if argbest(s, "joint") == "oracle"]
-    ledger.check(
+    check(
         "C4",
         "[news half] Oracle gives the highest Joint of all settings for every summarizer",
         paper_value="10 of 10",
@@ -161,7 +167,7 @@ def check_artefact_claims(
     rr3_best = [s for s in summ if s != "gemini-1.5-pro" and argbest(s, "joint", realistic) == "rerank3"]
     others = [s for s in summ if s != "gemini-1.5-pro" and argbest(s, "joint", realistic) != "rerank3"]
     gem = v("gemini-1.5-pro", "full", "joint") - v("gemini-1.5-pro", "rerank3", "joint")
-    ledger.check(
+    check(
         "C5",
         our_value=f"{len(rr3_best)} of {len(summ) - 1} (not: {', '.join(others) or 'none'}); "
         f"Gemini Full - RR3 = {gem:+.1f}",
@@ -170,7 +176,7 @@ def check_artefact_claims(
     )
 
     rand_worst = [s for s in summ if argbest(s, "coverage", lowest=True) == "random"]
-    ledger.check(
+    check(
         "C6",
         "[news half] Random retrieval gives the lowest Coverage for every summarizer",
         paper_value="10 of 10",
@@ -184,7 +190,7 @@ def check_artefact_claims(
         for s in summ
         if v(s, "random", "citation") < v(s, "rerank3", "citation") < v(s, "oracle", "citation")
     ]
-    ledger.check(
+    check(
         "C7",
         "[news half] Citation rises Rand < RR3 < Orac for every summarizer",
         paper_value="10 of 10",
@@ -201,7 +207,7 @@ def check_artefact_claims(
     ]
     g_rag = max(v("gemini-1.5-pro", st, "citation") for st in realistic[:-1])
     g_full = v("gemini-1.5-pro", "full", "citation")
-    ledger.check(
+    check(
         "C8",
         our_value=f"{len(low_full)} of {len(full_summ) - 1}; Gemini {g_full:.1f} vs {g_rag:.1f}",
         passed=decided(len(low_full) == len(full_summ) - 1 and g_full > g_rag),
@@ -209,7 +215,7 @@ def check_artefact_claims(
     )
 
     lo9, hi9 = bounds("claude3-opus", "full", "coverage")
-    ledger.check(
+    check(
         "C9",
         our_value=f"news half {v('claude3-opus', 'full', 'coverage'):.1f}; {rng(lo9, hi9)}",
         passed=level(lo9 >= 70, hi9 < 70),
@@ -219,7 +225,7 @@ def check_artefact_claims(
     top3 = ("claude3-opus", "gpt-4o", "gemini-1.5-pro")
     cov = {s: v(s, "rerank3", "coverage") for s in top3}
     cit = {s: v(s, "rerank3", "citation") for s in top3}
-    ledger.check(
+    check(
         "C10",
         our_value=f"{max(cov, key=cov.get)} {max(cov.values()):.1f}; "
         f"{max(cit, key=cit.get)} {max(cit.values()):.1f}",
@@ -229,7 +235,7 @@ def check_artefact_claims(
 
     covs = systems[(systems["metric"] == "coverage") & systems["setting"].isin(TABLE2_SETTINGS)]
     lo, hi = covs.loc[covs["ours"].idxmin()], covs.loc[covs["ours"].idxmax()]
-    ledger.check(
+    check(
         "C11",
         our_value=f"{lo.ours:.1f} ({lo.setting} + {lo.summarizer}) to {hi.ours:.1f} "
         f"({hi.setting} + {hi.summarizer})",
@@ -241,7 +247,7 @@ def check_artefact_claims(
     )
 
     wb = words["ours"]
-    ledger.check(
+    check(
         "C12",
         our_value=f"news half {wb.min():.1f} to {wb.max():.1f}",
         passed=None,
@@ -251,7 +257,7 @@ def check_artefact_claims(
 
     ratio = {s: v(s, "oracle", "recall") / v(s, "oracle", "precision") for s in summ}
     claude = [s for s in summ if s.startswith("claude")]
-    ledger.check(
+    check(
         "C13",
         our_value=f"Claude R/P {min(ratio[s] for s in claude):.2f}-{max(ratio[s] for s in claude):.2f}; "
         f"Cmd-r+ {ratio['command-r-plus']:.2f}, GPT-4o {ratio['gpt-4o']:.2f}",
@@ -269,7 +275,7 @@ def check_artefact_claims(
             pos.loc[s, "bottom"] > max(pos.loc[s, "top"], pos.loc[s, "full"])
             for s in ("gpt-4o", "claude3-opus")
         ) and pos.loc["gemini-1.5-pro", "top"] > max(pos.loc["gemini-1.5-pro", ["bottom", "full"]])
-        ledger.check(
+        check(
             "C14a",
             our_value=" / ".join(
                 pos.loc[s, ["top", "bottom", "full"]].astype(float).idxmax().replace("full", "stored")
@@ -278,7 +284,7 @@ def check_artefact_claims(
             passed=decided(bool(ok)),
             evidence=f"Joint by order (Top, Bottom, stored); {ev}",
         )
-        ledger.check(
+        check(
             "C14b",
             our_value="news half " + " / ".join(f"{x:.1f}" for x in pos["sensitivity"]),
             passed=None,
@@ -289,7 +295,7 @@ def check_artefact_claims(
     judged = t1i[["match_cov_corr", "match_link_acc"]].dropna()
     exact = len(judged) == 6 and bool(judged.all(axis=None))
     (gpt_corr, gpt_link, _), gemini_corr = PAPER_TABLE1["gpt-4o"], PAPER_TABLE1["gemini-1.5-pro"][0]
-    ledger.check(
+    check(
         "C15",
         f"The GPT-4o judge is adequate: coverage correlation with humans {gpt_corr:.3f}, linking accuracy "
         f"{gpt_link:.1f}%; Gemini-1.5-pro {gemini_corr:.3f}; Claude 3 Haiku and GPT-3.5 below 0.5 (Table 1's "
@@ -303,7 +309,7 @@ def check_artefact_claims(
     factor = PAPER_TABLE1["Manual Annot."][2] / t1i.loc["gpt-4o", "cost_usd"]
     gain = t1i.loc["gpt-4o-9fs", "cov_corr"] - t1i.loc["gpt-4o", "cov_corr"]
     times = t1i.loc["gpt-4o-9fs", "cost_usd"] / t1i.loc["gpt-4o", "cost_usd"]
-    ledger.check(
+    check(
         "C16",
         our_value=f"{factor:.1f}x; {gain:+.3f} at {times:.1f}x",
         passed=bool(40 <= factor <= 50 and abs(gain - 0.003) < 0.0015 and abs(times - 3.8) < 0.1),
@@ -315,7 +321,7 @@ def check_artefact_claims(
     ld = t4i.loc["Length to Delta Corr."]
     ls = t4i.loc["Length to Score Corr."]
     bound = max(abs(x) for x in PAPER_TABLE4["Length to Delta Corr."])  # the paper's largest |corr(length, delta)|
-    ledger.check(
+    check(
         "C17",
         our_value=" / ".join(f"{x:.3f}" for x in avg),
         passed=bool((avg > 0).all() and (avg < 0.1).all() and (ld.abs() <= bound).all() and (ls < 0).all()),
@@ -323,7 +329,7 @@ def check_artefact_claims(
         "rows of Table 4; the conclusions are checked on the file's values)",
     )
 
-    ledger.check(
+    check(
         "C19",
         our_value=None,
         passed=None,
@@ -332,7 +338,7 @@ def check_artefact_claims(
 
     sh = shape_summary(shape).set_index("quantity")["match"]
     checked = sh.dropna()
-    ledger.check(
+    check(
         "C20",
         our_value=f"{len(shape)} / {int(shape['subtopics'].sum())} / "
         f"{shape['subtopics'].sum() / len(shape):.2f} / "
@@ -342,7 +348,7 @@ def check_artefact_claims(
         evidence="the 10 released haystack files (news: first release; conversation: HarlynDN copies)",
     )
 
-    ledger.check(
+    check(
         "C21",
         our_value=None,
         passed=None,
