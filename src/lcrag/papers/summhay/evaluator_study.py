@@ -238,14 +238,33 @@ def compare_table4(ours: pd.DataFrame) -> pd.DataFrame:
     long = ours.melt(id_vars="row", var_name="evaluator", value_name="ours")
     out = paper.merge(long, on=["row", "evaluator"], how="left")
     out["diff"] = out["ours"] - out["paper"]
-    decimals = [
-        2 if (r, e) in PAPER_TABLE4_TWO_DECIMALS else 3
-        for r, e in zip(out["row"], out["evaluator"], strict=True)
-    ]
+    decimals = _printed_decimals(out)
     out["match"] = [
         bool(np.isclose(round(o, d), p)) for o, p, d in zip(out["ours"], out["paper"], decimals, strict=True)
     ]
     return out
+
+
+def _printed_decimals(table4_cmp: pd.DataFrame) -> list[int]:
+    """The decimals the paper prints each Table 4 value with (row, evaluator): 3, or 2 where it prints two."""
+    return [
+        2 if (r, e) in PAPER_TABLE4_TWO_DECIMALS else 3
+        for r, e in zip(table4_cmp["row"], table4_cmp["evaluator"], strict=True)
+    ]
+
+
+def table4_display(table4_cmp: pd.DataFrame) -> pd.DataFrame:
+    """Table 4 as the chapter shows it (from :func:`compare_table4`): ours and the paper's value of each cell at the
+    precision the paper prints it, as text, so that a reader sees the matches :func:`compare_table4` counts; rows
+    in the paper's order, ``(ours | paper, evaluator)`` columns."""
+    decimals = _printed_decimals(table4_cmp)
+
+    def printed(values: pd.Series) -> list[str]:
+        return [f"{round(v, d) + 0.0:.{d}f}" for v, d in zip(values, decimals, strict=True)]  # + 0.0: no "-0.000"
+
+    shown = table4_cmp.assign(ours=printed(table4_cmp["ours"]), paper=printed(table4_cmp["paper"]))
+    return shown.pivot_table(index="row", columns="evaluator", values=["ours", "paper"], aggfunc="first",
+                             sort=False)
 
 
 def table4_variants(deltas: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
