@@ -188,10 +188,22 @@ def wide(comparison: pd.DataFrame, metric: str, value: str = "ours") -> pd.DataF
     return t.loc[rows, cols]
 
 
+#: How a displayed table marks a cell with no run (GPT-3.5 has no full-context run); the saved tables keep NaN.
+NO_RUN = "—"
+
+
+def shown(value: float) -> str:
+    """A score as the chapter's tables show it: one decimal, :data:`NO_RUN` when missing."""
+    return NO_RUN if pd.isna(value) else f"{value:.1f}"
+
+
 def side_by_side(comparison: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """``ours | paper`` per setting for one metric, as strings (for the chapter's tables)."""
+    """``ours | paper`` per setting for one metric, as strings (for the chapter's tables); a cell with neither
+    value (no run) is :data:`NO_RUN`, and a missing one of the two is written :data:`NO_RUN` in its place."""
     ours, paper = wide(comparison, metric, "ours"), wide(comparison, metric, "paper")
-    return ours.round(1).astype(str) + " | " + paper.reindex_like(ours).round(1).astype(str)
+    paper = paper.reindex_like(ours)
+    text = ours.map(shown) + " | " + paper.map(shown)
+    return text.where(ours.notna() | paper.notna(), NO_RUN)
 
 
 def compare_table5(systems: pd.DataFrame) -> pd.DataFrame:
@@ -207,6 +219,14 @@ def compare_table5(systems: pd.DataFrame) -> pd.DataFrame:
     out["diff"] = out["ours"] - out["paper"]
     out["match"] = (out["ours"].round(1) - out["paper"]).abs() < 1e-9
     return out[["summarizer", "setting", "metric", "paper", "ours", "diff", "match", "n_covered"]]
+
+
+def table5_display(table5: pd.DataFrame) -> pd.DataFrame:
+    """Table 5 as the chapter shows it (from :func:`compare_table5`): ours and the paper's precision and recall per
+    summarizer and setting, one decimal, :data:`NO_RUN` where there is no run (GPT-3.5's Full)."""
+    t = table5.pivot_table(index="summarizer", columns=["metric", "setting"], values=["ours", "paper"],
+                           dropna=False).sort_index(axis=1)
+    return t.map(shown)
 
 
 def words_table(scores: pd.DataFrame) -> pd.DataFrame:
