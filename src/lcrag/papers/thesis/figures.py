@@ -103,7 +103,7 @@ def pattern_grid(counts: pd.DataFrame, draw, rows: str = "pipeline", cols: str =
 def tile_grid(grid: pd.DataFrame, ax=None, title: str = "", label: str = "F-E"):
     """Cases (rows) × runs (columns): coloured where the case is ``label`` in that run, grey where it is not,
     white where the run did not ask the case (Fig. 6.7)."""
-    ax = ax or plt.subplots(figsize=(0.45 * max(len(grid.columns), 4) + 2, 0.2 * max(len(grid), 4) + 1.5))[1]
+    ax = ax or plt.subplots(figsize=(0.45 * max(len(grid.columns), 4) + 2, 0.16 * max(len(grid), 4) + 1.5))[1]
     if grid.empty:
         ax.text(0.5, 0.5, f"no {label} case", ha="center", va="center")
         ax.set_axis_off()
