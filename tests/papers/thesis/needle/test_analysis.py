@@ -112,6 +112,8 @@ def test_the_answer_cap_note_says_which_answers_it_cut_and_what_recall_they_coul
              {"model": "s", "needle": "simple", "setting": "full", "completion_tokens": 20, "recall": 0.0},
              {"model": "q", "needle": "complex", "setting": "rag", "completion_tokens": 48, "recall": 0.5}]
     note = analysis.answer_cap_note(pd.DataFrame(rows), 48)
-    assert "q, complex needle: 2 of 2 (recall at most 0.92); s, simple needle: 1 of 2 (recall at most 1.00)" in note
-    assert "where every answer reached it and none scored 1, q (complex), the mean recall measures the cap" in note
+    assert "below recall 1 for q, complex needle: 2 of 2 (at most 0.92); the other capped answers still reached 1" in note
+    assert "where every answer stopped there, q (complex), the mean recall measures the cap" in note
     assert analysis.answer_cap_note(pd.DataFrame(rows), 300).startswith("**The answer cap.** No answer reached")
+    full_words = pd.DataFrame(rows).assign(recall=1.0)
+    assert analysis.answer_cap_note(full_words, 48).endswith("the cap cost no recall.")

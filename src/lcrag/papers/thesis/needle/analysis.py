@@ -70,22 +70,26 @@ def _auc(found: pd.Series, score: pd.Series) -> float:
 
 
 def answer_cap_note(scored: pd.DataFrame, answer_tokens: int) -> str:
-    """What the answer cap (``answer_tokens``) cut, from the full-haystack answers: per model and needle, how many
-    answers stopped at it and the highest recall any of them reached, as one Markdown paragraph."""
+    """What the answer cap (``answer_tokens``) cut, from the full-haystack answers: per model and needle whose
+    capped answers all scored below recall 1, how many answers stopped at it and their highest recall, as one
+    Markdown paragraph."""
     full = scored[scored["setting"] == "full"]
     capped = full[full["completion_tokens"] >= answer_tokens]
+    head = f"**The answer cap.** With the whole haystack, answers stopped at the {answer_tokens}-token cap (`answer_tokens`)"
     if capped.empty:
         return f"**The answer cap.** No answer reached the {answer_tokens}-token cap (`answer_tokens`)."
     n = full.groupby(["model", "needle"], sort=False).size()
-    parts = [f"{model}, {needle} needle: {len(g)} of {n[(model, needle)]} (recall at most {g['recall'].max():.2f})"
-             for (model, needle), g in capped.groupby(["model", "needle"], sort=False)]
-    whole = [f"{m} ({nd})" for (m, nd), g in capped.groupby(["model", "needle"], sort=False)
-             if len(g) == n[(m, nd)] and g["recall"].max() < 1]
-    return (f"**The answer cap.** Answers that stopped at the {answer_tokens}-token cap (`answer_tokens`) with the "
-            f"whole haystack: {'; '.join(parts)}. A capped answer's recall counts only the words written before "
-            "the cap" + (f"; where every answer reached it and none scored 1, {', '.join(whole)}, the mean recall "
-                         "measures the cap as much as the model (a longer cap would need new recordings)"
-                         if whole else "") +
+    groups = list(capped.groupby(["model", "needle"], sort=False))
+    cut = [(m, nd, g) for (m, nd), g in groups if g["recall"].max() < 1]
+    if not cut:
+        return head + ", but each group's capped answers still reached recall 1: the cap cost no recall."
+    parts = [f"{m}, {nd} needle: {len(g)} of {n[(m, nd)]} (at most {g['recall'].max():.2f})" for m, nd, g in cut]
+    whole = [f"{m} ({nd})" for m, nd, g in cut if len(g) == n[(m, nd)]]
+    return (head + f" below recall 1 for {'; '.join(parts)}" + ("" if len(cut) == len(groups) else
+            "; the other capped answers still reached 1") + ". A capped answer's recall counts only the words "
+            "written before the cap" + (f"; where every answer stopped there, {', '.join(whole)}, the mean recall "
+                                        "measures the cap as much as the model (a longer cap needs new recordings)"
+                                        if whole else "") +
             ". The verdicts read *found* (recall ≥ 0.5), which an answer cut short can still meet.")
 
 
