@@ -48,12 +48,13 @@ pytestmark = pytest.mark.slow
 
 ARTIFACTS = Path(os.environ.get("LCRAG_ARTIFACTS_DIR") or ROOT / "_build" / "screenshots")
 SCREEN = (1400, 1000)  # the window pages are read and measured in (issue 20: "screens at 1400x1000")
-# Page length, folded parts folded: issue 20 asks for about 15 screens. The longest pages are the needle's,
-# SummHay's and the thesis's (14.8 each; they were 16.1, 16.3 and 15.9 before the side tables, the synthesis's
-# other models and the downloads list were folded, and a fully folded cell got one toggle). A page that grows past
+# Page length, folded parts folded: issue 20 asks for about 15 screens. The longest pages are the needle's (14.9),
+# SummHay's (14.8) and the thesis's (14.7); they were 16.1, 16.3 and 15.9 before the side tables, the synthesis's
+# other models and the downloads list were folded, and a fully folded cell got one toggle. A page that grows past
 # 15 folds what is not its lesson; never raise the limit to let it grow.
 MAX_SCREENS = 15.0
-TIMEOUT_MS = 120_000  # a loaded 2-core machine renders the long chapters slowly
+TIMEOUT_MS = 300_000  # a loaded 2-core machine renders the long chapters slowly (a limit, not a speed test: 120 s ran
+#   out on the synthesis page while the machine was shared with a recording)
 
 
 def book_pages(root: Path = ROOT) -> list[str]:
