@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from lcrag.book.reading import LONG_TABLE_ROWS, fold_cell, folded_page
+from lcrag.book.reading import LONG_TABLE_ROWS, NO_VALUE, fold_cell, folded_page
 
 
 def code(tags=(), outputs=()):
@@ -73,3 +73,17 @@ def test_a_figure_gets_its_caption_as_alt_text_unless_it_has_one():
     assert folded["metadata"]["mystnb"]["figure"]["name"] == "fig-x" and cell["metadata"]["mystnb"].get("image") is None
     cell["metadata"]["mystnb"]["image"] = {"alt": "given"}
     assert fold_cell(cell)["metadata"]["mystnb"]["image"] == {"alt": "given"}
+
+
+def test_a_tables_missing_values_show_as_a_dash_and_nothing_else_changes():
+    html = ("<table><tr><th>NaN</th><th>a</th></tr><tr><td>NaN</td><td>0.5</td></tr><tr><td>None</td>"
+            "<td>&lt;NA&gt;</td></tr><tr><td>NaT</td><td>NaN and more</td></tr></table>")
+    out = {"output_type": "execute_result", "data": {"text/html": [html], "text/plain": ["a\nNaN"]}}
+    cell = fold_cell(code(["show-input"], [out]))
+    shown = "".join(cell["outputs"][0]["data"]["text/html"])
+    assert shown.count(f"<td>{NO_VALUE}</td>") == 4
+    assert "<th>NaN</th>" in shown and "<td>0.5</td>" in shown and "<td>NaN and more</td>" in shown
+    assert cell["outputs"][0]["data"]["text/plain"] == ["a\nNaN"]  # the plain text, and the saved tables, keep them
+    assert out["data"]["text/html"] == [html]  # the executed notebook's cell is not changed in place
+    complete = code(["show-input"], [table(2)])
+    assert fold_cell(complete) is complete

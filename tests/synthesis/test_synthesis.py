@@ -686,14 +686,20 @@ def test_models_are_ordered_page_model_first_then_largest_first():
     assert S.size_order(models, first="nope/x") == S.size_order(models)
 
 
-def test_a_value_the_run_could_not_compute_shows_as_a_dash_in_the_detail_table():
-    """SummHay's citation is scored over covered insights: a run that covers none has no citation value, shown as
-    a dash, not as NaN; the other values keep their 3 places."""
+def test_a_value_the_run_could_not_compute_stays_missing_in_the_detail_table_and_its_page_shows_a_dash():
+    """SummHay's citation is scored over covered insights: a run that covers none has no citation value, left
+    missing (the page shows a dash: lcrag.book.reading), not zero; the other values keep their 3 places."""
     import pandas as pd
+
+    from lcrag.book.reading import fold_cell
 
     fam = S.families()[0]
     t = pd.DataFrame({c: ["m"] for c in fam.detail_index}).assign(score=[float("nan")], other=[0.12345])
     syn = S.Synthesis(runs=pd.DataFrame({"model": []}), tables={fam.name: t}, comparisons=pd.DataFrame(),
                       families=[fam])
     shown = S.detail_table(syn, fam.name)
-    assert shown["score"].tolist() == ["—"] and shown["other"].tolist() == [0.123]
+    assert shown["score"].isna().all() and shown["other"].tolist() == [0.123]
+    cell = {"cell_type": "code", "source": "", "metadata": {"tags": ["show-output"]},
+            "outputs": [{"output_type": "execute_result", "data": {"text/html": shown._repr_html_()}}]}
+    html = "".join(fold_cell(cell)["outputs"][0]["data"]["text/html"])
+    assert "<td>—</td>" in html and "NaN" not in html and "<td>0.123</td>" in html

@@ -8,6 +8,9 @@ removed) what is not the lesson:
 - an output longer than :data:`LONG_OUTPUT_LINES` lines of text or :data:`LONG_TABLE_ROWS` table rows (a long
   table, a prompt printed in full), unless tagged ``show-output``; figures stay open.
 
+A table's missing values (pandas prints ``NaN``, ``None``, ``<NA>`` or ``NaT``: a value that does not apply, or
+was not measured) show as :data:`NO_VALUE`; the result tables saved beside the notebook keep them empty.
+
 A figure's image gets its caption as its ``alt`` text (``mystnb.image.alt``: what a screen reader says, and what a
 browser shows when the image does not load), unless the chapter gives one.
 
@@ -27,6 +30,8 @@ LONG_OUTPUT_LINES = 30
 LONG_TABLE_ROWS = 25
 _DECIDED_INPUT = {"remove-input", "hide-input", "hide-cell", "remove-cell", "show-input"}
 _DECIDED_OUTPUT = {"remove-output", "hide-output", "hide-cell", "remove-cell", "show-output"}
+NO_VALUE = "—"
+_MISSING_CELL = re.compile(r"<td>\s*(?:NaN|None|&lt;NA&gt;|NaT)\s*</td>")
 INJECTED_HEADING = "# The values this run used (papermill's parameters; they replace the defaults of the cell above)"
 
 
@@ -51,12 +56,24 @@ def _alt(cell: dict) -> dict:
     return {**cell, "metadata": {**cell["metadata"], "mystnb": {**nb_meta, "image": image}}}
 
 
+def _dash_missing(cell: dict) -> dict:
+    """The cell with :data:`NO_VALUE` for each missing value of its HTML tables (pandas' plain ``<td>`` cells)."""
+    outputs = cell.get("outputs", [])
+    html = ["".join(o.get("data", {}).get("text/html", "")) for o in outputs]
+    if not any(_MISSING_CELL.search(h) for h in html):
+        return cell
+    shown = [o if not _MISSING_CELL.search(h) else
+             {**o, "data": {**o["data"], "text/html": _MISSING_CELL.sub(f"<td>{NO_VALUE}</td>", h)}}
+             for o, h in zip(outputs, html, strict=True)]
+    return {**cell, "outputs": shown}
+
+
 def fold_cell(cell: dict) -> dict:
     """The cell with ``hide-input`` / ``hide-output`` added where the rules above fold it (both: ``hide-cell``, one
-    toggle for the two), and its figure's alt text (:func:`_alt`)."""
+    toggle for the two), its figure's alt text (:func:`_alt`) and its tables' missing values (:func:`_dash_missing`)."""
     if cell.get("cell_type") != "code":
         return cell
-    cell = _alt(cell)
+    cell = _dash_missing(_alt(cell))
     tags = list(cell.get("metadata", {}).get("tags", []))
     if "injected-parameters" in tags:
         source = "".join(cell.get("source", ""))
@@ -69,7 +86,7 @@ def fold_cell(cell: dict) -> dict:
     if {"hide-input", "hide-output"} <= set(tags):  # both folded: one toggle ("Show code cell content"), not two
         tags = [t for t in tags if t not in ("hide-input", "hide-output")] + ["hide-cell"]
     if tags == cell.get("metadata", {}).get("tags", []):
-        return cell  # (a new object when the alt text or the parameters' heading changed it)
+        return cell  # (a new object when the alt text, a table or the parameters' heading changed it)
     return {**cell, "metadata": {**cell.get("metadata", {}), "tags": tags}}
 
 

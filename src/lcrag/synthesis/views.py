@@ -148,20 +148,15 @@ def overview(syn: Synthesis) -> pd.DataFrame:
     return out
 
 
-#: What a detail table shows for a value its run could not compute (e.g. SummHay's citation score when no insight
-#: was covered: citation is scored over covered insights only).
-NO_VALUE = "—"
-
-
 def detail_table(syn: Synthesis, family: str) -> pd.DataFrame:
-    """A family's table for every model (values rounded to 3 places; a value the run could not compute shown as
-    :data:`NO_VALUE`), or one "not run yet" row."""
+    """A family's table for every model (values rounded to 3 places; a value the run could not compute, e.g.
+    SummHay's citation score when no insight was covered, is left missing: the page shows it as a dash,
+    :data:`lcrag.book.reading.NO_VALUE`), or one "not run yet" row."""
     t = syn.tables[family]
     if t.empty:
         return pd.DataFrame({"status": [NOT_RUN]}, index=pd.Index([family], name="experiment"))
     index = list(syn.family(family).detail_index)
-    shown = t.drop(columns=["source"], errors="ignore").set_index(index).round(3)
-    return shown.astype(object).where(shown.notna(), NO_VALUE) if shown.isna().any().any() else shown
+    return t.drop(columns=["source"], errors="ignore").set_index(index).round(3)
 
 
 def model_view(syn: Synthesis, model: str) -> pd.DataFrame:
