@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import ROOT
 
 from lcrag.data.fetch import fetch
 from lcrag.metrics import summhay as m
@@ -377,3 +378,22 @@ def test_rescoring_the_news_half(summhay_data):
     assert swap.loc["swapped (inventory)", "difference_corr"] > 0.8
     assert swap.loc["literal headers", "difference_corr"] < -0.8
     assert swap.loc["swapped (inventory)", "same_sign"] > swap.loc["literal headers", "same_sign"]
+
+
+def test_the_chapter_states_the_annotated_files_counts_as_the_file_has_them(summhay_data, labels):
+    """The SummHay chapter's prose describes the released annotation file in words (an admonition's title cannot be
+    a cell's output): each count it types is the one computed from the file here."""
+    haystacks, bench = summhay_data
+    facts = evaluator_study.benchmark_composition(bench, labels).set_index("what")["value"]
+    provenance = evaluator_study.benchmark_provenance(bench, haystacks).set_index("topic")
+    prose = " ".join((ROOT / "notebooks" / "summhay.md").read_text(encoding="utf-8").split())
+    conv, news = facts["summaries, conversation"], facts["summaries, news"]
+    assert f"{conv} conversation and {news} news summaries" in prose
+    assert f"{conv} / {news} points the same way" in prose
+    assert f"The {news} news summaries of the human-annotated benchmark" in prose
+    assert f"the same {facts['insight judgments']:,} insights and {facts['summaries']} summaries" in prose
+    assert f"Pearson r over all {facts['insight judgments']:,} insight labels" in prose
+    assert f"all {facts['summaries']} summaries hold {facts['insight judgments']:,} insights" in prose
+    unreleased = provenance[provenance["haystack"].isna()]
+    assert len(unreleased) == 1 and f"The {unreleased['summaries'].iloc[0]} sales-call summaries" in prose
+    assert unreleased.index[0] == "sales call"
