@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from lcrag.book.reading import NO_VALUE
 from lcrag.metrics.summhay import INSIGHT_COLUMNS, insight_rows, micro_average, words_per_bullet
 from lcrag.papers.summhay.dataset_shape import gold_documents
 from lcrag.papers.summhay.names import (
@@ -188,8 +189,10 @@ def wide(comparison: pd.DataFrame, metric: str, value: str = "ours") -> pd.DataF
     return t.loc[rows, cols]
 
 
-#: How a displayed table marks a cell with no run (GPT-3.5 has no full-context run); the saved tables keep NaN.
-NO_RUN = "—"
+#: How a displayed table marks a cell with no run (GPT-3.5 has no full-context run), as every page marks a missing
+#: value (:data:`lcrag.book.reading.NO_VALUE`; these cells are strings, which the page does not see as missing); the
+#: saved tables keep NaN.
+NO_RUN = NO_VALUE
 
 
 def shown(value: float) -> str:
