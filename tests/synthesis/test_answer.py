@@ -92,3 +92,35 @@ def test_the_headline_says_which_items_it_rests_on_and_where_the_long_arm_was_cu
     assert S.model_view(syn, smol)["values"].tolist() == [
         "means over 30 questions of 2wikimqa only, musique left out at the floor"]
     assert S.size_table(syn).set_index("model").loc[smol, "scope"] == "2wikimqa only, musique left out at the floor"
+
+
+def _summhay(comparison: str, other: str, diff: float, lo: float, hi: float, floor: str | None = None) -> dict:
+    return S.comparison("summhay", QWEN, comparison, "Full", 0.3, other, 0.3 - diff, diff, lo, hi, 9, "subtopics",
+                        "paired bootstrap over subtopics", "run", floor=floor)
+
+
+def test_a_headline_at_the_floor_gives_what_its_family_reports_instead():
+    """The 1.5B cites no document, so SummHay's Joint is 0 for every setting (not testable) while its Coverage is
+    20-40 %: the answer and the chapter's conclusion keep "not testable" and add Coverage alone, never the Oracle
+    row nor a Coverage row itself at the floor; without such a row the floor stands alone."""
+    from lcrag.papers.summhay.comparison import FAMILY as SUMMHAY
+    from lcrag.synthesis.views import conclusions
+
+    floor = "Full (pooled joint): score 0.000 below 0.05"
+    rows = [_summhay("Full vs Oracle (Joint)", "oracle", 0.0, -0.336, 0.336, floor),
+            _summhay("Full vs random (every retriever at the floor) (Joint)", "random", -0.002, -0.012, 0.0, floor),
+            _summhay("Full vs Oracle (Coverage)", "oracle", -0.109, -0.288, 0.008),
+            _summhay("Full vs vector (best retriever) (Coverage)", "vector", -0.068, -0.177, 0.014)]
+    syn = _syn(rows, [SUMMHAY])
+    text = written_answer(syn)
+    assert (f"**{QWEN}** (1.5B parameters): not testable (an arm at the floor) in Summary of a Haystack (on Coverage "
+            "alone: no clear difference, Full − vector -6.8 pp [-17.7, +1.4], 9 subtopics).") in text
+    assert text.endswith("no experiment has a difference whose interval excludes zero yet.")
+    (line,) = conclusions(syn, QWEN)
+    assert line.startswith("Summary of a Haystack: Full vs Oracle vs retrievers: **not testable with this model**")
+    assert line.endswith("On Coverage alone: no clear difference, Full − vector -6.8 pp [-17.7, +1.4], 9 subtopics.")
+
+    rows[3] = _summhay("Full vs vector (best retriever) (Coverage)", "vector", -0.068, -0.177, 0.014, floor)
+    floored = written_answer(_syn(rows, [SUMMHAY]))
+    assert f"**{QWEN}** (1.5B parameters): not testable (an arm at the floor) in Summary of a Haystack." in floored
+    assert "Coverage" not in floored and "Oracle" not in floored

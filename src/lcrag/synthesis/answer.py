@@ -11,7 +11,15 @@ import pandas as pd
 
 from lcrag.models.registry import parameters, size_of
 from lcrag.synthesis.family import NOT_RUN, NOT_TESTABLE, Family, format_diff, join_words, short_title
-from lcrag.synthesis.views import NO_COMPARISON, Synthesis, headline, headline_items, headline_of
+from lcrag.synthesis.views import (
+    NO_COMPARISON,
+    Synthesis,
+    at_floor_instead,
+    headline,
+    headline_items,
+    headline_of,
+    instead_words,
+)
 
 #: What a headline comparison says, in the order the paragraph gives them; "long" and "other" are the default
 #: words, a family's :attr:`~lcrag.synthesis.Family.wins` replaces them (Long²RAG's other arm is not retrieval).
@@ -48,8 +56,9 @@ def outcome(reading: str, long_arm: str, other_arm: str) -> str:
 def model_outcomes(syn: Synthesis) -> pd.DataFrame:
     """One row per model x family: its headline's outcome (:data:`OUTCOMES`), the words the paragraph gives it
     (:func:`outcome_words`) and a short evidence string (``Full − RAG +8.9 pp [+1.9, +15.8], 158 cases``, with
-    the other comparisons that decide for a family with :attr:`~lcrag.synthesis.Family.others_in_answer`; empty
-    for a family not run)."""
+    the other comparisons that decide for a family with :attr:`~lcrag.synthesis.Family.others_in_answer`; for a
+    headline at the floor, only what its family reports instead (:attr:`~lcrag.synthesis.Family.at_floor`) or
+    nothing; empty for a family not run)."""
     h = headline(syn)
     rows = []
     for model in syn.models:
@@ -65,6 +74,9 @@ def model_outcomes(syn: Synthesis) -> pd.DataFrame:
             evidence += f", {headline_items(r)}"
             if family.others_in_answer:
                 evidence += _others_decided(syn, family, model, r, key)
+            instead = at_floor_instead(syn, family, model, r)
+            if key == "floor":  # an arm at the floor: its difference is no evidence; what the family reports instead is
+                evidence = "" if instead is None else instead_words(family, instead)
             rows.append({"model": model, "family": name, "outcome": key, "words": outcome_words(key, family),
                          "evidence": evidence})
     return pd.DataFrame(rows, columns=["model", "family", "outcome", "words", "evidence"])
@@ -101,8 +113,8 @@ def model_paragraph(model: str, outcomes: pd.DataFrame) -> str:
     for key in OUTCOMES:
         with_evidence = key in ("long", "other", "unclear", "points")
         for words, fams in o[o["outcome"] == key].groupby("words", sort=False):
-            items = [f"{f.family} ({f.evidence})" if with_evidence or (key == "not run" and f.evidence) else f.family
-                     for f in fams.itertuples()]  # an arm at the floor: its difference is no evidence
+            items = [f"{f.family} ({f.evidence})" if with_evidence or f.evidence else f.family
+                     for f in fams.itertuples()]  # at the floor or not run: only what model_outcomes kept
             parts.append(f"{words} {join_words(items)}")
     head = f"**{model}**" + (f" ({size} parameters)" if size else "")
     return f"{head}: {'; '.join(parts)}." if parts else f"{head}: {NOT_RUN}."

@@ -70,7 +70,10 @@ class Family:
     retrieval"``: a family whose other arm is not retrieval says what it is), ``versus`` the comparison as a
     heading. ``others_in_answer``: the other
     comparisons are the headline's contrast at other strengths (Long²RAG's truncations), and the written answer
-    names those that decide. ``plot`` draws ``panels`` panels of a model's figure (none without it).
+    names those that decide. ``at_floor``: where the headline is at the floor, the family's comparison to report
+    instead when it is above the floor (a predicate on comparison rows: SummHay's Coverage alone, when the
+    summaries cite nothing and Joint is 0), named ``at_floor_name``; the headline stays "not testable". ``plot``
+    draws ``panels`` panels of a model's figure (none without it).
     """
 
     name: str  # the chapter whose runs it reads
@@ -88,6 +91,8 @@ class Family:
     wins: tuple[str, str] = ("long context beats retrieval", "retrieval beats long context")
     versus: str = "Long context against retrieval"  # what the chapter's "What we found" compares, as a heading
     others_in_answer: bool = False
+    at_floor: Callable[[pd.Series], bool] | None = None
+    at_floor_name: str = ""
 
     @property
     def model_rows(self) -> str:

@@ -14,7 +14,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from lcrag.synthesis.family import COMPARISON_COLUMNS, NOT_RUN, Family, format_diff, items, short_title
+from lcrag.synthesis.family import (
+    COMPARISON_COLUMNS,
+    NOT_RUN,
+    NOT_TESTABLE,
+    Family,
+    format_diff,
+    items,
+    short_title,
+)
 from lcrag.synthesis.family import families as registered_families
 from lcrag.synthesis.runs import find_runs
 
@@ -204,6 +212,24 @@ def headline_of(h: pd.DataFrame, syn: Synthesis, family: Family, model: str) -> 
     return None, NO_COMPARISON if ran_without_comparison(syn, family, model) else NOT_RUN
 
 
+def at_floor_instead(syn: Synthesis, family: Family, model: str, head: pd.Series) -> pd.Series | None:
+    """Where ``head`` (``family``'s headline for ``model``) is at the floor, the comparison the family reports
+    instead (:attr:`Family.at_floor`: the first of the model's that passes it and is above the floor), else None."""
+    if family.at_floor is None or head["reading"] != NOT_TESTABLE:
+        return None
+    c = syn.comparisons
+    c = c[(c["family"] == family.name) & (c["model"] == model) & (c["reading"] != NOT_TESTABLE)]
+    picked = [r for _, r in c.iterrows() if family.at_floor(r)]
+    return picked[0] if picked else None
+
+
+def instead_words(family: Family, r: pd.Series) -> str:
+    """``on Coverage alone: no clear difference, Full − vector -6.8 pp [-17.7, +1.4], 9 subtopics``: the
+    comparison :func:`at_floor_instead` picked, in words."""
+    return (f"{family.at_floor_name}: {r['reading']}, {r['long_arm']} − {r['other_arm']} "
+            f"{format_diff(r['diff'], r['ci_low'], r['ci_high'])}, {headline_items(r)}")
+
+
 def conclusions(syn: Synthesis, model: str) -> list[str]:
     """One sentence per family for ``model``, from its headline comparison (or "not run yet")."""
     h = headline(syn)
@@ -213,10 +239,12 @@ def conclusions(syn: Synthesis, model: str) -> list[str]:
         if r is None:
             lines.append(f"{family.title}: {status}.")
             continue
-        lines.append(
-            f"{family.title}: **{r['reading']}**; {r['long_arm']} − {r['other_arm']} = "
-            f"{format_diff(r['diff'], r['ci_low'], r['ci_high'])} ({r['evidence']})."
-        )
+        line = (f"{family.title}: **{r['reading']}**; {r['long_arm']} − {r['other_arm']} = "
+                f"{format_diff(r['diff'], r['ci_low'], r['ci_high'])} ({r['evidence']}).")
+        instead = at_floor_instead(syn, family, model, r)
+        if instead is not None:
+            line += f" {instead_words(family, instead)[0].upper()}{instead_words(family, instead)[1:]}."
+        lines.append(line)
     return lines
 
 

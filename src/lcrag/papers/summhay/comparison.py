@@ -124,8 +124,11 @@ FAMILY = Family(
     headline=lambda arm: arm != "oracle",  # the best real retriever (by Joint, the first), not the Oracle ceiling
     headline_rule="Full against the best real retriever of each model, on Joint (by pooled Joint; not the Oracle "
                   "ceiling): the retriever may differ between models; the same on Coverage alone is in each "
-                  "model's table",
+                  "model's table, and where Joint is at the floor (a summarizer that cites no document), the "
+                  "answer gives Coverage alone beside it",
     headline_name="best retriever",
+    at_floor=lambda r: r["comparison"].endswith("(Coverage)") and r["other_arm"] != "oracle",
+    at_floor_name="on Coverage alone",
     detail_index=("model", "setting"),
     plot=bar_panel(NAME, "setting", "joint", "summhay: Joint (micro-average, no interval)"),
 )
