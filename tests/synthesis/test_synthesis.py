@@ -424,6 +424,7 @@ def test_the_size_axis_puts_each_headline_against_model_size(book_runs):
     decidable = (t["reading"] != S.NOT_TESTABLE) & (t["diff"] != 0) & t["ci_low"].notna()
     assert decidable.any() and t.loc[decidable, "n_to_decide"].notna().all()
     assert t.loc[~decidable, "n_to_decide"].isna().all()
+    assert str(t["n_to_decide"].dtype) == "Int64"  # a count: 98, never 98.0 on the page
     assert S.unsized_models(syn) == ["openai/gpt-4o-mini"]
     # each row is the family's headline comparison
     h = S.headline(syn).set_index(["family", "model"])

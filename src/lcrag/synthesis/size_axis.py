@@ -45,10 +45,10 @@ def size_table(syn: Synthesis) -> pd.DataFrame:
     h = h.assign(size=h["model"].map(size_of)) if len(h) else h.assign(size=pd.Series(dtype=object))
     h = h[h["size"].notna()].copy()
     h["parameters"] = h["size"].map(parameters)
-    h["n_to_decide"] = [  # more items do not lift a model off the floor: no number for a claim it cannot test
-        float("nan") if r == NOT_TESTABLE else items_to_decide(d, lo, hi, n)
+    h["n_to_decide"] = pd.array([  # more items do not lift a model off the floor: no number for a claim it cannot
+        pd.NA if r == NOT_TESTABLE or math.isnan(k := items_to_decide(d, lo, hi, n)) else int(k)  # test
         for d, lo, hi, n, r in zip(h["diff"], h["ci_low"], h["ci_high"], h["n"], h["reading"], strict=True)
-    ]
+    ], dtype="Int64")  # a count (the page shows a missing one as a dash)
     order = {f.name: i for i, f in enumerate(syn.families)}
     h = h.assign(_order=h["family"].map(order)).sort_values(["_order", "parameters"], kind="stable")
     return h[list(SIZE_COLUMNS)].reset_index(drop=True)
