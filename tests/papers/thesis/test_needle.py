@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from lcrag import stats
-from lcrag.book.claims import VERDICTS
+from lcrag.book import ClaimsLedger
+from lcrag.book.claims import NOT_REPRODUCED, REPRODUCED, VERDICTS
 from lcrag.book.runner import run_chapter
 from lcrag.data.fetch import fetch
 from lcrag.metrics import needle as metrics
@@ -229,6 +230,27 @@ def _h4c(late_misses: int, other_misses: int, repeat: int = 1):
     return needle_claims.h4_tests(df, window=8000)
 
 
+def test_h4d_tests_the_upper_right_quadrant_as_kamradts_heatmaps_draw_it():
+    """Kamradt's GPT-4 lost the needle at long context with the needle early: a grid that fails only there (lengths
+    above the median, depth 0) is a cluster for H4d, and H4c's quadrant (depth >= 50), which finds every needle,
+    rules one out; the claims' texts say which quadrant each reads."""
+    rows = [{"model": "m", "needle": n, "setting": "full", "context_tokens": t, "depth": d,
+             "recall": 0.0 if (t == 8000 and d == 0) else 1.0}
+            for _ in range(3) for n in ("simple", "complex") for t in (1000, 2000, 4000, 8000) for d in (0, 50, 100)]
+    df = analysis.add_found(pd.DataFrame(rows))
+    t = needle_claims.h4_tests(df, window=8000)
+    assert t["front_fail"] == 0.5 and t["front_rest_fail"] == 0.0 and t["front_p"] < 0.05
+    assert t["no_front_cluster"] is False  # H4d: a cluster, not reproduced
+    assert t["late_fail"] == 0.0 and t["late_rest_fail"] == 0.125 and t["no_late_cluster"] is True
+    ledger = ClaimsLedger(None, paper="thesis", model="m")
+    needle_claims.check_h4(ledger, df, window=8000)
+    table = ledger.table().set_index("claim_id")
+    assert table.loc["H4d", "verdict"] == NOT_REPRODUCED and table.loc["H4c", "verdict"] == REPRODUCED
+    assert "depth < 50 %" in table.loc["H4d", "text"] and "Kamradt" in table.loc["H4d", "text"]
+    assert table.loc["H4d", "our_value"].startswith("fail 50% in the upper right (long context, depth < 50 %) vs 0%")
+    assert "H4d the drawing" in needle_claims.rules()
+
+
 def test_h4c_no_cluster_needs_an_interval_below_the_margin():
     """A claim that an effect is absent is reproduced by an equivalence test, not by a test that fails to find it
     (book/verdicts.md): the case of Gemma-3's needle run, p = 0.80 on 12 late cells, is inconclusive."""
@@ -278,7 +300,7 @@ def test_smoke_profile_runs_end_to_end(essays, tmp_path):
     for m in (SMOL, GEMMA):
         assert orders[(m, "prefix")] < orders[(m, "no reuse")]
     claims = pd.read_csv(out / "claims.csv")
-    assert sorted(claims["claim_id"]) == ["H4a", "H4a", "H4b", "H4b", "H4c", "H4c"]
+    assert sorted(claims["claim_id"]) == ["H4a", "H4a", "H4b", "H4b", "H4c", "H4c", "H4d", "H4d"]
     assert set(claims["model"]) == {SMOL, GEMMA} and claims["verdict"].isin(VERDICTS).all()
     variants = pd.read_csv(out / "variants.csv")
     assert len(variants) == 2 and set(variants["needle"]) == {"multi_key"}

@@ -1,6 +1,7 @@
 """The thesis's claim H4 on the needle test (§6.2): the complex needle is found everywhere, the simple one fails only
-beyond a share of the window (:data:`EARLY_SHARE`), and there is no failure cluster at long context with the needle near the end; and the
-chapter's floor rule (:func:`recall_floor`), which its claims and its comparison in the synthesis both ask.
+beyond a share of the window (:data:`EARLY_SHARE`), and there is no failure cluster at long context in the "upper right
+quadrant", read both ways (:data:`QUADRANTS`); and the chapter's floor rule (:func:`recall_floor`), which its claims and
+its comparison in the synthesis both ask.
 """
 
 from __future__ import annotations
@@ -14,14 +15,20 @@ from lcrag.papers.tables import declared_claims, table_cell
 from lcrag.papers.thesis.needle.analysis import FOUND_RECALL
 from lcrag.stats import exact_interval, unpaired_bootstrap_ci
 
-#: The margins of H4's three parts, as thesis/claims.csv declares them (its tolerance column; book/verdicts.md: a claim
+#: The margins of H4's parts, as thesis/claims.csv declares them (its tolerance column; book/verdicts.md: a claim
 #: that an effect is absent is reproduced only by an equivalence test, inside a margin the claim states). H4a ("found
 #: everywhere") and H4b's first part ("never below the share") claim that misses are absent: a miss rate counts as
-#: none when its exact 95 % interval lies below COMPLEX_MISS_MARGIN (H4a) or EARLY_MISS_MARGIN (H4b). H4c ("no
-#: failure cluster"): the late quadrant fails at most CLUSTER_MARGIN more often than the rest.
+#: none when its exact 95 % interval lies below COMPLEX_MISS_MARGIN (H4a) or EARLY_MISS_MARGIN (H4b). H4c and H4d
+#: ("no failure cluster"): the quadrant fails at most CLUSTER_MARGIN more often than the rest.
 COMPLEX_MISS_MARGIN = declared_claims("thesis")["H4a"].tolerance
 EARLY_MISS_MARGIN = declared_claims("thesis")["H4b"].tolerance
-CLUSTER_MARGIN = declared_claims("thesis")["H4c"].tolerance
+CLUSTER_MARGIN = declared_claims("thesis")["H4c"].tolerance  # H4d declares its own (the same 15 %)
+#: The thesis finds "no significant drop ... in the upper right quadrant (large context, end of context)", unlike
+#: Kamradt. Its words and Kamradt's heatmaps (depth 0 on top, as ours) name different quadrants, so both are tested,
+#: each at long context (lengths above the grid's median): H4c the needle in the second half (depth >= 50 %: "end
+#: of context", the lower right as drawn), H4d in the first half (depth < 50 %: the upper right as drawn, where
+#: Kamradt's GPT-4 lost the needle). Claim id -> (the prefix of its keys in :func:`h4_tests`, the depths it holds).
+QUADRANTS = {"H4c": ("late", lambda depth: depth >= 50), "H4d": ("front", lambda depth: depth < 50)}
 #: H4b: the share of the window below which the thesis saw the simple needle never fail (§6.2; tables/needle_text.csv).
 EARLY_SHARE = int(table_cell("thesis", "needle_text", "simple", "share_pct")) / 100
 
@@ -58,12 +65,15 @@ def rules() -> str:
             "thesis/claims.csv), not reproduced when it lies above it, and inconclusive when it holds the margin "
             f"(no miss in 24 cells still allows a miss rate of {_pct(exact_interval(0, 24)[1])} %). The second "
             f"half of H4b, that the simple needle does fail beyond {share} of the window, holds when the interval "
-            "of that miss rate lies above 0 (at least one miss there); without one it is undecided. H4c claims an absence too (no failure cluster at "
-            "long context with the needle in the second half: lengths above the grid's median, depth ≥ 50 %, the "
-            "lower right of the heatmaps above, whose depth 0 is on top; the thesis calls it the \"upper right "
-            "quadrant\"): it is reproduced only when the 95 % bootstrap interval of the difference in fail rates "
-            f"rules out a cluster of {100 * CLUSTER_MARGIN:.0f} points or more, not merely when no test finds one, "
-            "and not reproduced when Fisher's one-sided exact test finds a cluster (p < 0.05).")
+            "of that miss rate lies above 0 (at least one miss there); without one it is undecided. H4c and H4d claim "
+            "an absence too, no failure cluster at long context (lengths above the grid's median) in the thesis's "
+            "\"upper right quadrant (large context, end of context)\", whose words and Kamradt's heatmaps (depth 0 "
+            "on top, as ours) name different quadrants: H4c takes the words (the needle in the second half, depth "
+            "≥ 50 %: the lower right of the heatmaps above), H4d the drawing (depth < 50 %: the upper right, where "
+            "Kamradt's GPT-4 lost the needle). Each is reproduced only when the 95 % bootstrap interval of the "
+            "difference in fail rates (the quadrant's minus the other cells') rules out a cluster of "
+            f"{100 * CLUSTER_MARGIN:.0f} points or more, not merely when no test finds one, and not reproduced when "
+            "Fisher's one-sided exact test finds a cluster (p < 0.05).")
 
 
 def h4_statement() -> str:
@@ -71,7 +81,7 @@ def h4_statement() -> str:
     return ("Figure 6.1 shows one heatmap per needle (context length × depth) and prints no cell values. The thesis "
             "concludes (claim **H4** of the inventory): the complex needle is found everywhere; the simple one fails "
             f"now and then, only beyond about {100 * EARLY_SHARE:.0f} % of the window; and there is no failure "
-            "cluster at long context with the needle near the end, unlike Kamradt's GPT-4 and Claude 2.1 runs.")
+            "cluster at long context in the \"upper right quadrant\", unlike Kamradt's GPT-4 and Claude 2.1 runs.")
 
 
 def recall_floor(arms: Mapping[str, pd.Series]) -> str | None:
@@ -87,16 +97,17 @@ def recall_floor(arms: Mapping[str, pd.Series]) -> str | None:
 
 def h4_floors(df: pd.DataFrame) -> dict[str, str | None]:
     """H4's parts' floors (:func:`recall_floor`) on one model's full-context cells: H4a reads the complex needle,
-    H4b the simple one, H4c both needles pooled (a quadrant that fails is the effect it measures, not a floor)."""
+    H4b the simple one, H4c and H4d both needles pooled (a quadrant that fails is the effect they measure, not a
+    floor)."""
     full = df[df["setting"] == "full"]
     complex_, simple = (full.loc[full["needle"] == n, "recall"] for n in ("complex", "simple"))
     return {"H4a": recall_floor({"full, complex needle": complex_}),
             "H4b": recall_floor({"full, simple needle": simple}),
-            "H4c": recall_floor({"full, both needles": pd.concat([complex_, simple])})}
+            **dict.fromkeys(QUADRANTS, recall_floor({"full, both needles": pd.concat([complex_, simple])}))}
 
 
 def h4_tests(df: pd.DataFrame, window: int) -> dict:
-    """The three parts of H4 on one model's full-context answers (``found`` from the deterministic scorer), each
+    """The parts of H4 on one model's full-context answers (``found`` from the deterministic scorer), each
     True (reproduced), False (not reproduced) or None (inconclusive), from an interval, never from counts alone
     (book/verdicts.md):
 
@@ -106,16 +117,10 @@ def h4_tests(df: pd.DataFrame, window: int) -> dict:
       :data:`EARLY_MISS_MARGIN` by the same test, and its miss rate at or beyond that share above 0 (the lower
       bound of its exact interval; None where no cell there missed): False when the early rate lies above the
       margin, True when both parts hold, None otherwise;
-    - ``no_late_cluster`` (H4c): no failure cluster in the late quadrant (length above the grid's median, depth
-      >= 50 %): the lower right of the chapter's heatmaps, whose depth 0 is on top (the thesis's "upper right
-      quadrant"). An absent effect is shown by an equivalence test, not by a test that fails to find it: True when
-      the 95 % bootstrap interval of (the quadrant's fail rate - the rest's) lies below :data:`CLUSTER_MARGIN`;
-      False when the quadrant fails significantly more often (Fisher's exact test, one-sided, 5 %); None
-      otherwise (inconclusive), and when the model finds the needle in fewer than half of the other cells (no
-      drop can show against a floor).
+    - ``no_late_cluster`` (H4c) and ``no_front_cluster`` (H4d): no failure cluster in the quadrant of
+      :data:`QUADRANTS` (:func:`cluster_test`; its other values carry the same prefix: ``late_fail``,
+      ``late_rest_fail``, ``late_p``, ``late_ci_low``, ``late_ci_high``).
     """
-    from scipy.stats import fisher_exact
-
     from lcrag.book.claims import all_of
 
     full = df[df["setting"] == "full"]
@@ -136,25 +141,41 @@ def h4_tests(df: pd.DataFrame, window: int) -> dict:
     some_late = True if out["late_miss_ci_low"] > 0 else None  # NaN (no late cell) compares False
     out["simple_fails_late"] = all_of([none_early, some_late])
     both = pd.concat([cx, sp])
+    for claim, (prefix, in_quadrant) in QUADRANTS.items():
+        t = cluster_test(both, in_quadrant, declared_claims("thesis")[claim].tolerance)
+        out.update({f"{prefix}_{k}": t[k] for k in ("fail", "rest_fail", "p", "ci_low", "ci_high")})
+        out[f"no_{prefix}_cluster"] = t["no_cluster"]
+    return out
+
+
+def cluster_test(both: pd.DataFrame, in_quadrant, margin: float = CLUSTER_MARGIN) -> dict:
+    """No failure cluster in a quadrant of long context (lengths above the grid's median, ``in_quadrant(depth)``)
+    of ``both`` (one model's full-context cells, both needles, ``found``): the quadrant's and the other cells'
+    fail rates (``fail``, ``rest_fail``), Fisher's one-sided p, the bootstrap interval of the difference, and
+    ``no_cluster``. An absent effect is shown by an equivalence test, not by a test that fails to find it: True
+    when the 95 % interval of (the quadrant's fail rate - the rest's) lies below ``margin``; False
+    when the quadrant fails significantly more often (Fisher's exact test, one-sided, 5 %); None otherwise
+    (inconclusive), and when the model finds the needle in fewer than half of the other cells (no drop can show
+    against a floor)."""
+    from scipy.stats import fisher_exact
+
+    nan = float("nan")
     if both.empty:
-        out.update(late_fail=float("nan"), rest_fail=float("nan"), late_p=float("nan"), late_ci_low=float("nan"),
-                   late_ci_high=float("nan"), no_late_cluster=None)
-        return out
-    median = both["context_tokens"].median()
-    late = (both["context_tokens"] > median) & (both["depth"] >= 50)
-    a, b = both[late], both[~late]
-    out["late_fail"], out["rest_fail"] = 1 - a["found"].mean(), 1 - b["found"].mean()
+        return {"fail": nan, "rest_fail": nan, "p": nan, "ci_low": nan, "ci_high": nan, "no_cluster": None}
+    quadrant = (both["context_tokens"] > both["context_tokens"].median()) & in_quadrant(both["depth"])
+    a, b = both[quadrant], both[~quadrant]
+    out = {"fail": 1 - a["found"].mean(), "rest_fail": 1 - b["found"].mean()}
     table = [[int((~a["found"]).sum()), int(a["found"].sum())], [int((~b["found"]).sum()), int(b["found"].sum())]]
-    out["late_p"] = float(fisher_exact(table, alternative="greater").pvalue) if len(a) and len(b) else float("nan")
-    out["late_ci_low"], out["late_ci_high"] = (
+    out["p"] = float(fisher_exact(table, alternative="greater").pvalue) if len(a) and len(b) else nan
+    out["ci_low"], out["ci_high"] = (
         unpaired_bootstrap_ci(~a["found"].to_numpy(bool), ~b["found"].to_numpy(bool)) if len(a) and len(b)
-        else (float("nan"),) * 2)
+        else (nan, nan))
     if not len(a) or not len(b) or b["found"].mean() < 0.5:
-        out["no_late_cluster"] = None
-    elif out["late_p"] < 0.05:
-        out["no_late_cluster"] = False
+        out["no_cluster"] = None
+    elif out["p"] < 0.05:
+        out["no_cluster"] = False
     else:
-        out["no_late_cluster"] = True if out["late_ci_high"] < CLUSTER_MARGIN else None
+        out["no_cluster"] = True if out["ci_high"] < margin else None
     return out
 
 
@@ -184,15 +205,18 @@ def check_h4(ledger, df: pd.DataFrame, window: int, lengths_note: str = "") -> d
                           f"{100 * EARLY_MISS_MARGIN:.0f} % (the claim's margin) and the late one's above 0, not "
                           "reproduced when the early one lies above the margin, inconclusive otherwise" + note,
                  anchor="needle-claims", floor=floors["H4b"])
-    lo, hi = t["late_ci_low"], t["late_ci_high"]
-    ledger.check("H4c", our_value=f"fail {t['late_fail']:.0%} in the lower right (long context, depth ≥ 50 %) vs "
-                 f"{t['rest_fail']:.0%} elsewhere "
-                 f"(difference 95 % CI [{100 * lo:+.0f}, {100 * hi:+.0f}] pp; Fisher p = {t['late_p']:.3f})",
-                 passed=t["no_late_cluster"],
-                 evidence=f"both needles; reproduced when the interval lies below +{100 * CLUSTER_MARGIN:.0f} pp, "
-                          "not reproduced when Fisher's one-sided test finds a cluster (p < 0.05), inconclusive "
-                          f"otherwise or when fewer than half of the other cells are found{note}",
-                 anchor="needle-claims", floor=floors["H4c"])
+    where = {"H4c": "the lower right (long context, depth ≥ 50 %)", "H4d": "the upper right (long context, depth < 50 %)"}
+    for claim, (prefix, _) in QUADRANTS.items():
+        lo, hi = t[f"{prefix}_ci_low"], t[f"{prefix}_ci_high"]
+        rest = t[f"{prefix}_rest_fail"]
+        ledger.check(claim, our_value=f"fail {t[f'{prefix}_fail']:.0%} in {where[claim]} vs {rest:.0%} elsewhere "
+                     f"(difference 95 % CI [{100 * lo:+.0f}, {100 * hi:+.0f}] pp; Fisher p = {t[f'{prefix}_p']:.3f})",
+                     passed=t[f"no_{prefix}_cluster"],
+                     evidence=f"both needles; reproduced when the interval lies below "
+                              f"+{100 * declared_claims('thesis')[claim].tolerance:.0f} pp, "
+                              "not reproduced when Fisher's one-sided test finds a cluster (p < 0.05), inconclusive "
+                              f"otherwise or when fewer than half of the other cells are found{note}",
+                     anchor="needle-claims", floor=floors[claim])
     return t
 
 
