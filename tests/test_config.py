@@ -68,3 +68,22 @@ def test_the_how_to_run_page_documents_every_variable_and_local_model():
     assert len(read) > 20
     assert sorted(v for v in read if v not in page) == []
     assert sorted(f"local/{m}" for m in LOCAL_MODELS if f"local/{m}" not in page) == []
+
+
+def test_a_child_in_another_directory_gets_absolute_paths_and_this_package_first(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    import lcrag
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LCRAG_CACHE_DIR", "cache")
+    monkeypatch.setenv("LCRAG_STATE_DIR", "~/state")
+    monkeypatch.setenv("PYTHONPATH", "src" + os.pathsep + "/opt/x")
+    monkeypatch.delenv("LCRAG_DATA_DIR", raising=False)
+    env = config.child_environment()
+    assert env["LCRAG_CACHE_DIR"] == str(tmp_path / "cache")
+    assert env["LCRAG_STATE_DIR"] == str(Path.home() / "state")
+    assert "LCRAG_DATA_DIR" not in env
+    paths = env["PYTHONPATH"].split(os.pathsep)
+    assert paths == [str(Path(lcrag.__file__).resolve().parents[1]), str(tmp_path / "src"), "/opt/x"]
+    assert os.environ["LCRAG_CACHE_DIR"] == "cache"  # this process's own environment is left as it was

@@ -62,6 +62,26 @@ def _env_path(name: str) -> Path | None:
     return Path(value).expanduser().resolve() if value else None
 
 
+#: The environment variables that name directories (read by :func:`_env_path`, relative to the working directory).
+PATH_VARIABLES = ("LCRAG_HOME", "LCRAG_DATA_DIR", "LCRAG_DATA_MIRROR", "LCRAG_CACHE_DIR", "LCRAG_STORE_DIR",
+                  "LCRAG_STATE_DIR", "LCRAG_MODELS_DIR", "LCRAG_RUN_DIR")
+
+
+def child_environment() -> dict[str, str]:
+    """This process's environment for a child that runs in another working directory (an embedded model server):
+    the directories of :data:`PATH_VARIABLES` and ``PYTHONPATH`` made absolute, with the directory this ``lcrag``
+    package was imported from first on ``PYTHONPATH``, so that the child reads the same files and runs the same
+    code."""
+    env = dict(os.environ)
+    for name in PATH_VARIABLES:
+        if env.get(name):
+            env[name] = str(_env_path(name))
+    package_root = str(Path(__file__).resolve().parents[1])
+    paths = [package_root] + [os.path.abspath(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    return env
+
+
 def project_root() -> Path:
     """The project checkout: ``LCRAG_HOME``, else the repo this package was installed from, else cwd."""
     env = _env_path("LCRAG_HOME")

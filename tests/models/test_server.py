@@ -191,3 +191,27 @@ def test_an_openai_compatible_spec_counts_with_the_served_models_own_tokenizer()
     assert remote.tokenizer.name == "endpoint:llama-cpp-python:gemma3-270m" and remote.tokenizer.exact
     assert remote.tokenizer.encode(text) == get_model(GEMMA).tokenizer.encode(text)
     assert remote.tokenizer.decode(remote.tokenizer.encode(text)) == text
+
+
+def test_a_server_does_not_depend_on_the_working_directory_it_was_started_from(tmp_path, monkeypatch):
+    """A server outlives the run that starts it; a recording's checkout replaced under it left it in a deleted
+    directory, where torch's first compile failed in os.getcwd() and every long prompt got HTTP 500. It runs in
+    its state directory, so the starter's directory may go."""
+    import os
+    import sys
+
+    start_dir = tmp_path / "checkout"
+    start_dir.mkdir()
+    monkeypatch.chdir(start_dir)
+    monkeypatch.setenv("LCRAG_STATE_DIR", str(tmp_path / "state"))  # a fresh server for this test
+    monkeypatch.setenv("LCRAG_CACHE_DIR", str(tmp_path / "cache"))
+    handle = server.start(SMOL)
+    try:
+        if sys.platform.startswith("linux"):
+            assert os.readlink(f"/proc/{handle.pid}/cwd") == str(tmp_path / "state" / "servers")
+        monkeypatch.chdir(tmp_path)
+        start_dir.rmdir()  # the starter's directory is gone
+        r = get_model(SMOL).chat([{"role": "user", "content": "Say hi."}], max_tokens=3)
+        assert r.source == "network" and r.text and server.start(SMOL).pid == handle.pid
+    finally:
+        server._terminate(handle.pid)

@@ -154,9 +154,13 @@ def start(spec: str, logits_all: bool = False) -> ServerHandle:
         with open(log_path, "ab") as log:
             log.write(f"\n=== lcrag: starting {spec} on port {port} at {time.ctime()} ===\n".encode())
             log.flush()
+            # a server outlives the run that starts it (the next run finds it), so it must not depend on that
+            # run's working directory, which may be gone by then (torch then fails in os.getcwd()): it runs in
+            # the state directory, its paths absolute (config.child_environment)
             proc = subprocess.Popen(
                 _server_args(path, port, settings, prefill), stdout=log, stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL, start_new_session=True,
+                stdin=subprocess.DEVNULL, start_new_session=True, cwd=log_path.parent,
+                env=config.child_environment(),
             )
         _CHILDREN[proc.pid] = proc
         base_url = f"http://127.0.0.1:{port}/v1"
