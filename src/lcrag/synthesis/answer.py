@@ -74,8 +74,8 @@ def model_outcomes(syn: Synthesis) -> pd.DataFrame:
             evidence += f", {headline_items(r)}"
             if family.others_in_answer:
                 evidence += _others_decided(syn, family, model, r, key)
-            instead = at_floor_instead(syn, family, model, r)
             if key == "floor":  # an arm at the floor: its difference is no evidence; what the family reports instead is
+                instead = at_floor_instead(syn, family, model, r)
                 evidence = "" if instead is None else instead_words(family, instead)
             rows.append({"model": model, "family": name, "outcome": key, "words": outcome_words(key, family),
                          "evidence": evidence})

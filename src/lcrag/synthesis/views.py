@@ -243,7 +243,8 @@ def conclusions(syn: Synthesis, model: str) -> list[str]:
                 f"{format_diff(r['diff'], r['ci_low'], r['ci_high'])} ({r['evidence']}).")
         instead = at_floor_instead(syn, family, model, r)
         if instead is not None:
-            line += f" {instead_words(family, instead)[0].upper()}{instead_words(family, instead)[1:]}."
+            words = instead_words(family, instead)
+            line += f" {words[0].upper()}{words[1:]}."
         lines.append(line)
     return lines
 
