@@ -88,3 +88,18 @@ def test_outside_a_chapter_run_it_says_so(monkeypatch):
     monkeypatch.delenv("LCRAG_RUN_DIR", raising=False)
     monkeypatch.delenv("LCRAG_CHAPTER", raising=False)
     assert "lcrag run" in findings_markdown()
+
+
+def test_an_undecided_headline_says_how_many_items_would_decide_it():
+    """Issue 18: a chapter says how many items its headline needed; one whose interval contains 0 gets the planning
+    number (the half-width shrinks as 1/sqrt(n)); a decided one, one at the floor or one without an interval
+    gets none."""
+    from lcrag.book.findings import items_needed
+
+    row = {"reading": "no clear difference", "diff": -0.024, "ci_low": -0.082, "ci_high": 0.055, "n": 20,
+           "units": "questions"}
+    assert items_needed(row) == (" With this difference and spread, a paired interval would exclude 0 at about "
+                                 "163 questions instead of 20 (a planning number for a re-run, not a result).")
+    assert items_needed({**row, "reading": "Full better", "ci_low": 0.01}) == ""
+    assert items_needed({**row, "reading": NOT_TESTABLE}) == ""
+    assert items_needed({**row, "diff": 0.0, "ci_low": -0.1, "ci_high": 0.1}) == ""

@@ -75,16 +75,37 @@ def _this_run(chapter: str, run_dir: Path, model: str) -> pd.DataFrame:
                         columns=list(RUN_COLUMNS))  # fmt: skip
 
 
+def items_needed(row) -> str:
+    """For a headline comparison (a row of :func:`lcrag.synthesis.headline`) whose interval contains 0: how many
+    items would let a paired interval exclude 0 if the difference and its spread stayed as observed
+    (:func:`lcrag.synthesis.size_axis.items_to_decide`), as a sentence; "" for one decided, at the floor (more
+    items do not lift a model off it) or without an interval."""
+    from lcrag.synthesis.family import count
+    from lcrag.synthesis.size_axis import items_to_decide
+
+    if row["reading"] != "no clear difference":
+        return ""
+    k = items_to_decide(row["diff"], row["ci_low"], row["ci_high"], int(row["n"]))
+    if k != k:  # NaN: a difference of 0, which no number of items decides
+        return ""
+    return (f" With this difference and spread, a paired interval would exclude 0 at about "
+            f"{count(int(k), row['units'])} instead of {int(row['n'])} (a planning number for a re-run, not a "
+            "result).")
+
+
 def comparison_sentences(chapter: str, run_dir: Path, model: str, n_boot: int = 2000, seed: int = 0) -> list[str]:
     """The headline comparison(s) of long context against retrieval on this run, one sentence per model in it
-    (the needle chapter runs a second model inside the first); none when the chapter declares no comparison."""
-    from lcrag.synthesis import compare_runs, conclusions
+    (the needle chapter runs a second model inside the first), each with :func:`items_needed`; none when the
+    chapter declares no comparison."""
+    from lcrag.synthesis import compare_runs, conclusions, headline
 
     family = chapters.chapter(chapter).family
     if family is None:
         return []
     syn = compare_runs(_this_run(chapter, run_dir, model), [family], n_boot=n_boot, seed=seed)
-    return [f"{m}: {line}" for m in syn.models for line in conclusions(syn, m)]
+    heads = headline(syn).set_index("model") if len(syn.comparisons) else pd.DataFrame()
+    return [f"{m}: {line}" + (items_needed(heads.loc[m]) if m in heads.index else "")
+            for m in syn.models for line in conclusions(syn, m)]
 
 
 def findings_markdown(chapter: str | None = None, run_dir: Path | None = None, model: str | None = None,
