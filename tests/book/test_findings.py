@@ -98,8 +98,8 @@ def test_an_undecided_headline_says_how_many_items_would_decide_it():
 
     row = {"reading": "no clear difference", "diff": -0.024, "ci_low": -0.082, "ci_high": 0.055, "n": 20,
            "units": "questions"}
-    assert items_needed(row) == (" With this difference and spread, a paired interval would exclude 0 at about "
-                                 "163 questions instead of 20 (a planning number for a re-run, not a result).")
+    assert items_needed(row) == (" A paired interval would exclude 0 at about 163 questions instead of 20, if the "
+                                 "difference and its spread held (a planning number, not a result).")
     assert items_needed({**row, "reading": "Full better", "ci_low": 0.01}) == ""
     assert items_needed({**row, "reading": NOT_TESTABLE}) == ""
     assert items_needed({**row, "diff": 0.0, "ci_low": -0.1, "ci_high": 0.1}) == ""

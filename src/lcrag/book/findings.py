@@ -88,9 +88,8 @@ def items_needed(row) -> str:
     k = items_to_decide(row["diff"], row["ci_low"], row["ci_high"], int(row["n"]))
     if k != k:  # NaN: a difference of 0, which no number of items decides
         return ""
-    return (f" With this difference and spread, a paired interval would exclude 0 at about "
-            f"{count(int(k), row['units'])} instead of {int(row['n'])} (a planning number for a re-run, not a "
-            "result).")
+    return (f" A paired interval would exclude 0 at about {count(int(k), row['units'])} instead of {int(row['n'])}, "
+            "if the difference and its spread held (a planning number, not a result).")
 
 
 def comparison_sentences(chapter: str, run_dir: Path, model: str, n_boot: int = 2000, seed: int = 0) -> list[str]:

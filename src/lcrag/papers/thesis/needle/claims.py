@@ -66,14 +66,13 @@ def rules() -> str:
             f"(no miss in 24 cells still allows a miss rate of {_pct(exact_interval(0, 24)[1])} %). The second "
             f"half of H4b, that the simple needle does fail beyond {share} of the window, holds when the interval "
             "of that miss rate lies above 0 (at least one miss there); without one it is undecided. H4c and H4d claim "
-            "an absence too, no failure cluster at long context (lengths above the grid's median) in the thesis's "
-            "\"upper right quadrant (large context, end of context)\", whose words and Kamradt's heatmaps (depth 0 "
-            "on top, as ours) name different quadrants: H4c takes the words (the needle in the second half, depth "
-            "≥ 50 %: the lower right of the heatmaps above), H4d the drawing (depth < 50 %: the upper right, where "
-            "Kamradt's GPT-4 lost the needle). Each is reproduced only when the 95 % bootstrap interval of the "
-            "difference in fail rates (the quadrant's minus the other cells') rules out a cluster of "
-            f"{100 * CLUSTER_MARGIN:.0f} points or more, not merely when no test finds one, and not reproduced when "
-            "Fisher's one-sided exact test finds a cluster (p < 0.05).")
+            "an absence too: no failure cluster at long context (lengths above the grid's median) in the thesis's "
+            "\"upper right quadrant (large context, end of context)\"; its words and Kamradt's heatmaps (depth 0 on "
+            "top, as ours) name different quadrants, so H4c takes the words (depth ≥ 50 %) and H4d the drawing "
+            "(depth < 50 %, where Kamradt's GPT-4 lost the needle). Each is reproduced only when the 95 % bootstrap "
+            f"interval of the difference in fail rates rules out a cluster of {100 * CLUSTER_MARGIN:.0f} points or "
+            "more, not merely when no test finds one, and not reproduced when Fisher's one-sided exact test finds a "
+            "cluster (p < 0.05).")
 
 
 def h4_statement() -> str:
