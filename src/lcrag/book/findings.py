@@ -78,17 +78,15 @@ def _this_run(chapter: str, run_dir: Path, model: str) -> pd.DataFrame:
 def items_needed(row) -> str:
     """For a headline comparison (a row of :func:`lcrag.synthesis.headline`) whose interval contains 0: how many
     items would let a paired interval exclude 0 if the difference and its spread stayed as observed
-    (:func:`lcrag.synthesis.size_axis.items_to_decide`), as a sentence; "" for one decided, at the floor (more
+    (:func:`lcrag.synthesis.size_axis.n_to_decide`), as a sentence; "" for one decided, at the floor (more
     items do not lift a model off it) or without an interval."""
-    from lcrag.synthesis.family import count
-    from lcrag.synthesis.size_axis import items_to_decide
+    from lcrag.synthesis.family import UNCLEAR, count
+    from lcrag.synthesis.size_axis import n_to_decide
 
-    if row["reading"] != "no clear difference":
+    k = n_to_decide(row) if row["reading"] == UNCLEAR else None
+    if k is None:
         return ""
-    k = items_to_decide(row["diff"], row["ci_low"], row["ci_high"], int(row["n"]))
-    if k != k:  # NaN: a difference of 0, which no number of items decides
-        return ""
-    return (f" A paired interval would exclude 0 at about {count(int(k), row['units'])} instead of {int(row['n'])}, "
+    return (f" A paired interval would exclude 0 at about {count(k, row['units'])} instead of {int(row['n'])}, "
             "if the difference and its spread held (a planning number, not a result).")
 
 
@@ -102,7 +100,7 @@ def comparison_sentences(chapter: str, run_dir: Path, model: str, n_boot: int = 
     if family is None:
         return []
     syn = compare_runs(_this_run(chapter, run_dir, model), [family], n_boot=n_boot, seed=seed)
-    heads = headline(syn).set_index("model") if len(syn.comparisons) else pd.DataFrame()
+    heads = headline(syn).set_index("model")
     return [f"{m}: {line}" + (items_needed(heads.loc[m]) if m in heads.index else "")
             for m in syn.models for line in conclusions(syn, m)]
 

@@ -10,7 +10,15 @@ from __future__ import annotations
 import pandas as pd
 
 from lcrag.models.registry import parameters, size_of
-from lcrag.synthesis.family import NOT_RUN, NOT_TESTABLE, Family, format_diff, join_words, short_title
+from lcrag.synthesis.family import (
+    NOT_RUN,
+    NOT_TESTABLE,
+    UNCLEAR,
+    Family,
+    format_diff,
+    join_words,
+    short_title,
+)
 from lcrag.synthesis.views import (
     NO_COMPARISON,
     Synthesis,
@@ -48,7 +56,7 @@ def outcome(reading: str, long_arm: str, other_arm: str) -> str:
         return "other"
     if reading == NOT_TESTABLE:
         return "floor"
-    if reading == "no clear difference":
+    if reading == UNCLEAR:
         return "unclear"
     return "points"
 

@@ -24,6 +24,7 @@ from lcrag.stats import mean_ci
 
 NOT_RUN = "not run yet"
 NOT_TESTABLE = "not testable with this model"  # = lcrag.book.claims.NOT_TESTABLE (an arm at the floor)
+UNCLEAR = "no clear difference"  # a comparison's reading when its interval contains 0
 COMPARISON_COLUMNS = (
     "family",
     "model",
@@ -124,7 +125,7 @@ def reading(diff: float, lo: float, hi: float, long_arm: str, other_arm: str) ->
         return f"{long_arm} better"
     if hi < 0:
         return f"{other_arm} better"
-    return "no clear difference"
+    return UNCLEAR
 
 
 def _text(x) -> str:

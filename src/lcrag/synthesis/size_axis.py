@@ -37,6 +37,13 @@ def items_to_decide(diff: float, lo: float, hi: float, n: int) -> float:
     return float(math.ceil(n * ((hi - lo) / 2 / abs(diff)) ** 2))
 
 
+def n_to_decide(row) -> int | None:
+    """:func:`items_to_decide` for a comparison row (``diff``, ``ci_low``, ``ci_high``, ``n``, ``reading``), or None:
+    at the floor (more items do not lift a model off it), or for a difference no number of items decides."""
+    k = items_to_decide(row["diff"], row["ci_low"], row["ci_high"], int(row["n"]))
+    return None if row["reading"] == NOT_TESTABLE or math.isnan(k) else int(k)
+
+
 def size_table(syn: Synthesis) -> pd.DataFrame:
     """The headline comparison of each family for each model of known size (:func:`lcrag.models.registry.
     size_of`), families in their order and models by size; models of unknown size (an API model, a GGUF given by
@@ -45,10 +52,7 @@ def size_table(syn: Synthesis) -> pd.DataFrame:
     h = h.assign(size=h["model"].map(size_of)) if len(h) else h.assign(size=pd.Series(dtype=object))
     h = h[h["size"].notna()].copy()
     h["parameters"] = h["size"].map(parameters)
-    h["n_to_decide"] = pd.array([  # more items do not lift a model off the floor: no number for a claim it cannot
-        pd.NA if r == NOT_TESTABLE or math.isnan(k := items_to_decide(d, lo, hi, n)) else int(k)  # test
-        for d, lo, hi, n, r in zip(h["diff"], h["ci_low"], h["ci_high"], h["n"], h["reading"], strict=True)
-    ], dtype="Int64")  # a count (the page shows a missing one as a dash)
+    h["n_to_decide"] = pd.array([n_to_decide(r) for _, r in h.iterrows()], dtype="Int64")  # a missing one: a dash
     order = {f.name: i for i, f in enumerate(syn.families)}
     h = h.assign(_order=h["family"].map(order)).sort_values(["_order", "parameters"], kind="stable")
     return h[list(SIZE_COLUMNS)].reset_index(drop=True)

@@ -6,7 +6,8 @@ its comparison in the synthesis both ask.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -27,8 +28,20 @@ CLUSTER_MARGIN = declared_claims("thesis")["H4c"].tolerance  # H4d declares its 
 #: Kamradt. Its words and Kamradt's heatmaps (depth 0 on top, as ours) name different quadrants, so both are tested,
 #: each at long context (lengths above the grid's median): H4c the needle in the second half (depth >= 50 %: "end
 #: of context", the lower right as drawn), H4d in the first half (depth < 50 %: the upper right as drawn, where
-#: Kamradt's GPT-4 lost the needle). Claim id -> (the prefix of its keys in :func:`h4_tests`, the depths it holds).
-QUADRANTS = {"H4c": ("late", lambda depth: depth >= 50), "H4d": ("front", lambda depth: depth < 50)}
+#: Kamradt's GPT-4 lost the needle). Claim id -> its :class:`Quadrant`.
+class Quadrant(NamedTuple):
+    prefix: str  # of its keys in :func:`h4_tests`
+    holds: Callable[[pd.Series], pd.Series]  # depth -> in the quadrant
+    where: str  # as the claim's value names it
+    margin: float  # the excess fail rate its claim of no cluster allows (thesis/claims.csv)
+
+
+QUADRANTS = {
+    "H4c": Quadrant("late", lambda depth: depth >= 50, "the lower right (long context, depth ≥ 50 %)",
+                    CLUSTER_MARGIN),
+    "H4d": Quadrant("front", lambda depth: depth < 50, "the upper right (long context, depth < 50 %)",
+                    declared_claims("thesis")["H4d"].tolerance),
+}
 #: H4b: the share of the window below which the thesis saw the simple needle never fail (§6.2; tables/needle_text.csv).
 EARLY_SHARE = int(table_cell("thesis", "needle_text", "simple", "share_pct")) / 100
 
@@ -140,10 +153,10 @@ def h4_tests(df: pd.DataFrame, window: int) -> dict:
     some_late = True if out["late_miss_ci_low"] > 0 else None  # NaN (no late cell) compares False
     out["simple_fails_late"] = all_of([none_early, some_late])
     both = pd.concat([cx, sp])
-    for claim, (prefix, in_quadrant) in QUADRANTS.items():
-        t = cluster_test(both, in_quadrant, declared_claims("thesis")[claim].tolerance)
-        out.update({f"{prefix}_{k}": t[k] for k in ("fail", "rest_fail", "p", "ci_low", "ci_high")})
-        out[f"no_{prefix}_cluster"] = t["no_cluster"]
+    for q in QUADRANTS.values():
+        t = cluster_test(both, q.holds, q.margin)
+        out.update({f"{q.prefix}_{k}": t[k] for k in ("fail", "rest_fail", "p", "ci_low", "ci_high")})
+        out[f"no_{q.prefix}_cluster"] = t["no_cluster"]
     return out
 
 
@@ -204,15 +217,13 @@ def check_h4(ledger, df: pd.DataFrame, window: int, lengths_note: str = "") -> d
                           f"{100 * EARLY_MISS_MARGIN:.0f} % (the claim's margin) and the late one's above 0, not "
                           "reproduced when the early one lies above the margin, inconclusive otherwise" + note,
                  anchor="needle-claims", floor=floors["H4b"])
-    where = {"H4c": "the lower right (long context, depth ≥ 50 %)", "H4d": "the upper right (long context, depth < 50 %)"}
-    for claim, (prefix, _) in QUADRANTS.items():
-        lo, hi = t[f"{prefix}_ci_low"], t[f"{prefix}_ci_high"]
-        rest = t[f"{prefix}_rest_fail"]
-        ledger.check(claim, our_value=f"fail {t[f'{prefix}_fail']:.0%} in {where[claim]} vs {rest:.0%} elsewhere "
-                     f"(difference 95 % CI [{100 * lo:+.0f}, {100 * hi:+.0f}] pp; Fisher p = {t[f'{prefix}_p']:.3f})",
-                     passed=t[f"no_{prefix}_cluster"],
-                     evidence=f"both needles; reproduced when the interval lies below "
-                              f"+{100 * declared_claims('thesis')[claim].tolerance:.0f} pp, "
+    for claim, q in QUADRANTS.items():
+        lo, hi = t[f"{q.prefix}_ci_low"], t[f"{q.prefix}_ci_high"]
+        ledger.check(claim, our_value=f"fail {t[f'{q.prefix}_fail']:.0%} in {q.where} vs "
+                     f"{t[f'{q.prefix}_rest_fail']:.0%} elsewhere (difference 95 % CI [{100 * lo:+.0f}, "
+                     f"{100 * hi:+.0f}] pp; Fisher p = {t[f'{q.prefix}_p']:.3f})",
+                     passed=t[f"no_{q.prefix}_cluster"],
+                     evidence=f"both needles; reproduced when the interval lies below +{100 * q.margin:.0f} pp, "
                               "not reproduced when Fisher's one-sided test finds a cluster (p < 0.05), inconclusive "
                               f"otherwise or when fewer than half of the other cells are found{note}",
                      anchor="needle-claims", floor=floors[claim])
