@@ -159,11 +159,11 @@ def test_a_longrag_claim_uses_the_test_and_tolerance_its_claims_file_declares(mo
     assert before["C1"] == REPRODUCED and before["C14c"] == REPRODUCED
     _edited(monkeypatch, "longrag", "C1", ",within,0.01", ",greater,0.01")  # 6.94 is not above 6.94 + 0.01
     assert _verdicts(paper_claims, "longrag", PAPER_TABLES_MODEL)["C1"] == NOT_REPRODUCED
-    _edited(monkeypatch, "longrag", "C14c", ",,3", ",,0.5")  # a transfer arm differs by more than half a point
+    _edited(monkeypatch, "longrag", "C14c", ",,3", ",,0.5")  # MuSiQue's transfer arm differs by 1.51 points
     after = _verdicts(paper_claims, "longrag", PAPER_TABLES_MODEL)
     assert after["C14c"] == NOT_REPRODUCED and after["C1"] == REPRODUCED
     edited = ClaimsLedger("longrag", paper="longrag", model="m").check("C14c", our_value=1, passed=None)
-    assert "(within 0.5 F1 points on every dataset)" in edited.text
+    assert "(within 0.5 F1 points on MuSiQue, Figure 4)" in edited.text
 
 
 def test_a_long2rag_claim_uses_the_tolerance_its_claims_file_declares(monkeypatch):

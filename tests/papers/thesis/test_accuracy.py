@@ -33,18 +33,18 @@ def test_an_interaction_is_the_mean_per_case_difference_of_differences():
     assert accuracy.all_of(True, True) is True
     assert accuracy.all_of(np.float64(0.05) <= 3 / 158, True) is False  # a numpy bool counts
     # "F-E nearly gone (at most 3 of 158)": 2 of 40 cannot show it, 40 of 158 refutes it, 0 of 500 shows it
-    share = thesis_claims._share_at_most
+    share = accuracy.largest_share_at_most
     assert share(pd.DataFrame({"count": [2, 1], "n": [40, 40]}), 3 / 158) is None
     assert share(pd.DataFrame({"count": [40], "n": [158]}), 3 / 158) is False
     assert share(pd.DataFrame({"count": [0], "n": [500]}), 3 / 158) is True
     # "F-E is RAG's largest failure region": decided by an exact test against the next largest pattern
-    largest = thesis_claims._largest
+    largest = accuracy.largest_count
     fig = numbers.THESIS_FIG_6_3
     # the thesis's own counts, F-E 16 against --- 10, do not show it either (p = 0.16)
     assert largest(pd.Series({p: fig[p] for p in ("F-E", "F--", "--E", "---")}), "F-E") == (
-        None, "F-E 16 against --- 10: p = 0.16 for the larger")
+        None, "F-E 16 against --- 10: one-sided exact binomial p = 0.16 that F-E is the larger")
     assert largest(pd.Series({"F-E": 21, "F--": 3, "--E": 10, "---": 32}), "F-E") == (
-        None, "F-E 21 against --- 32: p = 0.084 for the larger")  # the evidence names the test that decided
+        None, "--- 32 against F-E 21: one-sided exact binomial p = 0.084 that --- is the larger")  # the larger first
     assert largest(pd.Series({"F-E": 30, "F--": 3, "--E": 10, "---": 5}), "F-E")[0] is True
     assert largest(pd.Series({"F-E": 5, "F--": 3, "--E": 10, "---": 32}), "F-E")[0] is False
 

@@ -261,6 +261,10 @@ def test_h4c_no_cluster_needs_an_interval_below_the_margin():
     assert unsure["no_late_cluster"] is None
     same = _h4c(4, 8, repeat=6)  # 8 % against 8 % on 144 cells: the interval excludes a 15 pp cluster
     assert same["late_ci_high"] < needle_claims.CLUSTER_MARGIN and same["no_late_cluster"] is True
+    small = _h4c(5, 0, repeat=6)  # 10 % against 0 %: significant, but smaller than the 15 pp a cluster needs
+    assert small["late_p"] < 0.05 and small["late_fail"] - small["late_rest_fail"] < needle_claims.CLUSTER_MARGIN
+    assert small["late_ci_high"] >= needle_claims.CLUSTER_MARGIN and small["no_late_cluster"] is None
+    assert "of at least those 15 points" in needle_claims.rules() and "fewer than half" in needle_claims.rules()
 
 
 @pytest.mark.slow

@@ -102,16 +102,10 @@ def _check_c5_c7(ledger, ev: str) -> None:
         "C5",
         "Fine-tuned LongRAG-ChatGLM3-6B beats non-fine-tuned LongRAG-GPT-3.5-Turbo (average)",
         paper_value=f"{_t1_value(a, 'average'):.2f} > {_t1_value(b, 'average'):.2f}",
-        our_value=round(_t1_value(a, "average") - _t1_value(b, "average"), 2),
+        our_value=f"{_t1_value(a, 'average') - _t1_value(b, 'average'):+.2f}; per dataset "
+        + ", ".join(f"{d} {_t1_value(a, d) - _t1_value(b, d):+.2f}" for d in DATASETS),
         passed=_t1_value(a, "average") > _t1_value(b, "average"),
-        evidence=ev,
-    )
-    lower = [d for d in DATASETS if not _t1_value(a, d) > _t1_value(b, d)]
-    ledger.check(
-        "C5b",
-        our_value=f"lower on {', '.join(lower)}" if lower else "higher on all 3",
-        passed=not lower,
-        evidence=ev,
+        evidence=f"{ev}; the claim is about the average (the per-dataset differences are shown, not claimed)",
     )
     t1 = paper_table1()
     top = t1.loc[t1.groupby("dataset")["paper_f1"].idxmax()]
@@ -229,25 +223,24 @@ def _check_appendix_claims(ledger) -> None:
         index=["generator", "dataset"], columns="arm", values="paper_f1", sort=False
     )
     diff = (t[TRANSFER_ARMS[2]] - t[TRANSFER_ARMS[1]]).round(2)
-    ev = "the paper's own Tables 9-11 (no run of ours)"
-    for cid, gen, text in (
-        ("C14a", "GPT-3.5-Turbo", "surpasses"),
-        ("C14b", "GPT-3.5-Turbo-16k", "surpasses"),
-    ):
+    # The sentence cites Figure 4, which is MuSiQue (Table 11); Tables 9-10 give the other datasets: shown, not claimed
+    ev = ("the paper's own Tables 9-11 (no run of ours); decided on MuSiQue, the dataset of Figure 4 that the "
+          "sentence cites; HotpotQA and 2WikiMQA (Tables 9-10) shown")
+    for cid, gen in (("C14a", "GPT-3.5-Turbo"), ("C14b", "GPT-3.5-Turbo-16k")):
         d = diff.xs(gen, level="generator")
         ledger.check(
             cid,
-            f"E/F on SFT ChatGLM3-6B with a {gen} generator {text} all-{gen} E&F on every dataset",
+            f"E/F on SFT ChatGLM3-6B with a {gen} generator surpasses all-{gen} E&F (MuSiQue, Figure 4)",
             paper_value="'can surpass GPT-3.5-Turbo'",
             our_value="; ".join(f"{k} {v:+.2f}" for k, v in d.items()),
-            passed=bool((d > 0).all()),
+            passed=bool(d["musique"] > 0),
             evidence=ev,
         )
     d = diff.xs("GLM-4", level="generator")
     ledger.check(
         "C14c",
         our_value="; ".join(f"{k} {v:+.2f}" for k, v in d.items()),
-        passed=bool((d.abs() <= ledger.tolerance("C14c")).all()),
+        passed=bool(abs(d["musique"]) <= ledger.tolerance("C14c")),
         evidence=ev,
     )
     ev = "the paper's own Tables 6-8 (no run of ours)"
@@ -292,8 +285,8 @@ def _check_appendix_claims(ledger) -> None:
 def paper_claims(ledger):
     """Check C1-C18 on the paper's own numbers (every verdict computed from the published tables) into ``ledger``.
 
-    Sub-claims get letters (C1b, C5b, C7b, C9a/b, C14a-c, C16a/b): C5b and C7b are the per-dataset readings
-    of C5 and C7, which the paper's numbers do not support. Give the ledger ``model=PAPER_TABLES_MODEL``.
+    Sub-claims get letters (C1b, C7b, C9a/b, C14a-c, C16a/b): C7b is the per-dataset reading of C7 ("across all
+    datasets", the paper's words), which the paper's numbers do not support; C5 claims only the average. Give the ledger ``model=PAPER_TABLES_MODEL``.
     Returns the ledger.
     """
     _check_table1_claims(ledger)

@@ -264,3 +264,43 @@ def not_run_of(scored: pd.DataFrame, runs: Sequence[tuple[str, str, str]]) -> st
                if not ((scored["setting"] == setting) & (scored["pipeline"] == pipeline)
                        & (scored["prompt"] == prompt)).any()]
     return f"{', '.join(missing)} on these cases" if missing else None
+
+
+def largest_count(counts: pd.Series, which: str, alpha: float = 0.05) -> tuple[bool | None, str]:
+    """Is ``counts[which]`` the largest count? Against the largest other one, an exact binomial test on the two
+    (one-sided, ``alpha``): True when it is significantly larger, False when the other is, None otherwise; and what
+    the test compared, with its p-value."""
+    from scipy.stats import binomtest
+
+    ours, rival = int(counts[which]), str(counts.drop(which).idxmax())
+    other = int(counts[rival])
+    if ours + other == 0:
+        return None, f"{which} 0, {rival} 0"
+    up = binomtest(ours, ours + other, alternative="greater").pvalue
+    down = binomtest(other, ours + other, alternative="greater").pvalue
+    big, small = ((which, ours), (rival, other)) if ours >= other else ((rival, other), (which, ours))
+    said = (f"{big[0]} {big[1]} against {small[0]} {small[1]}: one-sided exact binomial p = "
+            f"{min(up, down):.2g} that {big[0]} is the larger")
+    return (True if up < alpha else False if down < alpha else None), said
+
+
+def largest_share_at_most(counts: pd.DataFrame, limit: float) -> bool | None:
+    """Is the largest share ``count / n`` of these runs at most ``limit``? Judged on its 95 % Wilson interval
+    (:func:`proportion_in`): True when the whole interval is at most the limit, False when it lies above it, None
+    otherwise (or no runs)."""
+    if counts.empty:
+        return None
+    top = counts.loc[(counts["count"] / counts["n"]).idxmax()]
+    return proportion_in(int(top["count"]), int(top["n"]), high=limit)
+
+
+def level_claim(correct: pd.Series, paper_pct: float, tol_pp: float, n_boot: int, seed: int) -> tuple[bool | None, str]:
+    """A level claim, "within ``tol_pp`` points of the paper's ``paper_pct`` %", on the bootstrap 95 % interval of
+    the accuracy (right = 1, one value per case: :func:`lcrag.stats.bootstrap_ci`, the interval the accuracy table
+    gives the same run), and the accuracy with its interval as text: ``63.10% [52.4, 72.6]``."""
+    x = correct.to_numpy(float)
+    if not len(x):
+        return None, "n/a"
+    lo, hi = bootstrap_ci(x, n_boot=n_boot, seed=seed)
+    return interval_in((lo, hi), (paper_pct - tol_pp) / 100, (paper_pct + tol_pp) / 100), (
+        f"{100 * x.mean():.2f}% [{100 * lo:.1f}, {100 * hi:.1f}]")

@@ -85,7 +85,9 @@ def rules() -> str:
             "(depth < 50 %, where Kamradt's GPT-4 lost the needle). Each is reproduced only when the 95 % bootstrap "
             f"interval of the difference in fail rates rules out a cluster of {100 * CLUSTER_MARGIN:.0f} points or "
             "more, not merely when no test finds one, and not reproduced when Fisher's one-sided exact test finds a "
-            "cluster (p < 0.05).")
+            f"cluster (p < 0.05) of at least those {100 * CLUSTER_MARGIN:.0f} points; inconclusive otherwise (a "
+            "significant excess below the margin included) and when the model finds the needle in fewer than half "
+            "of the other cells (a drop cannot show against a floor).")
 
 
 def h4_statement() -> str:
@@ -165,8 +167,9 @@ def cluster_test(both: pd.DataFrame, in_quadrant, margin: float = CLUSTER_MARGIN
     of ``both`` (one model's full-context cells, both needles, ``found``): the quadrant's and the other cells'
     fail rates (``fail``, ``rest_fail``), Fisher's one-sided p, the bootstrap interval of the difference, and
     ``no_cluster``. An absent effect is shown by an equivalence test, not by a test that fails to find it: True
-    when the 95 % interval of (the quadrant's fail rate - the rest's) lies below ``margin``; False
-    when the quadrant fails significantly more often (Fisher's exact test, one-sided, 5 %); None otherwise
+    when the 95 % interval of (the quadrant's fail rate - the rest's) lies below ``margin``; False when the
+    quadrant fails significantly more often (Fisher's exact test, one-sided, 5 %) by at least ``margin`` (a
+    significant excess smaller than the margin is not the cluster the claim denies); None otherwise
     (inconclusive), and when the model finds the needle in fewer than half of the other cells (no drop can show
     against a floor)."""
     from scipy.stats import fisher_exact
@@ -184,7 +187,7 @@ def cluster_test(both: pd.DataFrame, in_quadrant, margin: float = CLUSTER_MARGIN
         else (nan, nan))
     if not len(a) or not len(b) or b["found"].mean() < 0.5:
         out["no_cluster"] = None
-    elif out["p"] < 0.05:
+    elif out["p"] < 0.05 and out["fail"] - out["rest_fail"] >= margin:
         out["no_cluster"] = False
     else:
         out["no_cluster"] = True if out["ci_high"] < margin else None
@@ -224,8 +227,9 @@ def check_h4(ledger, df: pd.DataFrame, window: int, lengths_note: str = "") -> d
                      f"{100 * hi:+.0f}] pp; Fisher p = {t[f'{q.prefix}_p']:.3f})",
                      passed=t[f"no_{q.prefix}_cluster"],
                      evidence=f"both needles; reproduced when the interval lies below +{100 * q.margin:.0f} pp, "
-                              "not reproduced when Fisher's one-sided test finds a cluster (p < 0.05), inconclusive "
-                              f"otherwise or when fewer than half of the other cells are found{note}",
+                              "not reproduced when Fisher's one-sided test finds a cluster (p < 0.05) of at least "
+                              f"+{100 * q.margin:.0f} pp, inconclusive otherwise or when fewer than half of the "
+                              f"other cells are found{note}",
                      anchor="needle-claims", floor=floors[claim])
     return t
 
