@@ -1,8 +1,9 @@
 # lcrag: the whole set-up on a fresh Linux machine (Python 3.11, 2 cores, no GPU, no API key).
 #   make book   venv + install + data + execute every chapter (papermill) + build the HTML book
 #   make test   venv + install + the test suite
-# Options: FRESH=1 (call the models again instead of the committed response store), MODEL=<spec>,
-#          PROFILE=<smoke|quick|default|paper>, MIRROR=<dir> (copy data from a mirror instead of downloading).
+# Options: FRESH=1 (record the responses again instead of reading the committed store; answers already in the
+#          disk cache are reused: book/how-to-run.md), MODEL=<spec>, PROFILE=<smoke|quick|default|paper|companion>,
+#          MIRROR=<dir> (copy data from a mirror instead of downloading).
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
