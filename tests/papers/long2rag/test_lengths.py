@@ -64,7 +64,7 @@ def test_the_input_bins_are_scaled_to_the_longest_input_and_say_which_variants_f
     assert study.in_edges == [1400, 2800, 4376, 5601]  # x 5601 / 32000
     assert list(study.by_input["bin"]) == ["<1400", "1400-2800", "2800-4376", "4376-5601"]
     assert lengths.bins_sentence(study.per_response, study.in_edges) == (
-        "The 5 responses' inputs run from 500 to 5,600 tokens and fill 4 input bin(s), by variant: <1400: "
+        "The 5 responses' inputs run from 500 to 5,600 tokens and fill 4 input bins, by variant: <1400: "
         "trunc512 2; 1400-2800: trunc2048 1; 2800-4376: none 1; 4376-5601: none 1. A difference between bins is "
         "mostly one between variants.")
     small = lengths.length_study(judgments, responses, 4096, 256, numbers.PAPER_INPUT_EDGES, numbers.PAPER_OUTPUT_EDGES)

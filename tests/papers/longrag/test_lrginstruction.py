@@ -351,3 +351,15 @@ def test_summary_and_jsonl(tmp_path, monkeypatch):
     assert all(list(x) == ["instruction", "input", "output"] for x in lines)
     with pytest.raises(ValueError):
         build.write_jsonl([], "../x")
+
+
+def test_write_kept_says_what_the_other_rule_would_keep(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rows = pd.DataFrame({"instruction": ["i"] * 4, "input": ["x"] * 4, "output": ["y"] * 4,
+                         "kept_strict": [True, False, False, False], "kept_code": [True, True, True, False]})
+    said = build.write_kept(rows.assign(kept=rows["kept_strict"]), "strict")
+    assert said == "1 of 4 candidate instructions kept (strict rule) -> lrginstruction.jsonl; the code rule would keep 3"
+    assert len((tmp_path / "lrginstruction.jsonl").read_text().splitlines()) == 1
+    same = rows.assign(kept_code=rows["kept_strict"])
+    assert build.write_kept(same.assign(kept=same["kept_code"]), "code").endswith(
+        "the code's rule and the strict one keep the same number")

@@ -84,8 +84,8 @@ def test_coverage_alone_is_compared_too_for_a_summarizer_that_never_cites():
     assert all(r["reading"] == "not testable with this model" for r in rows[:2])
     # every retriever's Joint is 0: no winner is named, and the evidence (in the headline sentence) says why
     assert rows[1]["evidence"].startswith("every retriever's pooled joint is at the floor (vector 0.0, random 0.0): "
-                                          "none is best")
-    assert "floor tie" not in rows[3]["evidence"]
+                                          "none can be called best")
+    assert "at the floor" not in rows[3]["evidence"]
     cov = rows[3]
     assert cov["other_arm"] == "vector" and cov["units"] == "subtopics" and "Coverage per summary" in cov["evidence"]
     assert cov["diff"] == pytest.approx(-0.0925) and cov["ci_high"] < 0 and cov["reading"] == "vector better"

@@ -101,7 +101,7 @@ def bins_sentence(per_response: pd.DataFrame, edges: Sequence[int]) -> str:
     parts = [f"{b}: " + ", ".join(f"{v} {n}" for (bb, v), n in fill.items() if bb == b)
              for b in per["bin"].cat.categories if b in fill.index.get_level_values(0)]
     return (f"The {len(per)} responses' inputs run from {int(per['input_tokens'].min()):,} to "
-            f"{int(per['input_tokens'].max()):,} tokens and fill {len(parts)} input bin(s), by variant: "
+            f"{int(per['input_tokens'].max()):,} tokens and fill {len(parts)} input {'bin' if len(parts) == 1 else 'bins'}, by variant: "
             f"{'; '.join(parts)}. A difference between bins is mostly one between variants.")
 
 

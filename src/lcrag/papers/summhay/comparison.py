@@ -36,8 +36,8 @@ def _floor_tie(real: pd.DataFrame, metric: str) -> str:
     if not all(setting_floor({r: 100 * x}) for r, x in real[metric].items()):
         return ""
     scores = ", ".join(f"{r} {100 * x:.1f}" for r, x in real[metric].items())
-    return (f"every retriever's pooled {metric} is at the floor ({scores}): none is best, the one compared is the "
-            "highest of a floor tie")
+    return (f"every retriever's pooled {metric} is at the floor ({scores}): none can be called best, and the one "
+            "compared is merely the highest of scores that all sit at the floor")
 
 
 def settings(runs: pd.DataFrame, problems: list[str]) -> pd.DataFrame:

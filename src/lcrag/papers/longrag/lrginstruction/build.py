@@ -251,6 +251,8 @@ def write_kept(instructions: pd.DataFrame, rule: str) -> str:
     keeps, in one line for the chapter."""
     kept = instructions[instructions["kept"]]
     path = write_jsonl(kept.to_dict("records"))
+    code, strict = int(instructions["kept_code"].sum()), int(instructions["kept_strict"].sum())
+    other = "code" if rule == "strict" else "strict"
     return (f"{len(kept)} of {len(instructions)} candidate instructions kept ({rule} rule) -> {path.name}; "
-            f"the code's rule would keep {int(instructions['kept_code'].sum())}, the strict one "
-            f"{int(instructions['kept_strict'].sum())}")
+            + ("the code's rule and the strict one keep the same number" if code == strict else
+               f"the {other} rule would keep {code if other == 'code' else strict}"))
