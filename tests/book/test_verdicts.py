@@ -28,7 +28,7 @@ def test_floor_reason_names_each_arm_at_the_floor_and_why():
     reason = V.floor_reason({"Full": {"correct": 30, "n": 158, "chance": 0.25},
                              "RAG": {"correct": 90, "n": 158, "chance": 0.25},
                              "judge": {"values": [5, 5, 5]}, "CTX2": {"unparseable": 56, "n": 56}})
-    assert "Full: accuracy 0.19 of 158, interval contains chance 0.25" in reason
+    assert "Full: 30 of 158 right (0.19), interval contains chance 0.25" in reason
     assert "RAG" not in reason and "judge: constant (5" in reason and "CTX2: 56 of 56 answers unparseable" in reason
     assert V.floor_reason({"Full": {"correct": 100, "n": 158, "chance": 0.25}, "LC": {"score": 0.4}}) is None
 

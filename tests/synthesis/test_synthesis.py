@@ -213,7 +213,7 @@ def test_a_comparison_with_an_arm_at_the_floor_is_not_testable(tmp_path):
     c = S.synthesize(tmp_path, n_boot=500).comparisons.set_index(["family", "other_arm"])
     rag = c.loc[("thesis", "RAG CQT")]
     assert rag["reading"] == S.NOT_TESTABLE == "not testable with this model"
-    assert "at the floor: RAG CQT: accuracy" in rag["evidence"] and "interval contains chance 0.25" in rag["evidence"]
+    assert "at the floor: RAG CQT: 10 of 40 right (0.25)" in rag["evidence"] and "interval contains chance 0.25" in rag["evidence"]
     assert c.loc[("thesis", "Evidence"), "reading"] != S.NOT_TESTABLE  # Full 0.8 and Evidence 0.7: above it
 
 
@@ -456,7 +456,7 @@ def test_claims_by_size_reads_each_models_verdicts(tmp_path):
     write_run(tmp_path, "thesis", SMOL, {**base, "claims": pd.concat([
         _claims(SMOL, {"A": "reproduced", "B": "not testable with this model", "C": "reproduced",
                        "D": "not testable with this model", "E": "not testable with this model"},
-                evidence={"B": "paired bootstrap; at the floor: Full: accuracy 0.26 of 158, interval contains chance",
+                evidence={"B": "paired bootstrap; at the floor: Full: 41 of 158 right (0.26), interval contains chance",
                           "D": "paired bootstrap; not run: E&F (the run has R&B)",
                           "E": "not testable: the thesis's embedding model is not ours"}),
         _claims("the paper's published tables", {"P": "reproduced"}, source="paper tables"),
@@ -470,8 +470,9 @@ def test_claims_by_size_reads_each_models_verdicts(tmp_path):
     assert list(t.columns) == ["chapter", "text", "135M", "270M", "1.5B", "reproduced from"]
     assert "P" not in t.index  # the paper's tables need no model: not a size question
     assert t.loc["A", "reproduced from"] == "135M"
-    assert t.loc["B", "reproduced from"] == "1.5B" and t.loc["B", "270M"] == "inconclusive"
-    assert t.loc["C", "reproduced from"] == "1.5B"  # lost at 270M, back at 1.5B: only the largest counts
+    # inconclusive at 270M: where the finding starts is unknown, so no size is named
+    assert t.loc["B", "reproduced from"] == "" and t.loc["B", "270M"] == "inconclusive"
+    assert t.loc["C", "reproduced from"] == "1.5B"  # not reproduced at 270M, reproduced at 1.5B
     # why a model could not test a claim: at the floor, a run that left its arms out (no verdict), another reason
     assert (t.loc["B", "135M"], t.loc["D", "135M"], t.loc["E", "135M"]) == (
         "not testable (floor)", "not run", "not testable with this model")
@@ -494,7 +495,7 @@ def test_claims_by_size_has_no_blank_cell_and_its_legend_covers_every_value(tmp_
     assert t.loc["J", "135M"] == "checked on 1.5B" and t.loc["J", "1.5B"] == "not reproduced"
     assert t.loc["J", "270M"] == "not checked"  # Gemma-3's thesis run does not check J
     assert (t.loc["L", "270M"], t.loc["L", "1.5B"]) == (S.NOT_RUN, S.NOT_RUN)  # no longrag run of these models
-    assert t.loc["L", "reproduced from"] == "135M" and t.loc["J", "reproduced from"] == ""
+    assert t.loc["L", "reproduced from"] == "" and t.loc["J", "reproduced from"] == ""  # one size shows no threshold
     cells = t[["135M", "270M", "1.5B"]].to_numpy().ravel()
     assert "" not in cells
     legend = S.claims_legend()

@@ -79,12 +79,13 @@ def floor_reason(arms: dict[str, dict]) -> str | None:
     """Why a comparison is not testable, or None. ``arms`` maps an arm's name to what is known of it:
     ``{"correct": k, "n": n, "chance": p}`` (accuracy), ``{"score": x}`` (0-1 score), ``{"unparseable": u,
     "n": n}``, ``{"values": [...]}`` (a judge's values); several keys may be given. The reason names every arm
-    at the floor and why, e.g. ``"RAG: accuracy 0.27 of 158, interval contains chance 0.25"``."""
+    at the floor and why, e.g. ``"RAG: 42 of 158 right (0.27), interval contains chance 0.25"``."""
     reasons = []
     for name, a in arms.items():
         if {"correct", "n", "chance"} <= set(a) and accuracy_at_floor(a["correct"], a["n"], a["chance"]):
             acc = a["correct"] / a["n"] if a["n"] else float("nan")
-            reasons.append(f"{name}: accuracy {acc:.2f} of {a['n']}, interval contains chance {a['chance']:.2f}")
+            reasons.append(f"{name}: {a['correct']} of {a['n']} right ({acc:.2f}), interval contains chance "
+                           f"{a['chance']:.2f}")
         if "score" in a and score_at_floor(a["score"], a.get("threshold", FLOOR_SCORE)):
             reasons.append(f"{name}: score {a['score']:.3f} below {a.get('threshold', FLOOR_SCORE)}")
         if "unparseable" in a and unparseable_at_floor(a["unparseable"], a["n"]):

@@ -88,9 +88,10 @@ def claims_legend() -> str:
                     "rules)",
         NOT_REPRODUCED: "the interval lies entirely on the other side",
         INCONCLUSIVE: "the interval contains both answers: with this many items the data cannot decide",
-        UNTESTABLE_CELLS[AT_FLOOR]: "not testable: an arm the claim compares is at the floor for this model",
-        UNTESTABLE_CELLS[NOT_RUN]: "not testable: this model's run left an arm of the claim out (no verdict)",
-        NOT_TESTABLE: "not testable with this model for another reason, given in its chapter",
+        UNTESTABLE_CELLS[AT_FLOOR]: "an arm the claim compares is at the floor for this model",
+        UNTESTABLE_CELLS[NOT_RUN]: "this model's run left an arm of the claim out (no verdict)",
+        NOT_TESTABLE: ("the run cannot test the claim for another reason, given in its chapter (e.g. a level of the "
+                       "paper's own model, or the paper's embedding model)"),
         checked_on("1.5B"): ("(or another size) this model's run checks the claim on the model of that size, whose "
                              "column holds the verdict (e.g. a claim about the judge, whichever model summarizes; no "
                              "verdict)"),
@@ -156,14 +157,20 @@ NO_VERDICT = (UNTESTABLE_CELLS[NOT_RUN], NOT_CHECKED, NO_RUN_YET)
 
 
 def _reproduced_from(verdicts: pd.Series) -> str:
-    """The smallest size from which every size with a verdict (in increasing order) reads "reproduced"."""
+    """The size from which a finding appears: every size with a verdict from it up (in increasing order) reads
+    "reproduced", and either the size with a verdict just below it shows the finding absent (not reproduced, or
+    at the floor) or it is the smallest of at least two sizes with verdicts. Empty otherwise: one size alone shows
+    no threshold, and an inconclusive size below cannot say where the finding starts."""
     ran = verdicts[~verdicts.isin(NO_VERDICT) & ~verdicts.str.startswith(CHECKED_ON.split("{")[0])]
     if ran.empty or ran.iloc[-1] != REPRODUCED:
         return ""
     first = len(ran) - 1
     while first > 0 and ran.iloc[first - 1] == REPRODUCED:
         first -= 1
-    return str(ran.index[first])
+    if first == 0:
+        return str(ran.index[0]) if len(ran) >= 2 else ""
+    below = ran.iloc[first - 1]
+    return str(ran.index[first]) if below in (NOT_REPRODUCED, UNTESTABLE_CELLS[AT_FLOOR]) else ""
 
 
 def unsized_models(syn: Synthesis) -> list[str]:
