@@ -39,7 +39,7 @@ def test_long2rag_is_worded_as_whole_against_truncated_documents_not_as_retrieva
     text = written_answer(syn)
     assert "long context beats retrieval in Needle in a haystack (Full − RAG +20.0 pp [+10.0, +30.0], 12 cells)" in text
     assert ("whole documents beat truncated ones in Long²RAG (whole − trunc2048 +5.0 pp [+1.0, +9.0], 20 questions; "
-            "also decided against trunc1024 and trunc512: whole − trunc1024 +7.0 pp [+2.0, +12.0], whole − trunc512 "
+            "also a clear difference against trunc1024 and trunc512: whole − trunc1024 +7.0 pp [+2.0, +12.0], whole − trunc512 "
             "+15.9 pp [+9.6, +23.7])") in text
     assert "retrieval in Long²RAG" not in text and "retrieval in Needle in a haystack and Long²RAG" not in text
     assert across_sizes(model_outcomes(syn)).startswith(
@@ -54,7 +54,7 @@ def test_a_headline_without_a_decision_names_the_harsher_cuts_that_decide():
             _whole_vs("trunc512", 0.159, 0.096, 0.237)]
     text = written_answer(_syn(rows, [LONG2RAG]))
     assert (f"- **{QWEN}** (1.5B parameters): no clear difference in Long²RAG (whole − trunc2048 -2.4 pp [-8.2, "
-            "+5.5], 20 questions; decided only against trunc512: whole − trunc512 +15.9 pp [+9.6, +23.7]).") in text
+            "+5.5], 20 questions; a clear difference only against trunc512: whole − trunc512 +15.9 pp [+9.6, +23.7]).") in text
     assert "beat" not in text.split("\n\n")[0]
     assert "no experiment has a difference whose interval excludes zero" in text
 

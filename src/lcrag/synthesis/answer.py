@@ -91,9 +91,9 @@ def model_outcomes(syn: Synthesis) -> pd.DataFrame:
 
 
 def _others_decided(syn: Synthesis, family: Family, model: str, head: pd.Series, key: str) -> str:
-    """``; decided only against trunc512: whole − trunc512 +15.9 pp [+9.6, +23.7]`` (``also decided`` when the
-    headline is decided too): the family's other comparisons of ``model`` whose interval excludes zero (none at
-    the floor), or "" when none does."""
+    """``; a clear difference only against trunc512: whole − trunc512 +15.9 pp [+9.6, +23.7]`` (``also a clear
+    difference`` when the headline is decided too): the family's other comparisons of ``model`` whose interval
+    excludes zero (none at the floor), or "" when none does."""
     c = syn.comparisons
     c = c[(c["family"] == family.name) & (c["model"] == model) & (c["other_arm"] != head["other_arm"])]
     decided = [r for r in c.itertuples() if outcome(r.reading, r.long_arm, r.other_arm) in ("long", "other")]
@@ -101,7 +101,8 @@ def _others_decided(syn: Synthesis, family: Family, model: str, head: pd.Series,
         return ""
     arms = join_words([r.other_arm for r in decided])
     items = ", ".join(f"{r.long_arm} − {r.other_arm} {format_diff(r.diff, r.ci_low, r.ci_high)}" for r in decided)
-    return f"; {'also decided' if key in ('long', 'other') else 'decided only'} against {arms}: {items}"
+    which = "also a clear difference" if key in ("long", "other") else "a clear difference only"
+    return f"; {which} against {arms}: {items}"
 
 
 def size_order(models: list[str], first: str | None = None) -> list[str]:
