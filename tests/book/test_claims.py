@@ -157,6 +157,13 @@ def test_summary_markdown():
     assert "not counted: longrag" in md
     empty = summary_markdown(pd.DataFrame(columns=list(COLUMNS)))
     assert "No chapter has checked a claim yet." in empty
+    assert "## Our runs, per model" not in md  # one model: nothing to split
+    two = _claims()
+    two.loc[2, "model"] = "other"
+    md = summary_markdown(two)
+    assert "## Our runs, per model" in md
+    assert "| m | 1 | 0 | 1 | 0 | 2 |" in md and "| other | 0 | 1 | 0 | 0 | 1 |" in md
+    assert "| all models | 1 | 1 | 1 | 0 | 3 |" in md
 
 
 def test_pattern_names_print_with_their_hyphens():

@@ -70,7 +70,7 @@ DASHBOARD_COLUMNS = (  # the verdict third: visible without scrolling sideways
     "verdict",
     "claim text",
     "paper's number",
-    "our number",
+    "value checked",
     "model",
     "source",
     "evidence",
@@ -161,8 +161,12 @@ def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: s
         "Every claim below was checked by a chapter of this book: the chapter computed our value and a "
         "test, and the verdict follows from the test's outcome under the rules of {doc}`/book/verdicts` "
         "(*inconclusive* when the test could not decide, e.g. a confidence interval that straddles "
-        "the threshold; *not testable with this model* when an arm it compares is at the floor). Numbers are "
-        "from the runs that produced the pages of this build."
+        "the threshold, or when the data it needs were never released; *not testable with this model* when an "
+        "arm it compares is at the floor, when the run left that arm out, or when the claim is about the paper's "
+        "own model, e.g. its accuracy). Numbers are from the runs that produced the pages of this build: each "
+        "chapter's page model, and the four models of the needle page; every model's verdicts on every chapter "
+        "are in the synthesis's claims by model size. The *value checked* is ours for a claim checked on our "
+        "run, and arithmetic on the paper's own numbers for one checked on the paper's tables."
     )
     lines.append("")
     if failed:
@@ -192,6 +196,15 @@ def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: s
     lines += ["", "| source | " + " | ".join(by_source.columns) + " |", "|---" * (len(by_source.columns) + 1) + "|"]
     for source, row in by_source.iterrows():
         lines.append(f"| {_md(source)} | " + " | ".join(str(int(v)) for v in row) + " |")
+    ours = df[df["source"] == "our run"]
+    if ours["model"].nunique() > 1:
+        by_model = verdict_counts(ours, by="model")
+        lines += ["", "## Our runs, per model", "",
+                  "The *our run* verdicts above, split by the model whose run decided them (a model's counts say how "
+                  "many claims its run could test, not how good it is).", "",
+                  "| model | " + " | ".join(by_model.columns) + " |", "|---" * (len(by_model.columns) + 1) + "|"]
+        for model, row in by_model.iterrows():
+            lines.append(f"| {_md(model)} | " + " | ".join(str(int(v)) for v in row) + " |")
     lines += ["", "## All claims", ""]
     lines.append(
         "One row per claim and model (a chapter may check a claim on the paper's own tables and on our runs). "
