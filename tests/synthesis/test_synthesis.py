@@ -207,14 +207,25 @@ def test_reading_needs_an_interval_that_excludes_zero():
         "1 summary", "2 summaries", "1 question", "0 cells"]
 
 
-def test_a_comparison_with_an_arm_at_the_floor_is_not_testable(tmp_path):
-    write_run(tmp_path, "thesis", SMOL, thesis_tables(rag=0.2))  # RAG guesses: its interval contains 1/4
+def test_a_comparison_with_an_arm_at_the_floor_is_read_only_for_the_arm_above_it(tmp_path):
+    """RAG guesses (its interval contains 1/4) and Full, at 0.8, is clearly above it: the row reads "Full better"
+    and says RAG is at the floor; an arm at the floor is never shown equal or better (book/verdicts.md)."""
+    write_run(tmp_path, "thesis", SMOL, thesis_tables(rag=0.2))
     write_run(tmp_path, "longrag", SMOL, {"answers": longrag_answers(SMOL)})
     c = S.synthesize(tmp_path, n_boot=500).comparisons.set_index(["family", "other_arm"])
     rag = c.loc[("thesis", "RAG CQT")]
-    assert rag["reading"] == S.NOT_TESTABLE == "not testable with this model"
+    assert rag["reading"] == "Full better"
     assert "at the floor: RAG CQT: 10 of 40 right (0.25)" in rag["evidence"] and "interval contains chance 0.25" in rag["evidence"]
+    assert rag["evidence"].endswith("(decided: Full is clearly above the arm at the floor)")
     assert c.loc[("thesis", "Evidence"), "reading"] != S.NOT_TESTABLE  # Full 0.8 and Evidence 0.7: above it
+    read = S.family.floor_reading
+    floor = "RAG: at chance"
+    assert read(0.3, 0.1, 0.5, "Full", "RAG", floor, ["RAG"]) == "Full better"
+    assert read(-0.3, -0.5, -0.1, "Full", "RAG", floor, ["RAG"]) == S.NOT_TESTABLE  # the floored arm "better"
+    assert read(0.1, -0.1, 0.3, "Full", "RAG", floor, ["RAG"]) == S.NOT_TESTABLE  # not clearly above
+    assert read(0.3, 0.1, 0.5, "Full", "RAG", floor, ["Full", "RAG"]) == S.NOT_TESTABLE  # both at the floor
+    assert read(0.3, 0.1, 0.5, "Full", "RAG", floor) == S.NOT_TESTABLE  # the chapter did not say which arm
+    assert read(0.3, 0.1, 0.5, "Full", "RAG", None) == "Full better"
 
 
 def test_the_synthesis_has_no_floor_rule_of_its_own():
@@ -641,9 +652,10 @@ def test_the_written_answer_follows_the_headlines_largest_model_first(book_runs)
                  "interval) in Summary of a Haystack (Full − keywords -3.0 pp (no interval), 3 summaries)."):
         assert part in smol
     assert "parameters" not in paragraphs[3]
-    write_run(book_runs, "thesis", GEMMA, thesis_tables(rag=0.2))  # RAG at chance: the headline is not testable
+    write_run(book_runs, "thesis", GEMMA, thesis_tables(rag=0.2))  # RAG at chance, Full clearly above it
     gemma = written_answer(S.synthesize(book_runs, n_boot=300)).split("\n")[1]
-    assert "; not testable (an arm at the floor) in BAMBOO multiple choice; " in gemma  # no difference given
+    assert "long context beats retrieval in BAMBOO multiple choice (Full − RAG CQT " in gemma
+    assert "40 cases; RAG CQT at the floor)" in gemma
     assert summary == across_sizes(o) == (
         "Long context beats retrieval with an interval that excludes zero in BAMBOO multiple choice (135M) and "
         "LongRAG (135M, 1.5B). Whole documents beat truncated ones with an interval that excludes zero in Long²RAG "

@@ -11,6 +11,7 @@ import pandas as pd
 
 from lcrag.models.registry import parameters, size_of
 from lcrag.synthesis.family import (
+    ABOVE_FLOOR,
     NOT_RUN,
     NOT_TESTABLE,
     UNCLEAR,
@@ -80,6 +81,8 @@ def model_outcomes(syn: Synthesis) -> pd.DataFrame:
             key = outcome(r["reading"], r["long_arm"], r["other_arm"])
             evidence = f"{r['long_arm']} − {r['other_arm']} {format_diff(r['diff'], r['ci_low'], r['ci_high'])}"
             evidence += f", {headline_items(r)}"
+            if ABOVE_FLOOR in str(r["evidence"]):  # one arm at the floor, the other clearly above it
+                evidence += f"; {r['other_arm'] if key == 'long' else r['long_arm']} at the floor"
             if family.others_in_answer:
                 evidence += _others_decided(syn, family, model, r, key)
             if key == "floor":  # an arm at the floor: its difference is no evidence; what the family reports instead is

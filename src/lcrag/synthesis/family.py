@@ -128,6 +128,26 @@ def reading(diff: float, lo: float, hi: float, long_arm: str, other_arm: str) ->
     return UNCLEAR
 
 
+#: What a comparison's evidence says when one arm is at the floor and the other clearly above it (:func:`floor_reading`)
+ABOVE_FLOOR = "is clearly above the arm at the floor"
+
+
+def floor_reading(diff: float, lo: float, hi: float, long_arm: str, other_arm: str, floor: str | None,
+                  floored: Sequence[str] = ()) -> str:
+    """The :func:`reading` of a comparison whose arms the chapter's rule may put at the floor (``floor``: why;
+    ``floored``: which arms, where it says): *not testable with this model* when both arms are, or the arms are
+    not named, or the arm above the floor is not clearly better; else the reading of the difference. An arm at the
+    floor cannot be shown equal or better, but an arm clearly above it shows which way this model can do the
+    task (book/verdicts.md)."""
+    read = reading(diff, lo, hi, long_arm, other_arm)
+    if not floor:
+        return read
+    above = [a for a in (long_arm, other_arm) if a not in floored]
+    if len(floored) == 1 and len(above) == 1 and read == f"{above[0]} better":
+        return read
+    return NOT_TESTABLE
+
+
 def _text(x) -> str:
     """A text column's value: "" for a missing one (NaN, None)."""
     return x if isinstance(x, str) else ""
@@ -197,11 +217,15 @@ def comparison(
     long_context: str = "",
     scope: str = "",
     values: str = "",
+    floored: Sequence[str] = (),
 ) -> dict:
     """One comparison row (:data:`COMPARISON_COLUMNS`), with its :func:`reading`; when an arm is at the floor
     (``floor``: why, from the chapter's own floor rule, the one its claims use: e.g.
     :func:`lcrag.papers.thesis.accuracy.accuracy_floor`), the reading is "not testable with this model", as for the
     chapter's claims (book/verdicts.md), and the evidence says why. The synthesis has no floor rule of its own.
+    ``floored`` names the arms at the floor where the chapter says which: when one arm alone is, and the other is
+    clearly better (its interval excludes 0), the difference is read (:func:`floor_reading`): this model does the
+    task one way and not the other.
 
     ``long_context``: how long the long-context arm was for this model, where the chapter's tables say (``8000
     tokens``, ``cut to the window in 40 of 60 questions``); the arms of one experiment need not be the same length
@@ -211,12 +235,16 @@ def comparison(
     musique left out at the floor``): the headline says it after the count (:func:`items`). ``values``: what
     ``long_value`` and ``other_value`` are where they are not the means over the ``n`` items compared
     (``micro-averages over 72 insights``)."""
+    read = floor_reading(diff, lo, hi, long_arm, other_arm, floor, floored)
+    if floor:
+        evidence = f"{evidence}; at the floor: {floor}"
+        if read != NOT_TESTABLE:
+            evidence += f" (decided: {long_arm if diff > 0 else other_arm} {ABOVE_FLOOR})"
     return {
         "family": family, "model": model, "comparison": comparison, "long_arm": long_arm,
         "long_value": long_value, "other_arm": other_arm, "other_value": other_value, "diff": diff,
-        "ci_low": lo, "ci_high": hi, "n": int(n), "units": units,
-        "reading": NOT_TESTABLE if floor else reading(diff, lo, hi, long_arm, other_arm),
-        "evidence": f"{evidence}; at the floor: {floor}" if floor else evidence, "source": source,
+        "ci_low": lo, "ci_high": hi, "n": int(n), "units": units, "reading": read,
+        "evidence": evidence, "source": source,
         "long_context": long_context, "scope": scope, "values": values,
     }  # fmt: skip
 

@@ -65,7 +65,8 @@ def comparisons(runs: pd.DataFrame, arms: pd.DataFrame, problems: list[str]) -> 
                 NAME, model, f"Full vs {other} ({prompt} prompt, accuracy)", "Full", float(full_acc), other,
                 float(other_acc), float(sign * r["diff"]), lo, hi, n, "cases",
                 f"the chapter's paired bootstrap over {n} cases", r["source"].replace("accuracy", "paired_tests"),
-                floor=accuracy_floor({"Full": (round(full_acc * n), n), other: (round(other_acc * n), n)}),
+                floor=accuracy_floor(arms := {"Full": (round(full_acc * n), n), other: (round(other_acc * n), n)}),
+                floored=[a for a, kn in arms.items() if accuracy_floor({a: kn})],
                 long_context=context.get((model, prompt, n), "")))  # fmt: skip
     return out
 

@@ -53,6 +53,7 @@ def comparisons(cells: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> list[
             f"mean recall per cell, on 0-1, not the share of cells found; paired bootstrap over {len(both)} cells "
             f"(needles x depths at {', '.join(map(str, lengths))} tokens)",
             g["source"].iloc[0], floor=recall_floor({"Full": both["full"], "RAG": both["rag"]}),
+            floored=[a for a, s in (("Full", "full"), ("RAG", "rag")) if recall_floor({a: both[s]})],
             long_context=f"{', '.join(map(str, lengths))} tokens"))  # fmt: skip
     return out
 
