@@ -75,6 +75,10 @@ def test_run_claims_decide_with_intervals():
     # every variant's input has one length here: no trend within a variant, whatever the variants' own KPR
     assert v.loc["C10", "verdict"] == "inconclusive" and "no document variant" in v.loc["C10", "evidence"]
     assert v.loc["C14", "verdict"] == "inconclusive"  # generation length unrelated to recall here
+    assert long2rag_claims.LEXICAL_LENGTH_NOTE not in v.loc["C14", "evidence"]  # judge "j": no note
+    lexical = ClaimsLedger("long2rag", paper="long2rag", model="m")
+    long2rag_claims.run_claims(lexical, clear.assign(judge="lexical"), "lexical", rank, n_boot=500)
+    assert long2rag_claims.LEXICAL_LENGTH_NOTE in lexical.table().set_index("claim_id").loc["C14", "evidence"]
     assert "none - trunc512 +0.2" in v.loc["C12", "our_value"] and "[" in v.loc["C12", "our_value"]
     assert v.loc["C15", "verdict"] == "reproduced"
     # a difference of one key point in one question is noise, not a trend: inconclusive

@@ -227,10 +227,17 @@ def length_claim(ledger, cid: str, column: str, mine: pd.DataFrame, ev: str, poo
                  "in length and KPR are not read as a trend; 95 % percentile bootstrap interval over questions")
 
 
+#: Why the lexical judge's KPR rises with answer length by construction (C14's evidence says so)
+LEXICAL_LENGTH_NOTE = ("the lexical judge scores a key point by its best-matching sentence of the answer, so a "
+                       "longer answer has more chances to match: part of a rising trend is the judge's")
+
+
 def generation_claim(ledger, mine: pd.DataFrame, ev: str, pooled: str | None, cap: int | None = None,
-                     n_boot: int = 2000, seed: int = 0) -> None:
-    """C14, KPR grows with generation length: :func:`length_claim` on ``completion_tokens``."""
-    length_claim(ledger, "C14", "completion_tokens", mine, ev, pooled, cap, n_boot, seed)
+                     n_boot: int = 2000, seed: int = 0, judge: str = "") -> None:
+    """C14, KPR grows with generation length: :func:`length_claim` on ``completion_tokens``; with the lexical
+    ``judge``, its evidence says that judge favours long answers (:data:`LEXICAL_LENGTH_NOTE`)."""
+    note = f"{ev}; {LEXICAL_LENGTH_NOTE}" if judge == "lexical" else ev
+    length_claim(ledger, "C14", "completion_tokens", mine, note, pooled, cap, n_boot, seed)
 
 
 def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mapping | None = None, scope: str = "", n_boot: int = 2000, seed: int = 0,
@@ -294,7 +301,7 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mappin
         ledger.check("C13", text, paper_value="Table 2", our_value=None, passed=None,
                      evidence=f"not run in this profile; {ev}")
     length_claim(ledger, "C10", "input_tokens", mine, ev, pooled, None, n_boot, seed)
-    generation_claim(ledger, mine, ev, pooled, cap, n_boot, seed)
+    generation_claim(ledger, mine, ev, pooled, cap, n_boot, seed, judge=judge)
     c15 = {"claim_id": "C15", "text": "Two judges rank the same systems alike (Spearman >= 0.95)",
            "paper_value": TABLE3_SPEARMAN}
     if agreement is not None and not np.isnan(agreement.get("spearman", np.nan)):
