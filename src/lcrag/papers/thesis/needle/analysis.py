@@ -244,8 +244,9 @@ def explanation_reading(freq: pd.DataFrame, relation: pd.DataFrame) -> str:
         return (f"{r['model']}: {int(r['simple_fails'])} of {int(r['simple_cells'])} cells missed against "
                 f"{int(r['complex_fails'])} of {int(r['complex_cells'])}, p = {r['p']:.3f}")
 
-    text = (f"Without English stop words (scikit-learn's list), the simple needle's {int(s['words'])} words occur "
-            f"{described(s)}; the complex needle's {int(c['words'])} occur {described(c)}. A one-sided rank test "
+    text = (f"Without English stop words (scikit-learn's list, which differs from the scorer's, and with the "
+            f"question's words kept), the simple needle's {int(s['words'])} words occur {described(s)}; the "
+            f"complex needle's {int(c['words'])} occur {described(c)}. A one-sided rank test "
             f"over the words (Mann-Whitney) gives p = {p_words:.3f} for the simple needle's being the more "
             f"frequent: {'significant' if frequent else 'not significant'} at 5 %"
             + ("" if frequent else ", so these words are not shown to be the more frequent, whatever their means "
