@@ -52,6 +52,17 @@ def test_the_text_says_which_experiments_mix_model_size_with_context_length():
                            "(8000 tokens at 135M, 270M; 32000 tokens at 0.5B, 1.5B)")
     assert "mixes model size with context length" in note
     assert note.endswith("The tables of Summary of a Haystack do not say how long it was.")
+    assert "items compared differ" not in note  # every model's needle row holds its whole grid
+
+
+def test_the_text_says_where_the_floor_rule_left_items_out_for_some_models():
+    syn = _syn()
+    c = syn.comparisons.copy()
+    c.loc[(c["family"] == "needle") & (c["model"] == SMOL), "scope"] = "the simple needle only"
+    note = S.length_note(S.Synthesis(runs=syn.runs, tables=syn.tables, comparisons=c, families=syn.families))
+    assert note.endswith("Where a chapter's floor rule left some items out, the items compared differ between "
+                         "models, in Needle in a haystack (the simple needle only at 135M; all items at 270M, 0.5B, "
+                         "1.5B): there, a difference between sizes also mixes in the items.")
 
 
 def test_the_figure_labels_what_differs_between_models_and_shows_every_family():
