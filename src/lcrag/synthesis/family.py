@@ -239,7 +239,7 @@ def comparison(
     if floor:
         evidence = f"{evidence}; at the floor: {floor}"
         if read != NOT_TESTABLE:
-            evidence += f" (decided: {long_arm if diff > 0 else other_arm} {ABOVE_FLOOR})"
+            evidence += f"; decided: {long_arm if diff > 0 else other_arm} {ABOVE_FLOOR}"
     return {
         "family": family, "model": model, "comparison": comparison, "long_arm": long_arm,
         "long_value": long_value, "other_arm": other_arm, "other_value": other_value, "diff": diff,

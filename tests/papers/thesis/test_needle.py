@@ -385,6 +385,6 @@ def test_h4_and_the_synthesis_share_the_chapters_floor_rule():
         if h4_floored:  # the same reason, from the same function
             assert t.loc["H4c", "evidence"].endswith("at the floor: full, both needles (mean recall): score 0.045 "
                                                      "below 0.05")
-            assert row["evidence"].endswith("at the floor: Full (mean recall): score 0.045 below 0.05 (decided: RAG "
-                                            "is clearly above the arm at the floor)")
+            assert row["evidence"].endswith("at the floor: Full (mean recall): score 0.045 below 0.05; decided: RAG "
+                                            "is clearly above the arm at the floor")
     assert needle_claims.recall_floor({"Full": pd.Series([0.05]), "RAG": pd.Series(dtype=float)}) is None
