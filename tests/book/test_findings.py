@@ -34,12 +34,26 @@ def test_claims_are_counted_by_source_and_verdict_and_the_floor_is_named():
     assert "not testable here" not in text
 
 
+def test_claims_not_testable_for_another_reason_are_not_called_at_the_floor():
+    """The thesis's H1 (GPT-3.5's level) is not testable on another model whatever its size, H3 because the run
+    left its arm out, H7 at the floor: three sentences, each naming its own."""
+    claims = pd.DataFrame([
+        ("H1", "our run", NOT_TESTABLE, "local/m", "bootstrap; not testable: a level of the thesis's generator"),
+        ("H3", "our run", NOT_TESTABLE, "local/m", "paired; not run: Full CTX1 on these cases"),
+        ("H7", "our run", NOT_TESTABLE, "local/m", "paired; at the floor: RAG CQT: 40 of 158 right (0.25)"),
+    ], columns=["claim_id", "source", "verdict", "model", "evidence"])  # fmt: skip
+    text = " ".join(claims_sentences(claims))
+    assert "The model is at the floor on the arms of H7:" in text
+    assert "This run left out what H3 compare" in text
+    assert "H1 cannot be tested on this model's run whatever its size: it is about the paper's own set-up" in text
+
+
 def test_no_model_checks_that_need_the_papers_embedding_model_are_named():
     claims = _claims([("H6", "no model", REPRODUCED, "no model"), ("H6b", "no model", NOT_TESTABLE, "no model"),
                       ("H16", "no model", NOT_TESTABLE, "no model")])
     text = " ".join(claims_sentences(claims))
     assert "call no language model (not about a language model's behaviour), 3 in all: 1 reproduced, 2 not " in text
-    assert "H6b, H16: not testable here, because the paper's values come from another model" in text
+    assert "H6b, H16: not testable here, because the paper's values come from a part of its set-up" in text
     assert "at the floor" not in text
 
 

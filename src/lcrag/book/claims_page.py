@@ -201,7 +201,9 @@ def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: s
         by_model = verdict_counts(ours, by="model")
         lines += ["", "## Our runs, per model", "",
                   "The *our run* verdicts above, split by the model whose run decided them (a model's counts say how "
-                  "many claims its run could test, not how good it is).", "",
+                  "many claims its run could test, not how good it is; the smaller models appear here through the "
+                  "needle page, and their verdicts on every chapter are in the synthesis's claims by model size).",
+                  "",
                   "| model | " + " | ".join(by_model.columns) + " |", "|---" * (len(by_model.columns) + 1) + "|"]
         for model, row in by_model.iterrows():
             lines.append(f"| {_md(model)} | " + " | ".join(str(int(v)) for v in row) + " |")

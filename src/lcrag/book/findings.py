@@ -19,7 +19,16 @@ import pandas as pd
 
 from lcrag import chapters, config
 from lcrag.book.claims import CLAIMS_FILE, INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, read_claims
-from lcrag.book.verdicts import NO_MODEL, OUR_RUN, PAPER_TABLES, PARTIAL_FLOOR, RELEASED_ARTEFACTS
+from lcrag.book.verdicts import (
+    NO_MODEL,
+    NOT_RUN,
+    OTHER_REASON,
+    OUR_RUN,
+    PAPER_TABLES,
+    PARTIAL_FLOOR,
+    RELEASED_ARTEFACTS,
+    untestable_because,
+)
 
 _ORDER = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTABLE)
 
@@ -45,11 +54,9 @@ def claims_sentences(claims: pd.DataFrame) -> list[str]:
     for model, part in ours.groupby(ours["model"].astype(str), sort=False):
         by = f" with {model}" if model and model != "nan" else ""
         out.append(f"Of the claims about behaviour checked on our run{by}, {len(part)} in all: {_counts(part)}.")
-        floor = part[part["verdict"] == NOT_TESTABLE]
-        if len(floor):
-            out.append(f"The model is at the floor on the arms of {', '.join(map(str, floor['claim_id']))}: those "
-                       "claims measure the model, not the paper, and wait for a more capable one.")
         evidence = part["evidence"] if "evidence" in part.columns else pd.Series("", index=part.index)
+        why = evidence.map(untestable_because).where(part["verdict"] == NOT_TESTABLE)
+        out += _untestable_sentences(part, why)
         partial = part[evidence.astype(str).str.contains(PARTIAL_FLOOR, regex=False)]
         if len(partial):
             verb = "were" if len(partial) > 1 else "was"
@@ -62,8 +69,31 @@ def claims_sentences(claims: pd.DataFrame) -> list[str]:
         unfit = computed[computed["verdict"] == NOT_TESTABLE]
         if len(unfit):
             out.append(f"{', '.join(map(str, unfit['claim_id']))}: not testable here, because the paper's values come "
-                       "from another model than the one these checks use (an embedding model: the evidence column "
-                       "says which).")
+                       "from a part of its set-up these checks do not have (its embedding model or its tokenizer: "
+                       "the evidence column says which).")
+    return out
+
+
+def _ids(claims: pd.DataFrame) -> str:
+    return ", ".join(map(str, claims["claim_id"]))
+
+
+def _untestable_sentences(part: pd.DataFrame, why: pd.Series) -> list[str]:
+    """Why a model's *not testable* claims are: at the floor, left out of the run, or another reason its evidence
+    gives (:func:`lcrag.book.verdicts.untestable_because`), one sentence each."""
+    out = []
+    untestable = part["verdict"] == NOT_TESTABLE
+    other, not_run = part[why == OTHER_REASON], part[why == NOT_RUN]
+    floor = part[untestable & ~why.isin([OTHER_REASON, NOT_RUN])]  # (a ledger without evidence: the floor)
+    if len(floor):
+        out.append(f"The model is at the floor on the arms of {_ids(floor)}: those claims measure the model, not the "
+                   "paper, and wait for a more capable one.")
+    if len(not_run):
+        out.append(f"This run left out what {_ids(not_run)} compare (the evidence column says what).")
+    if len(other):
+        out.append(f"{_ids(other)} cannot be tested on this model's run whatever its size: "
+                   f"{'they are' if len(other) > 1 else 'it is'} about the paper's own set-up (its model's level, "
+                   "its judge, its embedding model: the evidence column says which).")
     return out
 
 

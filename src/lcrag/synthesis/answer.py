@@ -151,7 +151,7 @@ def across_sizes(outcomes: pd.DataFrame) -> str:
     decided = counts.get("long", 0) + counts.get("other", 0)
     rest = [f"in {counts[key]} {what}" for key, what in (("unclear", "the interval contains zero"),
                                                           ("points", "only point estimates"),
-                                                          ("floor", "an arm is at the floor")) if counts.get(key)]
+                                                          ("floor", "it is not testable (an arm at the floor)")) if counts.get(key)]
     tail = f". That is {decided} of the {counts.sum()} model × experiment pairs run" + (
         f"; {', '.join(rest)}" if rest else "")
     return ". ".join(sentences) + tail + "."

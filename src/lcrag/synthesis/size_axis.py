@@ -325,7 +325,7 @@ def plot_size_axis(syn: Synthesis, columns: int = 3):
         _draw(together, t[t["family"] == f.name], colour, label=f.name, offset=spread, floor_colour=colour)
     _axis(together, t, "every experiment")
     if (~_testable(t)).any():
-        together.scatter([], [], marker="x", color="grey", label="×: an arm at the floor")
+        together.scatter([], [], marker="x", color="grey", label="×: not testable (an arm at the floor)")
     together.legend(fontsize=8)
     for ax in axes[n:]:
         ax.set_axis_off()

@@ -88,7 +88,7 @@ def test_run_claims_decide_with_intervals():
     # a model that recalls (almost) nothing: every comparison is at the floor, not testable with this model
     v = _verdicts(_responses({"none": [0.0, 0.0, 0.0, 0.1, 0.0, 0.0], "trunc512": [0.0] * 6}), rank)
     assert set(v.loc[["C12", "C10", "C14", "C15"], "verdict"]) == {"not testable with this model"}
-    assert v.loc["C12", "evidence"].endswith("at the floor: none (mean KPR): score 0.017 below 0.05")
+    assert v.loc["C12", "evidence"].endswith("at the floor: whole documents (none) (mean KPR): score 0.017 below 0.05")
     assert v.loc["C14", "evidence"].endswith("at the floor: all responses (mean KPR): score 0.008 below 0.05")
     # truncation taking KPR to the floor is the effect C12 measures (the full documents are above it); a C13 pair
     # whose truncated arm is at the floor decides nothing, the other pair decides (here: not lower, inconclusive)
@@ -160,7 +160,7 @@ def test_c12_and_the_synthesis_share_the_chapters_floor_rule():
         why = long2rag_claims.truncation_floor(long2rag_claims.question_kpr(per, "j"))
         assert (why is not None) is floored
         if floored:
-            assert why == "none (mean KPR): score 0.045 below 0.05"
+            assert why == "whole documents (none) (mean KPR): score 0.045 below 0.05"
             assert claim["evidence"].endswith(f"at the floor: {why}")
             assert all(r["evidence"].endswith(f"at the floor: {why}") for r in rows)
 

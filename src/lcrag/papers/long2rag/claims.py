@@ -183,8 +183,8 @@ def kpr_floor(means: Mapping[str, float]) -> str | None:
 
 def variant_floor(wide: pd.DataFrame, variants) -> str | None:
     """:func:`kpr_floor` of these ``variants``' mean KPR over the questions of ``wide`` (:func:`question_kpr`);
-    variants not run are left out."""
-    return kpr_floor({v: wide[v].mean() for v in variants if v in wide})
+    variants not run are left out; ``none`` (no processing) is named ``whole documents (none)``."""
+    return kpr_floor({("whole documents (none)" if v == "none" else v): wide[v].mean() for v in variants if v in wide})
 
 
 def truncation_floor(wide: pd.DataFrame) -> str | None:

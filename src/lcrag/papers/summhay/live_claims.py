@@ -248,8 +248,8 @@ def check_live_claims(
         paper_r = PAPER_TABLE1["gpt-4o"][0]
         ledger.check(
             "C15",
-            "An LLM judge with the released prompt agrees with humans at about GPT-4o's level "
-            f"(coverage correlation {paper_r:.3f})",
+            "GPT-4o, as the judge with the released prompt, agrees with humans (coverage correlation "
+            f"{paper_r:.3f}); checked on our LLM judge, run the same way",
             paper_value=paper_r,
             our_value=f"{e}: {r:.3f} [{lo:.3f}, {hi:.3f}] (GPT-4o on the same summaries {gpt:.3f})",
             passed=greater(r, gpt, -0.05, ci=(lo - gpt, hi - gpt)),

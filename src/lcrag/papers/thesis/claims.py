@@ -60,7 +60,7 @@ def other_generator(model: str | None) -> str | None:
     if model and any(g in str(model).lower() for g in THESIS_GENERATORS):
         return None
     return (f"a level of the thesis's generator (GPT-3.5-Turbo); {model or 'another model'} is another generator, "
-            "whose accuracy is shown, not compared")
+            "whose value is shown, not compared")
 
 
 def _ratio(saving: dict) -> str:
