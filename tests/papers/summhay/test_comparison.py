@@ -83,7 +83,7 @@ def test_coverage_alone_is_compared_too_for_a_summarizer_that_never_cites():
                                                "Full vs Oracle (Coverage)", "Full vs vector (best retriever) (Coverage)"]
     assert all(r["reading"] == "not testable with this model" for r in rows[:2])
     # every retriever's Joint is 0: no winner is named, and the evidence (in the headline sentence) says why
-    assert rows[1]["evidence"].startswith("every retriever's pooled joint is at the floor (vector 0.0, random 0.0): "
+    assert rows[1]["evidence"].startswith("every retriever's pooled joint is at the floor (vector 0.000, random 0.000): "
                                           "none can be called best")
     assert "at the floor" not in rows[3]["evidence"]
     cov = rows[3]
