@@ -161,18 +161,14 @@ def check_artefact_claims(
         evidence=ev_level,
     )
 
-    def settings_of(s: str, metric: str, settings=TABLE2_SETTINGS) -> dict[str, float]:
-        return {st: v(s, st, metric) for st in settings if (s, st, metric) in ours.index}
-
     def argbest(s: str, metric: str, settings=TABLE2_SETTINGS, lowest: bool = False) -> str:
-        values = settings_of(s, metric, settings)
-        return (min if lowest else max)(values, key=values.get)
+        return order_claims.best(v, s, metric, settings, lowest)
 
     oracle_best = [s for s in summ if argbest(s, "joint") == "oracle"]
     order("C4", "[news half] Oracle gives the highest Joint of all settings for every summarizer", "10 of 10",
           our_value=f"{len(oracle_best)} of {len(summ)}")
 
-    realistic = ("random", "vector", "longembed", "keywords", "rerank3", "full")
+    realistic = order_claims.REALISTIC
     rr3_best = [s for s in summ if s != "gemini-1.5-pro" and argbest(s, "joint", realistic) == "rerank3"]
     others = [s for s in summ if s != "gemini-1.5-pro" and argbest(s, "joint", realistic) != "rerank3"]
     gem = v("gemini-1.5-pro", "full", "joint") - v("gemini-1.5-pro", "rerank3", "joint")
