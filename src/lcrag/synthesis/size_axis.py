@@ -214,19 +214,14 @@ def length_note(syn: Synthesis) -> str:
     scoped = []
     for f in syn.families:
         part = t[t["family"] == f.name]
-        if len(part) > 1 and (_varies(part, "scope") or (part["scope"].fillna("") != "").any()
-                              and (part["scope"].fillna("") == "").any()):
-            items = [f"{g['scope'].iloc[0] if _text_of(g['scope'].iloc[0]) else 'all items'} at {', '.join(g['size'])}"
-                     for _, g in part.groupby(part["scope"].fillna(""), sort=False)]
+        scope = part["scope"].fillna("").astype(str).replace("", "all items")
+        if scope.nunique() > 1:
+            items = [f"{s} at {', '.join(g['size'])}" for s, g in part.groupby(scope, sort=False)]
             scoped.append(f"{short_title(f.title)} ({'; '.join(items)})")
     if scoped:
         text += (" Where a chapter's floor rule left some items out, the items compared differ between models, in "
                  f"{'; in '.join(scoped)}: there, a difference between sizes also mixes in the items.")
     return text
-
-
-def _text_of(x) -> bool:
-    return isinstance(x, str) and x != ""
 
 
 def _testable(t: pd.DataFrame) -> pd.Series:

@@ -543,34 +543,30 @@ def test_the_live_table_marks_the_deciding_judge_and_the_synthesis_reads_its_row
     assert live_runs.live_judge_name("lexical-recall") == "lexical" and live_runs.live_judge_name("llm:x") == "llm:x"
 
 
-def test_c15_tests_the_llm_judge_chosen_on_the_fit_half_on_the_held_out_half():
+def _c15(rows) -> pd.Series:
+    """C15's row when the LLM judges and GPT-4o agree with the humans as ``rows`` say (evaluator, half, r, n)."""
     from lcrag.book.claims import ClaimsLedger
 
-    judges = _agreement([("llm:gpt-4o-08", "fit", 0.70, 713), ("llm:gpt-4o-08", "held-out", 0.60, 706),
-                         ("llm:gpt-4o-05", "fit", 0.50, 713), ("llm:gpt-4o-05", "held-out", 0.69, 706),
-                         ("gpt-4o", "fit", 0.71, 713), ("gpt-4o", "held-out", 0.72, 706)])
     ceiling = pd.DataFrame([{"haystack": "all", "ceiling_f1": 0.84, "insights": 10, "budget_tokens": 15000,
                              "tokenizer": "t"}])
     ledger = ClaimsLedger("summhay", paper="summhay", model="m")
     live_claims.check_live_claims(ledger, live=_live({"oracle": 30.0}), position=pd.DataFrame(), ceiling=ceiling,
-                                  judges=judges, scope="s")
-    c15 = ledger.table().set_index("claim_id").loc["C15"]
+                                  judges=_agreement(rows), scope="s")
+    return ledger.table().set_index("claim_id").loc["C15"]
+
+
+def test_c15_tests_the_llm_judge_chosen_on_the_fit_half_on_the_held_out_half():
+    gpt4o = [("gpt-4o", "fit", 0.71, 713), ("gpt-4o", "held-out", 0.72, 706)]
+    c15 = _c15([("llm:gpt-4o-08", "fit", 0.70, 713), ("llm:gpt-4o-08", "held-out", 0.60, 706),
+                ("llm:gpt-4o-05", "fit", 0.50, 713), ("llm:gpt-4o-05", "held-out", 0.69, 706), *gpt4o])
     assert c15["our_value"] == "llm:gpt-4o-08: 0.600 [0.551, 0.645] (GPT-4o on the same summaries 0.720)"
     assert c15["verdict"] == "not reproduced" and "chosen on the fit half" in c15["evidence"]  # 0.645 < 0.67
-    close = _agreement([("llm:gpt-4o-08", "fit", 0.70, 713), ("llm:gpt-4o-08", "held-out", 0.69, 706),
-                        ("gpt-4o", "fit", 0.71, 713), ("gpt-4o", "held-out", 0.72, 706)])
-    ledger = ClaimsLedger("summhay", paper="summhay", model="m")
-    live_claims.check_live_claims(ledger, live=_live({"oracle": 30.0}), position=pd.DataFrame(), ceiling=ceiling,
-                                  judges=close, scope="s")
     # 0.69 [0.65, 0.73] on 706 insights: the interval reaches below 0.67, so the point value alone decides nothing
-    assert ledger.table().set_index("claim_id").loc["C15", "verdict"] == "inconclusive"
+    close = _c15([("llm:gpt-4o-08", "fit", 0.70, 713), ("llm:gpt-4o-08", "held-out", 0.69, 706), *gpt4o])
+    assert close["verdict"] == "inconclusive"
     # a judge that is not the paper's (GPT-4o): measured, not a test of the claim
-    other = _agreement([("llm:qwen", "fit", 0.70, 713), ("llm:qwen", "held-out", 0.75, 706),
-                        ("gpt-4o", "fit", 0.71, 713), ("gpt-4o", "held-out", 0.72, 706)])
-    ledger = ClaimsLedger("summhay", paper="summhay", model="m")
-    live_claims.check_live_claims(ledger, live=_live({"oracle": 30.0}), position=pd.DataFrame(), ceiling=ceiling,
-                                  judges=other, scope="s")
-    assert ledger.table().set_index("claim_id").loc["C15", "verdict"] == "not testable with this model"
+    other = _c15([("llm:qwen", "fit", 0.70, 713), ("llm:qwen", "held-out", 0.75, 706), *gpt4o])
+    assert other["verdict"] == "not testable with this model"
 
 
 def test_the_live_reading_says_when_no_summary_cites_and_what_that_does_to_joint():
