@@ -424,6 +424,34 @@ def test_torch_prefill_reuses_a_prefix_like_a_fresh_evaluation(spec):
     llm.close()
 
 
+@pytest.mark.slow
+def test_the_logprobs_model_splits_and_its_answer_logprobs_are_the_shipped_weights_ones():
+    """With ``logits_all`` (the logprobs server) the long prompt still goes through the torch prefill; the top
+    logprobs of the answer's first token are llama.cpp's own on the whole prompt (shipped weights) within the
+    torch tolerance, the same first token up to a tie; prompt logprobs (echo), which it cannot give, are refused."""
+    llm = split_model(SMOL, "torch", n_ctx=1024, logits_all=True)
+    prompt = [llm.token_bos()] + essay_tokens(llm, 0, 300)  # a needle judge's prompt is about 300 tokens
+    calls = []
+    prefill = llm._prefill_torch
+    llm._prefill_torch = lambda head: calls.append(len(head)) or prefill(head)
+    got = llm.create_completion(prompt, max_tokens=2, temperature=0.0, logprobs=5)["choices"][0]
+    assert calls == [300]  # every prompt token but the last went through torch
+    with pytest.raises(ValueError, match="echo with logprobs"):
+        llm.create_completion(prompt, max_tokens=1, temperature=0.0, logprobs=5, echo=True)
+    llm.close()
+
+    ref_llm = llama_load.load(model_files.gguf_path(parse_spec(SMOL)), n_ctx=1024, n_threads=THREADS, n_batch=512,
+                              flash_attn=served_flash_attn(SMOL), logits_all=True, verbose=False)
+    ref = ref_llm.create_completion(prompt, max_tokens=2, temperature=0.0, logprobs=5)["choices"][0]
+    ref_llm.close()
+    top, ref_top = got["logprobs"]["top_logprobs"][0], ref["logprobs"]["top_logprobs"][0]
+    assert len(set(top) & set(ref_top)) >= 4
+    for token in set(top) & set(ref_top):
+        assert abs(top[token] - ref_top[token]) < TORCH_LOGPROB_TOL, (token, top[token], ref_top[token])
+    first, ref_first = got["logprobs"]["tokens"][0], ref["logprobs"]["tokens"][0]
+    assert first == ref_first or ref_top[ref_first] - ref_top.get(first, -np.inf) < TORCH_LOGPROB_TOL
+
+
 def test_the_server_and_the_torch_prefill_agree_on_the_compile_threshold():
     from lcrag.models import torch_prefill
 

@@ -28,7 +28,9 @@ llama-cpp-python's server whose models load with the ``--use_extra_bufts`` setti
     python -m lcrag.models.prefill [--prefill_model F32.gguf] [--prefill_runtime torch] --model SHIPPED.gguf \
         [--use_extra_bufts true|false] [llama_cpp.server options]
 
-The logprobs server (``logits_all``) does not split: prompt logprobs need every prompt token's logits.
+The logprobs server (``logits_all``) splits too: an answer's logprobs need the logits of the last prompt token
+and of the generated ones, which the shipped model evaluates; the prompt tokens evaluated by the prefill model
+keep no logits, so prompt logprobs (``echo`` with ``logprobs``) are refused, never made up.
 """
 
 from __future__ import annotations
@@ -119,13 +121,19 @@ class PrefillLlama(_Llama):
     def eval(self, tokens):
         tokens = list(tokens)
         self._shared = min(self._shared, self.n_tokens)
-        if len(tokens) > self.prefill_min_tokens and not self._logits_all:
+        if len(tokens) > self.prefill_min_tokens:
             head, tokens = tokens[:-1], tokens[-1:]
             if self.torch_model is not None:
                 self._prefill_torch(head)
             else:
                 self._prefill(head)
         super().eval(tokens)
+
+    def _create_completion(self, *args, **kwargs):
+        if kwargs.get("echo") and kwargs.get("logprobs") is not None:
+            raise ValueError("this server gives logprobs of generated tokens only: the prompt's long segments are "
+                             "evaluated by the prefill model, which keeps no logits (echo with logprobs)")
+        return super()._create_completion(*args, **kwargs)
 
     def _prefill(self, head: list[int]) -> None:
         p, n_past = self.prefill_llm, self.n_tokens

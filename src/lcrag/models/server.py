@@ -126,20 +126,18 @@ def start(spec: str, logits_all: bool = False) -> ServerHandle:
     """Return the running server for ``spec``, starting it if needed (idempotent, safe across processes).
 
     ``logits_all=True`` gives a second server for the same model that can return logprobs: llama-cpp-python
-    only computes them when logits are kept for every prompt token, which costs prompt speed and memory
-    (``n_ctx x vocabulary`` floats), so the window of that server is capped (:func:`logprobs_ctx`).
+    only computes them when logits are kept for every token the shipped model evaluates, which costs memory
+    (``n_ctx x vocabulary`` floats), so the window of that server is capped (:func:`logprobs_ctx`). Its long
+    prompt segments go through the split prefill as on the other server (``lcrag.models.prefill``): a needle
+    judge's 300-token prompt took SmolLM2 2-6 s on one core of an Intel Xeon with AMX evaluated by llama.cpp.
     """
     info = parse_spec(spec)
     if not info.is_local:
         raise ServerError(f"{spec} is not a local model; nothing to serve")
     settings = serving_settings(info)
     config.server_idle_s()  # a malformed LCRAG_SERVER_IDLE_S fails here, not in the server's log
-    if logits_all:  # no split prefill: prompt logprobs need the logits of every prompt token
-        # llama.cpp evaluates whole prompts there, where its flash-attention kernel is the faster one
-        settings.update(logits_all=True, n_ctx=logprobs_ctx(gguf_path(info), settings["n_ctx"]),
-                        prefill_weights=None, flash_attn=True)
-        settings.pop("prefill_sha256", None)
-        settings.pop("prefill_runtime", None)
+    if logits_all:
+        settings.update(logits_all=True, n_ctx=logprobs_ctx(gguf_path(info), settings["n_ctx"]))
     path, prefill = serving_model_paths(info, settings)
     state_path, lock_path, log_path = _paths(info, logits_all)
     with _locked(lock_path):
