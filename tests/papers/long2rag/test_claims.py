@@ -181,3 +181,27 @@ def test_c14_is_not_decided_by_the_capped_answers_against_another_variants_short
     assert "mean over 2 variants x 8 questions: -" in c14["our_value"]
     assert c14["our_value"].endswith("3 of 16 answers hit the 256-token cap (tied at the top rank)")
     assert "within each variant (none, trunc512)" in c14["evidence"]
+
+
+def test_c14_on_the_lexical_judge_needs_the_other_judge_to_agree():
+    """The lexical judge favours long answers by construction: its rising trend decides C14 only where the LLM
+    judge's trend lies on the same side; where that one's interval contains 0, C14 is inconclusive."""
+    rising = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
+    flat = [0.5, 0.2, 0.6, 0.3, 0.5, 0.4, 0.3, 0.6]
+    lexical = _responses({"none": rising, "trunc512": rising}, judge="lexical")
+    rank = {"spearman": 1.0, "kendall": 1.0, "n_systems": 4, "judges": ["lexical", "llm"]}
+
+    def c14(other):
+        ledger = ClaimsLedger("long2rag", paper="long2rag", model="m")
+        long2rag_claims.run_claims(ledger, pd.concat([lexical, other]), "lexical", rank, n_boot=500)
+        return ledger.table().set_index("claim_id").loc["C14"]
+
+    agrees = c14(_responses({"none": rising, "trunc512": rising}, judge="llm"))
+    assert agrees["verdict"] == "reproduced" and "judged by llm: +1.000" in agrees["our_value"]
+    assert "decided only where the llm judge's trend agrees (it does)" in agrees["evidence"]
+    differs = c14(_responses({"none": flat, "trunc512": flat}, judge="llm"))
+    assert differs["verdict"] == "inconclusive"
+    assert "(it does not: inconclusive)" in differs["evidence"]
+    alone = ClaimsLedger("long2rag", paper="long2rag", model="m")  # no other judge: the lexical one decides
+    long2rag_claims.run_claims(alone, lexical, "lexical", rank, n_boot=500)
+    assert alone.table().set_index("claim_id").loc["C14", "verdict"] == "reproduced"

@@ -345,6 +345,8 @@ def test_summary_and_jsonl(tmp_path, monkeypatch):
     assert s.loc["ext", ["candidates", "judged False", "kept"]].tolist() == [1, 1, 0]
     assert s.loc["fil", ["candidates", "kept", "kept_code"]].tolist() == [2, 2, 2]
     assert s["paper_table15"].tolist() == [200] * 4
+    cols = list(s.columns)  # the reasons for not keeping sit between the candidates and the kept
+    assert cols.index("candidates") < cols.index("judged False") < cols.index("kept") < cols.index("kept_strict")
     path = build.write_jsonl(df[df.kept].to_dict("records"))
     lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
     assert path == tmp_path / "lrginstruction.jsonl" and len(lines) == 4

@@ -197,14 +197,17 @@ def truncation_floor(wide: pd.DataFrame) -> str | None:
 
 
 def length_claim(ledger, cid: str, column: str, mine: pd.DataFrame, ev: str, pooled: str | None,
-                 cap: int | None = None, n_boot: int = 2000, seed: int = 0) -> None:
+                 cap: int | None = None, n_boot: int = 2000, seed: int = 0,
+                 check: tuple[str, pd.DataFrame] | None = None) -> None:
     """C10 (KPR falls as the input grows, ``column`` ``input_tokens``) or C14 (KPR grows with generation length,
     ``completion_tokens``) on one judge's responses ``mine``: the within-variant rank trend
     (:func:`lcrag.papers.long2rag.lengths.within_variant_rank`), reproduced when its interval lies on the claim's
     side of 0 (below for C10, above for C14), not reproduced when on the other, else inconclusive. Not on length
     bins: the bins hold different variants (the truncated documents fill the short input bins; the truncated
     documents' short answers and the answers that hit the ``cap``, the ends of the generation axis), so comparing
-    them measures the variants. ``pooled``: the floor reason of all the responses, if any."""
+    them measures the variants. ``pooled``: the floor reason of all the responses, if any. ``check``: (name,
+    responses) of a second judge whose trend must agree for a verdict (a judge that favours long answers by
+    construction cannot decide a length claim alone): the claim is inconclusive when the two disagree."""
     what, sign = {"input_tokens": ("input", -1), "completion_tokens": ("answer", 1)}[column]
     text = ("KPR falls as the input grows" if sign < 0 else "KPR grows with generation length") + \
         " (rank trend within each document variant)"
@@ -219,10 +222,19 @@ def length_claim(ledger, cid: str, column: str, mine: pd.DataFrame, ev: str, poo
                      f"or more questions; {ev}")
         return
     at_cap = f"; {t.capped} of {t.responses} answers hit the {cap}-token cap (tied at the top rank)" if cap else ""
+    passed, checked = _verdict(t.lo, t.hi, sign), ""
+    if check is not None:
+        name, theirs = check
+        c = within_variant_rank(theirs, column, cap, n_boot, seed)
+        other = _verdict(c.lo, c.hi, sign)
+        checked = f"; judged by {name}: {_pp(c.rho)} [{_pp(c.lo)}, {_pp(c.hi)}]"
+        ev += (f"; decided only where the {name} judge's trend agrees ("
+               + ("it does" if other == passed else "it does not: inconclusive") + ")")
+        passed = passed if other == passed else None
     ledger.check(cid, text, paper_value="figure",
                  our_value=f"Spearman rho({what} length, KPR) within a variant, mean over {len(t.variants)} variants "
-                 f"x {t.questions} questions: {_pp(t.rho)} [{_pp(t.lo)}, {_pp(t.hi)}]{at_cap}",
-                 passed=_verdict(t.lo, t.hi, sign), floor=pooled,
+                 f"x {t.questions} questions: {_pp(t.rho)} [{_pp(t.lo)}, {_pp(t.hi)}]{at_cap}{checked}",
+                 passed=passed, floor=pooled,
                  evidence=f"{ev}; within each variant ({', '.join(t.variants)}), so that the variants' own differences "
                  "in length and KPR are not read as a trend; 95 % percentile bootstrap interval over questions")
 
@@ -233,11 +245,17 @@ LEXICAL_LENGTH_NOTE = ("the lexical judge scores a key point by its best-matchin
 
 
 def generation_claim(ledger, mine: pd.DataFrame, ev: str, pooled: str | None, cap: int | None = None,
-                     n_boot: int = 2000, seed: int = 0, judge: str = "") -> None:
-    """C14, KPR grows with generation length: :func:`length_claim` on ``completion_tokens``; with the lexical
-    ``judge``, its evidence says that judge favours long answers (:data:`LEXICAL_LENGTH_NOTE`)."""
-    note = f"{ev}; {LEXICAL_LENGTH_NOTE}" if judge == "lexical" else ev
-    length_claim(ledger, "C14", "completion_tokens", mine, note, pooled, cap, n_boot, seed)
+                     n_boot: int = 2000, seed: int = 0, judge: str = "",
+                     others: pd.DataFrame | None = None) -> None:
+    """C14, KPR grows with generation length: :func:`length_claim` on ``completion_tokens``. With the lexical
+    ``judge``, which favours long answers (:data:`LEXICAL_LENGTH_NOTE`), the evidence says so and the first other
+    judge of ``others`` (the LLM judge's responses) must show the same trend for a verdict."""
+    if judge != "lexical":
+        return length_claim(ledger, "C14", "completion_tokens", mine, ev, pooled, cap, n_boot, seed)
+    names = [] if others is None else [j for j in dict.fromkeys(others["judge"]) if j != judge]
+    check = (names[0], others[others["judge"] == names[0]]) if names else None
+    length_claim(ledger, "C14", "completion_tokens", mine, f"{ev}; {LEXICAL_LENGTH_NOTE}", pooled, cap, n_boot,
+                 seed, check=check)
 
 
 def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mapping | None = None, scope: str = "", n_boot: int = 2000, seed: int = 0,
@@ -301,7 +319,7 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mappin
         ledger.check("C13", text, paper_value="Table 2", our_value=None, passed=None,
                      evidence=f"not run in this profile; {ev}")
     length_claim(ledger, "C10", "input_tokens", mine, ev, pooled, None, n_boot, seed)
-    generation_claim(ledger, mine, ev, pooled, cap, n_boot, seed, judge=judge)
+    generation_claim(ledger, mine, ev, pooled, cap, n_boot, seed, judge=judge, others=per_response)
     c15 = {"claim_id": "C15", "text": "Two judges rank the same systems alike (Spearman >= 0.95)",
            "paper_value": TABLE3_SPEARMAN}
     if agreement is not None and not np.isnan(agreement.get("spearman", np.nan)):

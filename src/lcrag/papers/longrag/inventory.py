@@ -176,4 +176,7 @@ def disagreements_markdown(checks: pd.DataFrame) -> str:
              for r in bad.itertuples()]
     head = (f"{len(bad)} of the {len(checks)} checks disagree with the inventory:" if len(bad) > 1
             else f"1 of the {len(checks)} checks disagrees with the inventory:")
-    return "\n".join([head, "", *items])
+    tail = ("Each recomputed value is read from the paper's own tables (transcribed in "
+            "`lcrag/papers/longrag/tables/`), so a disagreement points at the inventory's reading of the paper, "
+            "unless a cell was transcribed wrong: the detail names the cells to check against the paper.")
+    return "\n".join([head, "", *items, "", tail])

@@ -60,6 +60,9 @@ def test_the_explanation_is_read_from_the_tables():
     assert "(p < 0.05) for 0 of 3 models (m1: 1 of 42 cells missed against 0 of 42, p = 0.500; " in text
     assert "do not support" in text and "Here its words are not significantly more frequent than the complex" in text
     assert "no more competitors" in text and "it fails significantly more often for no model" in text
+    # m2 misses the complex needle in 34 of 42 cells, the simple one in 13: the reverse of the explanation, said
+    assert ("; the reverse, the complex needle failing significantly more often (one-sided p < 0.05), holds for 1 "
+            "(m2), against what the explanation predicts.") in text
     freq, rel = _explanation_tables([5.0, 4.0, 3.0, 6.0, 7.0], [0.0, 0.0, 1.0, 0.0, 1.0],
                                     {"simple": 2.0, "complex": 0.0}, {"m1": (20, 2), "m2": (16, 4)})
     text = analysis.explanation_reading(freq, rel)
@@ -101,7 +104,8 @@ def test_fail_rates_are_compared_by_fishers_exact_test():
                                  {"a": (1, 0), "b": (10, 0), "c": (0, 5)})
     tests = analysis.fail_tests(rel).set_index("model")
     assert tests.loc["a", "p"] == pytest.approx(0.5) and tests.loc["b", "p"] < 0.01 and tests.loc["c", "p"] == 1.0
-    assert list(tests.columns) == ["simple_fails", "simple_cells", "complex_fails", "complex_cells", "p"]
+    assert list(tests.columns) == ["simple_fails", "simple_cells", "complex_fails", "complex_cells", "p", "p_reverse"]
+    assert tests.loc["c", "p_reverse"] < 0.05 and tests.loc["b", "p_reverse"] == 1.0  # c: 5 complex misses, 0 simple
 
 
 def test_the_answer_cap_note_says_which_answers_it_cut_and_what_recall_they_could_reach():
@@ -117,3 +121,20 @@ def test_the_answer_cap_note_says_which_answers_it_cut_and_what_recall_they_coul
     assert analysis.answer_cap_note(pd.DataFrame(rows), 300).startswith("**The answer cap.** No answer reached")
     full_words = pd.DataFrame(rows).assign(recall=1.0)
     assert analysis.answer_cap_note(full_words, 48).endswith("the cap cost no recall.")
+
+
+def test_the_judge_at_the_floor_is_said_and_wordy_answers_are_counted_on_found():
+    """A judge that gives (almost) every answer a 5 is at the floor, and the page says so from the counts; a found
+    answer (recall >= 0.5, the complex needle's cap keeps recall below 1) scored below 7 counts as wordy-low."""
+    rows = [{"model": "m", "needle": "complex", "recall": r, "judge_score": j, "judge_expected": 5.0}
+            for r, j in ((0.92, 5), (0.9, 5), (0.6, 8), (0.0, 5), (0.1, 5), (0.0, 5), (0.92, 5), (0.0, 5),
+                         (0.8, 5), (0.0, 5), (0.0, 5))]
+    scored = analysis.add_found(pd.DataFrame(rows))
+    table = analysis.scorer_agreement(scored, by=("model",))
+    assert table.loc[0, "wordy_correct_low"] == 4  # 0.92, 0.9, 0.92, 0.8 found and scored 5; 0.6 got an 8
+    assert str(table.loc[0, "kappa"]) != "-0.0"
+    text = analysis.judge_score_sentence(scored)
+    assert text.startswith("The judge gave 10 of the 11 answers it scored the same score, 5, and counted 1 as found")
+    assert "at the floor" in text
+    varied = analysis.judge_score_sentence(scored.assign(judge_score=[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 5]))
+    assert "at the floor" not in varied and "2 of the 11" in varied

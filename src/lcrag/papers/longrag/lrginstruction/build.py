@@ -220,9 +220,11 @@ def summary(instructions: pd.DataFrame) -> pd.DataFrame:
     how many each rule would keep; and Table 15's count beside."""
     by = instructions.groupby(["dataset", "task"], sort=False)
     out = by["reason"].value_counts().unstack(fill_value=0)
-    out.insert(0, "candidates", out.sum(axis=1))
     if "kept" not in out:
         out["kept"] = 0
+    reasons = sorted(c for c in out.columns if c != "kept")  # why the rest were not kept, between the two
+    out = out[reasons + ["kept"]]
+    out.insert(0, "candidates", out.sum(axis=1))
     out["kept_strict"] = by["kept_strict"].sum()
     out["kept_code"] = by["kept_code"].sum()
     out.columns.name = None

@@ -41,13 +41,32 @@ def scorer_agreement(df: pd.DataFrame, by: Sequence[str] = ("model", "needle")) 
         rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)), "n": len(g),
                      "found_recall": g["found"].mean(), "found_judge": g["judge_found"].mean(),
                      "agreement": (g["found"] == g["judge_found"]).mean(),
-                     "kappa": cohen_kappa(g["found"], g["judge_found"]), "spearman": _spearman(g["recall"],
+                     "kappa": round(cohen_kappa(g["found"], g["judge_found"]), 12) + 0.0,  # no "-0.0"
+                     "spearman": _spearman(g["recall"],
                                                                                                g["judge_score"]),
                      "judge_mean": g["judge_score"].mean(), "recall_mean": g["recall"].mean(),
-                     "wordy_correct_low": int(((g["recall"] == 1) & (g["judge_score"] < FOUND_JUDGE)).sum()),
+                     "wordy_correct_low": int((g["found"] & (g["judge_score"] < FOUND_JUDGE)).sum()),
                      "expected_mean": expected.mean(), "spearman_expected": _spearman(g["recall"], expected),
                      "auc_expected": _auc(g["found"], expected)})
     return pd.DataFrame(rows)
+
+
+def judge_score_sentence(scored: pd.DataFrame, floor_share: float = 0.9) -> str:
+    """Whether the judge's written scores are at the floor (:doc:`verdicts`: a judge that gives (almost) every
+    answer one score tells nothing about them), from the scores it gave: its most common score and how many of
+    the judged answers got it, and how many answers it counts as found."""
+    s = scored["judge_score"].dropna()
+    if s.empty:
+        return "The judge gave no score."
+    top = s.value_counts()
+    score, k, n = top.index[0], int(top.iloc[0]), len(s)
+    found = int((s >= FOUND_JUDGE).sum())
+    head = (f"The judge gave {k} of the {n} answers it scored the same score, {score:g}, and counted {found} as "
+            f"found (a score of {FOUND_JUDGE} or more)")
+    if k / n >= floor_share:
+        return head + (": its written scores are at the floor and say nothing about the answers, whatever they "
+                       "found; only the deterministic scorer can decide a claim here.")
+    return head + "; its scores vary with the answers, and the agreement table above says how far they follow them."
 
 
 def _spearman(a: pd.Series, b: pd.Series) -> float:
@@ -224,6 +243,7 @@ def explanation_reading(freq: pd.DataFrame, relation: pd.DataFrame) -> str:
     by_needle = relation.groupby("needle")[["mean_rank", "mean_competitors"]].mean()
     fails = fail_tests(relation)
     more_fail = list(fails.loc[fails["p"] < ALPHA, "model"])
+    reverse = list(fails.loc[fails["p_reverse"] < ALPHA, "model"])
     s, c = words.loc["simple"], words.loc["complex"]
     p_words = _words_more_frequent_p(freq)
     frequent = bool(p_words < ALPHA)  # NaN: False
@@ -258,7 +278,10 @@ def explanation_reading(freq: pd.DataFrame, relation: pd.DataFrame) -> str:
             f"{by_needle.loc['complex', 'mean_competitors']:.2f} competing sentences on average. Fisher's exact "
             "test (one-sided, on each model's full-haystack cells, all lengths and depths) finds the simple needle "
             f"failing significantly more often than the complex one (p < 0.05) for {len(more_fail)} of "
-            f"{len(fails)} models ({'; '.join(misses(r) for _, r in fails.iterrows())}).")
+            f"{len(fails)} models ({'; '.join(misses(r) for _, r in fails.iterrows())})"
+            + (f"; the reverse, the complex needle failing significantly more often (one-sided p < 0.05), holds "
+               f"for {len(reverse)} ({', '.join(reverse)}), against what the explanation predicts" if reverse
+               else "") + ".")
     held = [yes for holds, yes, _ in conditions if holds]
     failed = [no for holds, _, no in conditions if not holds]
     if not failed:
@@ -275,7 +298,8 @@ ALPHA = 0.05
 
 def fail_tests(relation: pd.DataFrame) -> pd.DataFrame:
     """Per model with both needles (rows of :func:`explanation_relation`): each needle's misses and cells, and the
-    one-sided p-value of Fisher's exact test that the simple needle fails more often than the complex one."""
+    one-sided p-value of Fisher's exact test that the simple needle fails more often than the complex one
+    (``p``), and that of the reverse, the complex needle failing more often (``p_reverse``)."""
     from scipy.stats import fisher_exact
 
     rows = []
@@ -284,11 +308,12 @@ def fail_tests(relation: pd.DataFrame) -> pd.DataFrame:
         if not {"simple", "complex"} <= set(by.index):
             continue
         sf, sn, cf, cn = (int(by.loc[n, k]) for n in ("simple", "complex") for k in ("fails", "cells"))
-        p = float(fisher_exact([[sf, sn - sf], [cf, cn - cf]], alternative="greater").pvalue)
+        table = [[sf, sn - sf], [cf, cn - cf]]
         rows.append({"model": model, "simple_fails": sf, "simple_cells": sn, "complex_fails": cf,
-                     "complex_cells": cn, "p": p})
+                     "complex_cells": cn, "p": float(fisher_exact(table, alternative="greater").pvalue),
+                     "p_reverse": float(fisher_exact(table, alternative="less").pvalue)})
     return pd.DataFrame(rows, columns=["model", "simple_fails", "simple_cells", "complex_fails", "complex_cells",
-                                       "p"])
+                                       "p", "p_reverse"])
 
 
 def _words_more_frequent_p(freq: pd.DataFrame) -> float:
