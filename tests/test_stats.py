@@ -219,3 +219,16 @@ def test_a_constant_group_keeps_its_own_uncertainty_in_an_unpaired_difference():
     p1, p2 = 56 / 70, 48 / 80
     assert stats.mover_difference(p1, stats.wilson_interval(56, 70), p2, stats.wilson_interval(48, 80)) == \
         pytest.approx((0.0524, 0.3339), abs=1e-4)
+
+
+def test_swapping_the_arms_mirrors_a_difference_exactly():
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 2, 40).astype(float)
+    b = rng.integers(0, 2, 40).astype(float)
+    lo, hi = paired_bootstrap_ci(a, b)
+    assert paired_bootstrap_ci(b, a) == (-hi, -lo)
+    lo, hi = stats.unpaired_bootstrap_ci(a, b[:25])
+    assert stats.unpaired_bootstrap_ci(b[:25], a) == (-hi, -lo)
+    c, e = rng.normal(50, 10, 40), rng.normal(0, 3, 40)  # not scores: no bounds, the same rule
+    lo, hi = paired_bootstrap_ci(c, c + e)
+    assert paired_bootstrap_ci(c + e, c) == (-hi, -lo)

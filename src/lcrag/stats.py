@@ -7,7 +7,7 @@ items the book runs on (often 8 to 20 per setting) the percentile method's inter
 the truth less often than they claim; ``tests/test_stats.py`` measures it at n = 12), and BCa corrects most of
 that. A fixed ``seed`` gives the same interval for the same data, in any order (the values, or the rows of paired
 columns, are sorted before resampling, so a table's downloaded rows give the page's interval whatever their
-order); no data give NaN bounds.
+order), and a difference's interval is mirrored exactly when its two arms are swapped; no data give NaN bounds.
 
 Degenerate data (every value equal: a model that fails all 8 cases, two arms that agree on every case) have no
 spread to resample, but their mean is not known exactly: for scores on [0, 1] (and their differences, on [-1, 1])
@@ -50,6 +50,13 @@ def _interval(samples: tuple[np.ndarray, ...], statistic, point: float, n_boot: 
                         rng=np.random.default_rng(seed), vectorized=True, paired=False)
         lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
     return (min(lo, point), max(hi, point))
+
+
+def _before(x: np.ndarray, y: np.ndarray) -> bool:
+    """Whether ``x`` comes before ``y`` (same length) in lexicographic order: which way round a difference is
+    computed, so that its interval does not depend on the order of the arms."""
+    differ = np.flatnonzero(x != y)
+    return bool(differ.size) and bool(x[differ[0]] < y[differ[0]])
 
 
 def _sorted_rows(values: np.ndarray) -> np.ndarray:
@@ -117,6 +124,18 @@ def paired_bootstrap_ci(a, b, n_boot: int = 2000, level: float = 0.95, seed: int
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape != b.shape:
         raise ValueError(f"paired values must have the same length, got {a.size} and {b.size}")
+    up, down = np.sort(a - b), np.sort(b - a)
+    if _before(down, up):  # computed one way round: swapping the arms mirrors it exactly
+        lo, hi = paired_bootstrap_ci(b, a, n_boot, level, seed, method)
+        return (-hi, -lo)
+    if up.size and np.array_equal(up, down):  # differences symmetric about 0: so is their interval
+        lo, hi = _paired_interval(a, b, n_boot, level, seed, method)
+        return (min(lo, -hi), max(hi, -lo))
+    return _paired_interval(a, b, n_boot, level, seed, method)
+
+
+def _paired_interval(a: np.ndarray, b: np.ndarray, n_boot: int, level: float, seed: int,
+                     method: str) -> tuple[float, float]:
     if value_range(np.concatenate([a, b])) == (0.0, 1.0):  # scores: their differences live on [-1, 1]
         return bootstrap_ci(a - b, n_boot=n_boot, level=level, seed=seed, method=method, bounds=(-1.0, 1.0))
     d = a - b  # not scores (counts, percentages): no range to bound a constant difference by
@@ -128,6 +147,17 @@ def unpaired_bootstrap_ci(a, b, n_boot: int = 2000, level: float = 0.95, seed: i
     """Bootstrap interval of ``mean(a) - mean(b)`` for two independent groups (e.g. the responses of two length
     bins): each group is resampled on its own."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if b.size < a.size or (b.size == a.size and _before(np.sort(b), np.sort(a))):
+        lo, hi = unpaired_bootstrap_ci(b, a, n_boot, level, seed, method)  # one way round: mirrored exactly
+        return (-hi, -lo)
+    if a.size and a.size == b.size and np.array_equal(np.sort(a), np.sort(b)):  # alike: symmetric about 0
+        lo, hi = _unpaired_interval(a, b, n_boot, level, seed, method)
+        return (min(lo, -hi), max(hi, -lo))
+    return _unpaired_interval(a, b, n_boot, level, seed, method)
+
+
+def _unpaired_interval(a: np.ndarray, b: np.ndarray, n_boot: int, level: float, seed: int,
+                       method: str) -> tuple[float, float]:
     point = float(a.mean() - b.mean()) if a.size and b.size else float("nan")
     ea, eb = _constant(a, None, level), _constant(b, None, level)
     if ea is not None and eb is not None:  # both constant scores: the widest difference their intervals allow

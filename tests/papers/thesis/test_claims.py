@@ -106,7 +106,7 @@ def test_h1_and_h2_levels_are_decided_on_the_accuracy_tables_bootstrap_intervals
 
     t = claims(28)
     assert t.loc["H1", "verdict"] == INCONCLUSIVE
-    assert t.loc["H1", "our_value"] == "66.67% [57.1, 75.0] / 60.81% [50.0, 71.6]"
+    assert t.loc["H1", "our_value"] == "66.67% [57.1, 75.0] / 60.81% [50.0, 71.3]"
     assert claims(31).loc["H1", "verdict"] == NOT_REPRODUCED
     assert claims(60).loc["H1", "verdict"] == NOT_REPRODUCED
     full = accuracy.accuracy_table(thesis_shaped(), n_boot=500).set_index("run").loc["Full"]

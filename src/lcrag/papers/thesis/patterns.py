@@ -123,8 +123,8 @@ def paired_from_patterns(counts: dict[str, int], *, n_boot: int = 2000, seed: in
     """Paired tests (bootstrap interval of the difference, McNemar) computed from pattern counts alone.
 
     The eight counts determine every case's correctness in the three settings, so the thesis's Fig. 6.3 can be
-    tested like our runs: Full vs RAG, Evidence vs Full, Evidence vs RAG. The cases' order is not known, so the
-    interval is the bootstrap's over the cases in pattern order; our runs' are :func:`paired_from_runs`'s.
+    tested like our runs: Full vs RAG, Evidence vs Full, Evidence vs RAG. The cases' order is not known and
+    need not be: a bootstrap interval depends on the cases' values, not their order (:mod:`lcrag.stats`).
     """
     flags = {s: np.array([p[i] != "-" for p, n in counts.items() for _ in range(n)], dtype=bool)
              for i, s in enumerate(("full", "rag", "evidence"))}
@@ -137,8 +137,8 @@ def paired_from_patterns(counts: dict[str, int], *, n_boot: int = 2000, seed: in
 def paired_from_runs(scored: pd.DataFrame, pipeline: str, prompt: str, *, n_boot: int = 2000,
                      seed: int = 0) -> pd.DataFrame:
     """:func:`paired_from_patterns`'s three comparisons for our runs (RAG ``pipeline``, ``prompt``), from the
-    answers case by case: :func:`lcrag.papers.thesis.accuracy.paired_tests`, so each difference has the interval
-    the chapter's paired table gives it (a bootstrap depends on the cases' order, which counts alone lose)."""
+    answers case by case: :func:`lcrag.papers.thesis.accuracy.paired_tests`, so each line is the chapter's paired
+    table's row (its counts would give the same interval: a bootstrap reads the cases' values, not their order)."""
     from lcrag.papers.thesis.accuracy import paired_tests
 
     runs = {"full": ("full", NO_PIPELINE, prompt), "rag": ("rag", pipeline, prompt),
