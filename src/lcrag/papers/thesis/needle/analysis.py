@@ -64,8 +64,8 @@ def judge_score_sentence(scored: pd.DataFrame, floor_share: float = 0.9) -> str:
     head = (f"The judge gave {k} of the {n} answers it scored the same score, {score:g}, and counted {found} as "
             f"found (a score of {FOUND_JUDGE} or more)")
     if k / n >= floor_share:
-        return head + (": its written scores are at the floor and say nothing about the answers, whatever they "
-                       "found; only the deterministic scorer can decide a claim here.")
+        return head + (": its written scores are at the floor, so the claims below use the deterministic scorer "
+                       "(the expected rating is a reading of the judge that Kamradt's harness does not make).")
     return head + "; its scores vary with the answers, and the agreement table above says how far they follow them."
 
 
