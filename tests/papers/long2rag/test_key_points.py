@@ -60,5 +60,24 @@ def test_the_p7_note_counts_items_where_p7_failed_and_what_it_merged_elsewhere()
     dd = pd.DataFrame({"question_id": ["a"] * 3 + ["b"] + ["c"] * 2,
                        "fallback": [True] * 3 + [False] + [True] * 2})
     assert key_points.p7_note(ex, dd) == ("P7 failed its check on 2 of 3 items (5 of 6 points are their P5 points, "
-                                          "kept unmerged); on the other it merged b: 4 points into 1")
+                                          "kept unmerged); on the other it merged b: 4 points into 1 (all into "
+                                          "one point: the check accepts it, but it keeps no distinction)")
     assert key_points.p7_note(ex.head(0), dd.head(0)) == "P7 ran on no point"
+    two = pd.DataFrame({"question_id": ["b", "b"], "fallback": [False, False]})
+    assert key_points.p7_note(ex[ex["question_id"] == "b"], two).endswith("b: 4 points into 2")
+
+
+def test_the_stage_note_says_when_p8_scored_only_the_first_points():
+    """§9's "P8 scored (first 40)" row recovered fewer insights than P7's 50 points because 10 went unscored: the
+    note says so, not P8."""
+    recovery = pd.DataFrame([{"question_id": "a", "stage": s, "n_key_points": 4, "n_points": n, "n_recovered": k,
+                              "recall": k / 4} for s, n, k in (("P5 extracted", 5, 3), ("P7 deduplicated", 5, 3),
+                                                               ("P8 scored (first 3)", 3, 2))])
+    ex = pd.DataFrame({"question_id": ["a"] * 5, "span_verbatim": [True] * 5})
+    dd = pd.DataFrame({"question_id": ["a"] * 5, "fallback": [True] * 5})
+    run = {"recovery": recovery, "extracted": ex, "deduped": dd, "scored": dd.head(3)}
+    _, note = key_points.stage_summary(run)
+    assert note.endswith("P8 scored the first 3 of the 5 de-duplicated points, so what the 'P8 scored' row loses "
+                         "against P7's is the points left unscored, not P8's scores")
+    _, whole = key_points.stage_summary({**run, "scored": dd})
+    assert "left unscored" not in whole

@@ -174,7 +174,12 @@ def stage_summary(run: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, str]:
     if not len(run["recovery"]):
         return summary, "the key-point pipeline ran on no item (kp_items = 0)"
     verbatim = ex["span_verbatim"].mean() if len(ex) else float("nan")
-    return summary, f"P5: {len(ex)} points, {verbatim:.0%} with every span verbatim in its document; {p7_note(ex, dd)}"
+    note = f"P5: {len(ex)} points, {verbatim:.0%} with every span verbatim in its document; {p7_note(ex, dd)}"
+    scored = run.get("scored")
+    if scored is not None and 0 < len(scored) < len(dd):
+        note += (f"; P8 scored the first {len(scored)} of the {len(dd)} de-duplicated points, so what the 'P8 "
+                 "scored' row loses against P7's is the points left unscored, not P8's scores")
+    return summary, note
 
 
 def p7_note(extracted: pd.DataFrame, deduped: pd.DataFrame) -> str:
@@ -187,8 +192,12 @@ def p7_note(extracted: pd.DataFrame, deduped: pd.DataFrame) -> str:
     kept = int(deduped["question_id"].isin(failed).sum())
     out = (f"P7 failed its check on {len(failed)} of {len(items)} items ({kept} of {len(deduped)} points are their "
            "P5 points, kept unmerged)")
-    merged = [f"{q}: {int((extracted['question_id'] == q).sum())} points into "
-              f"{int((deduped['question_id'] == q).sum())}" for q in items if q not in failed]
+    def merged_note(q: str) -> str:
+        before, after = int((extracted["question_id"] == q).sum()), int((deduped["question_id"] == q).sum())
+        whole = " (all into one point: the check accepts it, but it keeps no distinction)" if after == 1 < before else ""
+        return f"{q}: {before} points into {after}{whole}"
+
+    merged = [merged_note(q) for q in items if q not in failed]
     return out + (f"; on the other{'s' if len(merged) > 1 else ''} it merged {', '.join(merged)}" if merged else "")
 
 
