@@ -47,7 +47,8 @@ def judges(runs: pd.DataFrame, questions: pd.DataFrame, problems: list[str]) -> 
 
 
 #: The judge rule, in words, where a run's agreement numbers are not at hand.
-RULE = "best fit-half kappa with the humans; held-out kappa reported"
+RULE = ("best agreement with the human labels (Cohen's kappa) on the half of them used to choose the judge; its "
+        "kappa on the other, held-out half reported")
 
 
 def judge_note(agreement: pd.DataFrame, judge: str, judges: list[str]) -> str:
@@ -61,8 +62,9 @@ def judge_note(agreement: pd.DataFrame, judge: str, judges: list[str]) -> str:
     if "n" not in agreement or choose_judge(agreement, judges, half=SAMPLE_FIT) is None:
         return "by default: no judge measured on the judged sample's fit half"
     kappa = {h: k for j, h, k in agreement[["judge", "half", "kappa"]].itertuples(index=False) if j == judge}
-    held = f", held-out {kappa[SAMPLE_HELD_OUT]:.3f} reported" if SAMPLE_HELD_OUT in kappa else ""
-    return f"best fit-half kappa with the humans, {kappa[SAMPLE_FIT]:.3f}{held}"
+    held = f", {kappa[SAMPLE_HELD_OUT]:.3f} on the held-out half" if SAMPLE_HELD_OUT in kappa else ""
+    return (f"best agreement with the human labels on the half used to choose the judge, Cohen's kappa "
+            f"{kappa[SAMPLE_FIT]:.3f}{held}")
 
 
 def summary(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
