@@ -59,6 +59,16 @@ def _before(x: np.ndarray, y: np.ndarray) -> bool:
     return bool(differ.size) and bool(x[differ[0]] < y[differ[0]])
 
 
+def _either_way(key: np.ndarray, swapped_key: np.ndarray, interval, a: np.ndarray, b: np.ndarray):
+    """The interval of a difference ``a - b`` computed one way round whatever the order of the arms: the way whose
+    ``key`` comes first (the other mirrored), symmetric about 0 when both keys are equal (data alike both ways)."""
+    if _before(swapped_key, key):
+        lo, hi = interval(b, a)
+        return (-hi, -lo)
+    lo, hi = interval(a, b)
+    return (min(lo, -hi), max(hi, -lo)) if key.size and np.array_equal(key, swapped_key) else (lo, hi)
+
+
 def _sorted_rows(values: np.ndarray) -> np.ndarray:
     """The rows of ``values`` (items x columns, or items) in lexicographic order: the items of paired columns in an
     order that does not depend on the table's."""
@@ -124,14 +134,8 @@ def paired_bootstrap_ci(a, b, n_boot: int = 2000, level: float = 0.95, seed: int
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape != b.shape:
         raise ValueError(f"paired values must have the same length, got {a.size} and {b.size}")
-    up, down = np.sort(a - b), np.sort(b - a)
-    if _before(down, up):  # computed one way round: swapping the arms mirrors it exactly
-        lo, hi = paired_bootstrap_ci(b, a, n_boot, level, seed, method)
-        return (-hi, -lo)
-    if up.size and np.array_equal(up, down):  # differences symmetric about 0: so is their interval
-        lo, hi = _paired_interval(a, b, n_boot, level, seed, method)
-        return (min(lo, -hi), max(hi, -lo))
-    return _paired_interval(a, b, n_boot, level, seed, method)
+    return _either_way(np.sort(a - b), np.sort(b - a),
+                       lambda x, y: _paired_interval(x, y, n_boot, level, seed, method), a, b)
 
 
 def _paired_interval(a: np.ndarray, b: np.ndarray, n_boot: int, level: float, seed: int,
@@ -147,13 +151,9 @@ def unpaired_bootstrap_ci(a, b, n_boot: int = 2000, level: float = 0.95, seed: i
     """Bootstrap interval of ``mean(a) - mean(b)`` for two independent groups (e.g. the responses of two length
     bins): each group is resampled on its own."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    if b.size < a.size or (b.size == a.size and _before(np.sort(b), np.sort(a))):
-        lo, hi = unpaired_bootstrap_ci(b, a, n_boot, level, seed, method)  # one way round: mirrored exactly
-        return (-hi, -lo)
-    if a.size and a.size == b.size and np.array_equal(np.sort(a), np.sort(b)):  # alike: symmetric about 0
-        lo, hi = _unpaired_interval(a, b, n_boot, level, seed, method)
-        return (min(lo, -hi), max(hi, -lo))
-    return _unpaired_interval(a, b, n_boot, level, seed, method)
+    sa, sb = np.sort(a), np.sort(b)  # keys: the smaller group first, then the values
+    return _either_way(np.r_[a.size, b.size, sa, sb], np.r_[b.size, a.size, sb, sa],
+                       lambda x, y: _unpaired_interval(x, y, n_boot, level, seed, method), a, b)
 
 
 def _unpaired_interval(a: np.ndarray, b: np.ndarray, n_boot: int, level: float, seed: int,
