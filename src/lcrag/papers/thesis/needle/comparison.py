@@ -35,7 +35,7 @@ def comparisons(cells: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> list[
     (0-1; the chapter's section 6 counts cells found instead), paired bootstrap; *not testable
     with this model* when either arm's mean recall on those cells is at the floor (:func:`lcrag.papers.thesis.
     needle.claims.recall_floor`, the chapter's rule). ``long_context``: the haystack lengths of the paired cells
-    (the grid's longest length, which the chapter sets per model: 8000 tokens for an 8K window, 32000 for 32K)."""
+    (every length of the model's grid with the chapter's ``rag="all"``, its longest with ``rag="longest"``)."""
     out = []
     keys = ["needle", "context_tokens", "depth"]
     for model, g in cells.groupby("model", sort=False):
@@ -85,8 +85,8 @@ FAMILY = Family(
     tables=_tables,
     compare=lambda runs, tables, problems, n_boot, seed: comparisons(tables[f"{NAME}_cells"], n_boot, seed),
     headline=lambda arm: arm == "RAG",
-    headline_rule="the whole haystack against BM25's top chunks (RAG), on the cells both ran: the grid's longest "
-                  "length, which is not the same for every model",
+    headline_rule="the whole haystack against BM25's top chunks (RAG), on the cells both ran: every cell of the "
+                  "model's grid, which is not the same for every model",
     detail_index=("model", "needle", "setting"),
     rows_table=f"{NAME}_cells",
     plot=plot,
