@@ -51,10 +51,14 @@ def needle_heatmap(scores: pd.DataFrame, value: str = "recall", ax=None, title: 
                    vmax: float = 1, cmap=None, annot: bool = True, fmt: str = ".2f", cbar: bool = True,
                    x: str = "context_tokens"):
     """Kamradt-style heatmap: depth on y, context length (column ``x``; an ordered categorical keeps its order) on
-    x, colour = score (``vmin``..``vmax``, default 0..1)."""
+    x, colour = score (``vmin``..``vmax``, default 0..1); columns labelled "RAG <length>" (BM25 answers) come
+    after the full-context ones, set apart by a white rule."""
     ax = ax or plt.subplots(figsize=(5, 3))[1]
     grid = scores.pivot_table(index="depth", columns=x, values=value, aggfunc="mean", observed=True)
     mesh = annotated_mesh(ax, grid, vmin, vmax, cmap or sns.color_palette("RdYlGn", as_cmap=True), fmt if annot else None)
+    rag = [i for i, c in enumerate(grid.columns) if str(c).startswith("RAG")]
+    if rag and rag[0] > 0:  # the full-context columns, then the RAG ones: a rule between them
+        ax.axvline(rag[0], color="white", linewidth=3)
     if cbar:
         ax.figure.colorbar(mesh, ax=ax, label=value).outline.set_linewidth(0)
     ax.set(xlabel="context length (tokens)", ylabel="needle depth (%)", title=title)

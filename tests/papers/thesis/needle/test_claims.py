@@ -28,3 +28,16 @@ def test_h4c_names_its_quadrant_as_the_heatmaps_draw_it():
     h4c = ledger.table().set_index("claim_id").loc["H4c"]
     assert "lower right" in h4c["our_value"] and "upper right" not in h4c["our_value"]
     assert "the lower right: lengths above the median, depth ≥ 50 %" in h4c["text"]
+
+
+def test_the_heatmap_sets_the_rag_columns_apart_from_the_full_context_ones():
+    """With the RAG arm at every length, a panel holds the full-context columns, then "RAG <length>" ones: one
+    white rule between them, and none when the panel has only full-context columns."""
+    cells = pd.DataFrame([{"model": "m", "needle": "simple", "setting": s, "context_tokens": t, "depth": d,
+                           "recall": 1.0} for s in ("full", "rag") for t in (1000, 2000, 4000) for d in (0, 100)])
+    hm = analysis.heatmap_table(cells)
+    ax = plots.needle_heatmap(hm, x="length", annot=False)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1000", "2000", "4000", "RAG 1000", "RAG 2000", "RAG 4000"]
+    assert [line.get_xdata()[0] for line in ax.get_lines()] == [3]
+    ax = plots.needle_heatmap(hm[hm["setting"] == "full"], x="length", annot=False)
+    assert ax.get_lines() == []
