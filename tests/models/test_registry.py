@@ -32,6 +32,13 @@ def test_model_sizes_for_the_size_axis():
     assert registry.size_of("openai/gpt-4o") is None and registry.size_of("no-provider") is None
 
 
+def test_prose_names_a_model_by_its_model_card_and_anything_else_by_its_spec():
+    assert [registry.title_of(f"local/{k}") for k in registry.LOCAL_MODELS] == [
+        "SmolLM2-135M-Instruct", "Gemma-3-270M", "Qwen2.5-Coder-0.5B-Instruct", "Qwen2.5-Coder-1.5B-Instruct"]
+    assert registry.title_of("openai/gpt-4o") == "openai/gpt-4o"
+    assert registry.title_of("no-provider") == "no-provider"
+
+
 def _fetched_elsewhere(key: str) -> bool:
     """Whether the model's file comes from PyPI wheels at first use (the Qwen models; SmolLM2 and Gemma-3 come
     with the install)."""

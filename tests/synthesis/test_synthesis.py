@@ -355,7 +355,7 @@ def test_every_family_and_model_from_the_tables(book_runs):
     assert lines[0].startswith(f"{TITLES['needle']}: **no clear difference**; Full − RAG = ")
     assert lines[1] == f"{TITLES['thesis']}: {S.NOT_RUN}."
     summary = S.model_summary(syn, GEMMA).splitlines()  # the model's name over one bullet per experiment
-    assert summary[:2] == [f"**{GEMMA}**", ""] and summary[2:] == [f"- {line}" for line in lines]
+    assert summary[:2] == [f"**Gemma-3-270M** (`{GEMMA}`)", ""] and summary[2:] == [f"- {line}" for line in lines]
     assert len(lines) == len(syn.families)
     view = S.model_view(syn, SMOL)
     assert view.loc["thesis", "reading"].tolist() == [rag["reading"], ev["reading"]]  # RAG, then Evidence
@@ -639,13 +639,14 @@ def test_the_written_answer_follows_the_headlines_largest_model_first(book_runs)
         assert r.evidence.startswith(f"{row['long_arm']} − {row['other_arm']} ") and r.evidence.endswith(row["units"])
     text = written_answer(syn)
     paragraphs, summary = text.split("\n\n")[0].split("\n"), text.split("\n\n")[1]
-    assert [p.split("**")[1] for p in paragraphs] == [qwen, GEMMA, SMOL, "openai/gpt-4o-mini"]  # by size, then unsized
+    assert [p.split("**")[1] for p in paragraphs] == [  # by size, then unsized; the model card's name, else the spec
+        "Qwen2.5-Coder-1.5B-Instruct", "Gemma-3-270M", "SmolLM2-135M-Instruct", "openai/gpt-4o-mini"]
     assert paragraphs[0].startswith(
-        f"- **{qwen}** (1.5B parameters): long context beats retrieval in LongRAG (Full − R&B +75.0 pp [")
+        "- **Qwen2.5-Coder-1.5B-Instruct** (1.5B parameters): long context beats retrieval in LongRAG (Full − R&B +75.0 pp [")
     assert paragraphs[0].endswith(
         "; not run yet: Needle in a haystack, BAMBOO multiple choice, Long²RAG and Summary of a Haystack.")
     smol = paragraphs[2]
-    assert smol.startswith(f"- **{SMOL}** (135M parameters): long context beats retrieval in BAMBOO multiple choice "
+    assert smol.startswith(f"- **SmolLM2-135M-Instruct** (135M parameters): long context beats retrieval in BAMBOO multiple choice "
                            "(Full − RAG CQT +25.0 pp [")
     for part in (" and LongRAG (Full − R&B ", "; whole documents beat truncated ones in Long²RAG (whole − trunc512 ",
                  "; no clear difference in Needle in a haystack (Full − RAG -50.0 pp [", "; only point estimates (no "

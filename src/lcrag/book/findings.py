@@ -29,6 +29,7 @@ from lcrag.book.verdicts import (
     RELEASED_ARTEFACTS,
     untestable_because,
 )
+from lcrag.models.registry import title_of
 
 _ORDER = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTABLE)
 
@@ -52,7 +53,7 @@ def claims_sentences(claims: pd.DataFrame) -> list[str]:
                    f"all: {_counts(own)}.")
     ours = claims[claims["source"] == OUR_RUN]
     for model, part in ours.groupby(ours["model"].astype(str), sort=False):
-        by = f" with {model}" if model and model != "nan" else ""
+        by = f" with {title_of(model)}" if model and model != "nan" else ""
         out.append(f"Of the claims about behaviour checked on our run{by}, {len(part)} in all: {_counts(part)}.")
         evidence = part["evidence"] if "evidence" in part.columns else pd.Series("", index=part.index)
         why = evidence.map(untestable_because).where(part["verdict"] == NOT_TESTABLE)
@@ -131,7 +132,7 @@ def comparison_sentences(chapter: str, run_dir: Path, model: str, n_boot: int = 
         return []
     syn = compare_runs(_this_run(chapter, run_dir, model), [family], n_boot=n_boot, seed=seed)
     heads = headline(syn).set_index("model")
-    return [f"{m}: {line}" + (items_needed(heads.loc[m]) if m in heads.index else "")
+    return [f"{title_of(m)}: {line}" + (items_needed(heads.loc[m]) if m in heads.index else "")
             for m in syn.models for line in conclusions(syn, m)]
 
 

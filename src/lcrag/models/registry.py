@@ -44,6 +44,7 @@ class ModelInfo:
     base_url: str | None = None
     gguf: str | None = None  # "smollm2" | "gemma3" | a key of wheels.WHEEL_MODELS | a path, for local models
     size: str | None = None  # parameters as the model card states them ("135M", "1.5B"); the synthesis's size axis
+    title: str | None = None  # the model card's name, for prose ("Qwen2.5-Coder-1.5B-Instruct"); tables keep the spec
 
     @property
     def parameters(self) -> float | None:
@@ -64,18 +65,22 @@ LOCAL_MODELS: dict[str, ModelInfo] = {
     "smollm2-135m-instruct": ModelInfo(
         spec="local/smollm2-135m-instruct", provider="local", name="smollm2-135m-instruct",
         kind="chat", context_window=8192, tokenizer="gguf", gguf="smollm2", size="135M",
+        title="SmolLM2-135M-Instruct",
     ),
     "gemma3-270m": ModelInfo(
         spec="local/gemma3-270m", provider="local", name="gemma3-270m",
         kind="base", context_window=32768, tokenizer="gguf", gguf="gemma3", size="270M",
+        title="Gemma-3-270M",
     ),
     "qwen2.5-coder-0.5b-instruct": ModelInfo(
         spec="local/qwen2.5-coder-0.5b-instruct", provider="local", name="qwen2.5-coder-0.5b-instruct",
         kind="chat", context_window=32768, tokenizer="gguf", gguf="qwen2.5-coder-0.5b", size="0.5B",
+        title="Qwen2.5-Coder-0.5B-Instruct",
     ),
     "qwen2.5-coder-1.5b-instruct": ModelInfo(
         spec="local/qwen2.5-coder-1.5b-instruct", provider="local", name="qwen2.5-coder-1.5b-instruct",
         kind="chat", context_window=32768, tokenizer="gguf", gguf="qwen2.5-coder-1.5b", size="1.5B",
+        title="Qwen2.5-Coder-1.5B-Instruct",
     ),
 }
 
@@ -111,6 +116,15 @@ def size_of(spec: str) -> str | None:
         return parse_spec(spec).size
     except (UnknownModelError, ValueError):
         return None
+
+
+def title_of(spec: str) -> str:
+    """How prose names the model ``spec``: its model card's name for an embedded model
+    (``local/qwen2.5-coder-1.5b-instruct`` -> ``Qwen2.5-Coder-1.5B-Instruct``), else the spec itself."""
+    try:
+        return parse_spec(spec).title or spec
+    except (UnknownModelError, ValueError):
+        return spec
 
 
 def slug(spec: str) -> str:

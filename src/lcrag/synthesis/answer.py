@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lcrag.models.registry import parameters, size_of
+from lcrag.models.registry import parameters, size_of, title_of
 from lcrag.synthesis.family import (
     ABOVE_FLOOR,
     NOT_RUN,
@@ -128,7 +128,7 @@ def model_paragraph(model: str, outcomes: pd.DataFrame) -> str:
             items = [f"{f.family} ({f.evidence})" if with_evidence or f.evidence else f.family
                      for f in fams.itertuples()]  # at the floor or not run: only what model_outcomes kept
             parts.append(f"{words} {join_words(items)}")
-    head = f"**{model}**" + (f" ({size} parameters)" if size else "")
+    head = f"**{title_of(model)}**" + (f" ({size} parameters)" if size else "")
     return f"{head}: {'; '.join(parts)}." if parts else f"{head}: {NOT_RUN}."
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from lcrag.models.registry import title_of
 from lcrag.synthesis.family import (
     COMPARISON_COLUMNS,
     NOT_RUN,
@@ -251,4 +252,4 @@ def conclusions(syn: Synthesis, model: str) -> list[str]:
 
 def model_summary(syn: Synthesis, model: str) -> str:
     """The model's name and its :func:`conclusions` as a Markdown list (shown above its :func:`model_view`)."""
-    return f"**{model}**\n\n" + "\n".join(f"- {line}" for line in conclusions(syn, model))
+    return f"**{title_of(model)}** (`{model}`)\n\n" + "\n".join(f"- {line}" for line in conclusions(syn, model))

@@ -57,8 +57,8 @@ def test_without_the_judges_specs_c15_names_the_judges_evaluator():
 def test_what_we_found_counts_each_model_apart_and_no_model_claims_not_as_behaviour():
     claims = _ledger({"llm:qwen2.5-coder-1.5b-instruct": QWEN}).table()
     text = " ".join(claims_sentences(claims))
-    assert f"checked on our run with {SMOL}, 3 in all: 3 not testable with this model." in text
-    assert f"checked on our run with {QWEN}, 1 in all: 1 not testable with this model." in text
+    assert "checked on our run with SmolLM2-135M-Instruct, 3 in all: 3 not testable with this model." in text
+    assert "checked on our run with Qwen2.5-Coder-1.5B-Instruct, 1 in all: 1 not testable with this model." in text
     assert ("call no language model (not about a language model's behaviour), 1 in all: 1 not testable with this "
             "model.") in text
 

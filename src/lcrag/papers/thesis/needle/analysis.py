@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from lcrag.models.registry import title_of
 from lcrag.papers.thesis.needle.needles import Needle
 from lcrag.retrieval import BM25Retriever, thesis_tokenize
 from lcrag.stats import cohen_kappa
@@ -102,8 +103,8 @@ def answer_cap_note(scored: pd.DataFrame, answer_tokens: int) -> str:
     cut = [(m, nd, g) for (m, nd), g in groups if g["recall"].max() < 1]
     if not cut:
         return head + ", but each group's capped answers still reached recall 1: the cap cost no recall."
-    parts = [f"{m}, {nd} needle: {len(g)} of {n[(m, nd)]} (at most {g['recall'].max():.2f})" for m, nd, g in cut]
-    whole = [f"{m} ({nd})" for m, nd, g in cut if len(g) == n[(m, nd)]]
+    parts = [f"{title_of(m)}, {nd} needle: {len(g)} of {n[(m, nd)]} (at most {g['recall'].max():.2f})" for m, nd, g in cut]
+    whole = [f"{title_of(m)} ({nd})" for m, nd, g in cut if len(g) == n[(m, nd)]]
     return (head + f" below recall 1 for {'; '.join(parts)}" + ("" if len(cut) == len(groups) else
             "; the other capped answers still reached 1") + ". A capped answer's recall counts only the words "
             "written before the cap" + (f"; where every answer stopped there, {', '.join(whole)}, the mean recall "
@@ -261,7 +262,7 @@ def explanation_reading(freq: pd.DataFrame, relation: pd.DataFrame) -> str:
                 f"{row['median_per_10k']:.2f}; {int(row['in_haystack'])} of {int(row['words'])} occur at all)")
 
     def misses(r: pd.Series) -> str:
-        return (f"{r['model']}: {int(r['simple_fails'])} of {int(r['simple_cells'])} cells missed against "
+        return (f"{title_of(r['model'])}: {int(r['simple_fails'])} of {int(r['simple_cells'])} cells missed against "
                 f"{int(r['complex_fails'])} of {int(r['complex_cells'])}, p = {r['p']:.3f}")
 
     text = (f"Without English stop words (scikit-learn's list, which differs from the scorer's, and with the "
@@ -280,7 +281,7 @@ def explanation_reading(freq: pd.DataFrame, relation: pd.DataFrame) -> str:
             f"failing significantly more often than the complex one (p < 0.05) for {len(more_fail)} of "
             f"{len(fails)} models ({'; '.join(misses(r) for _, r in fails.iterrows())})"
             + (f"; the reverse, the complex needle failing significantly more often (one-sided p < 0.05), holds "
-               f"for {len(reverse)} ({', '.join(reverse)}), against what the explanation predicts" if reverse
+               f"for {len(reverse)} ({', '.join(map(title_of, reverse))}), against what the explanation predicts" if reverse
                else "") + ".")
     held = [yes for holds, yes, _ in conditions if holds]
     failed = [no for holds, _, no in conditions if not holds]
