@@ -53,7 +53,7 @@ def test_a_headline_without_a_decision_names_the_harsher_cuts_that_decide():
     rows = [_whole_vs("trunc2048", -0.024, -0.082, 0.055), _whole_vs("trunc1024", 0.072, -0.032, 0.159),
             _whole_vs("trunc512", 0.159, 0.096, 0.237)]
     text = written_answer(_syn(rows, [LONG2RAG]))
-    assert (f"- **Qwen2.5-Coder-1.5B-Instruct** (1.5B parameters): no clear difference in Long²RAG (whole − trunc2048 -2.4 pp [-8.2, "
+    assert ("- **Qwen2.5-Coder-1.5B-Instruct** (1.5B parameters): no clear difference in Long²RAG (whole − trunc2048 -2.4 pp [-8.2, "
             "+5.5], 20 questions; a clear difference only against trunc512: whole − trunc512 +15.9 pp [+9.6, +23.7]).") in text
     assert "beat" not in text.split("\n\n")[0]
     assert "no experiment has a difference whose interval excludes zero" in text
@@ -113,7 +113,7 @@ def test_a_headline_at_the_floor_gives_what_its_family_reports_instead():
             _summhay("Full vs vector (best retriever) (Coverage)", "vector", -0.068, -0.177, 0.014)]
     syn = _syn(rows, [SUMMHAY])
     text = written_answer(syn)
-    assert (f"**Qwen2.5-Coder-1.5B-Instruct** (1.5B parameters): not testable (an arm at the floor) in Summary of a Haystack (on Coverage "
+    assert ("**Qwen2.5-Coder-1.5B-Instruct** (1.5B parameters): not testable (an arm at the floor) in Summary of a Haystack (on Coverage "
             "alone: no clear difference, Full − vector -6.8 pp [-17.7, +1.4], 9 subtopics).") in text
     assert text.endswith("no experiment has a difference whose interval excludes zero yet.")
     (line,) = conclusions(syn, QWEN)
@@ -122,5 +122,5 @@ def test_a_headline_at_the_floor_gives_what_its_family_reports_instead():
 
     rows[3] = _summhay("Full vs vector (best retriever) (Coverage)", "vector", -0.068, -0.177, 0.014, floor)
     floored = written_answer(_syn(rows, [SUMMHAY]))
-    assert f"**Qwen2.5-Coder-1.5B-Instruct** (1.5B parameters): not testable (an arm at the floor) in Summary of a Haystack." in floored
+    assert "**Qwen2.5-Coder-1.5B-Instruct** (1.5B parameters): not testable (an arm at the floor) in Summary of a Haystack." in floored
     assert "Coverage" not in floored and "Oracle" not in floored

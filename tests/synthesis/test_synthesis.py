@@ -646,7 +646,7 @@ def test_the_written_answer_follows_the_headlines_largest_model_first(book_runs)
     assert paragraphs[0].endswith(
         "; not run yet: Needle in a haystack, BAMBOO multiple choice, Long²RAG and Summary of a Haystack.")
     smol = paragraphs[2]
-    assert smol.startswith(f"- **SmolLM2-135M-Instruct** (135M parameters): long context beats retrieval in BAMBOO multiple choice "
+    assert smol.startswith("- **SmolLM2-135M-Instruct** (135M parameters): long context beats retrieval in BAMBOO multiple choice "
                            "(Full − RAG CQT +25.0 pp [")
     for part in (" and LongRAG (Full − R&B ", "; whole documents beat truncated ones in Long²RAG (whole − trunc512 ",
                  "; no clear difference in Needle in a haystack (Full − RAG -50.0 pp [", "; only point estimates (no "
