@@ -79,7 +79,7 @@ def test_run_claims_decide_with_intervals():
     lexical = ClaimsLedger("long2rag", paper="long2rag", model="m")
     long2rag_claims.run_claims(lexical, clear.assign(judge="lexical"), "lexical", rank, n_boot=500)
     assert long2rag_claims.LEXICAL_LENGTH_NOTE in lexical.table().set_index("claim_id").loc["C14", "evidence"]
-    assert "KPR none - trunc512 +23.3 pp [" in v.loc["C12", "our_value"]
+    assert "KPR whole - trunc512 +23.3 pp [" in v.loc["C12", "our_value"]
     assert v.loc["C15", "verdict"] == "reproduced"
     # a difference of one key point in one question is noise, not a trend: inconclusive
     noise = _responses({"none": [0.2, 0.2, 0.2, 0.3, 0.2, 0.2], "trunc512": [0.2] * 6})

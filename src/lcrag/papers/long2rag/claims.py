@@ -291,7 +291,9 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mappin
     def paired(a: str, b: str) -> tuple[str, bool | None]:
         both = wide[[a, b]].dropna()
         d, lo, hi = bootstrap_diff(both[a], both[b], n=n_boot, seed=seed)  # KPR points (pp), as the synthesis
-        return f"KPR {a} - {b} {100 * d:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]", _verdict(lo, hi)
+        name = {"none": "whole"}  # the untruncated variant, named as the synthesis names it
+        return (f"KPR {name.get(a, a)} - {b} {100 * d:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]",
+                _verdict(lo, hi))
 
     pooled = kpr_floor({"all responses": mine["recall"].mean()})
     trunks = [t for t in ("trunc512", "trunc1024", "trunc2048") if t in wide]
