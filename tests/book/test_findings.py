@@ -112,7 +112,8 @@ def test_an_undecided_headline_says_how_many_items_would_decide_it():
 
     row = {"reading": "no clear difference", "diff": -0.024, "ci_low": -0.082, "ci_high": 0.055, "n": 20,
            "units": "questions"}
-    assert items_needed(row) == (" A paired interval would exclude 0 at about 163 questions instead of 20, if the "
+    assert items_needed(row) == (" As it is, the interval bounds the difference to within 8.2 pp of zero either way; "
+                                 "a paired interval would exclude 0 at about 163 questions instead of 20, if the "
                                  "difference and its spread held (a planning number, not a result).")
     assert items_needed({**row, "reading": "Full better", "ci_low": 0.01}) == ""
     assert items_needed({**row, "reading": NOT_TESTABLE}) == ""

@@ -110,15 +110,18 @@ def items_needed(row) -> str:
     """For a headline comparison (a row of :func:`lcrag.synthesis.headline`) whose interval contains 0: how many
     items would let a paired interval exclude 0 if the difference and its spread stayed as observed
     (:func:`lcrag.synthesis.size_axis.n_to_decide`), as a sentence; "" for one decided, at the floor (more
-    items do not lift a model off it) or without an interval."""
+    items do not lift a model off it) or without an interval. It first says how far from zero the interval lets the
+    difference be: a narrow interval around zero is a finding too (the arms agree within that many points)."""
     from lcrag.synthesis.family import UNCLEAR, count
     from lcrag.synthesis.size_axis import n_to_decide
 
     k = n_to_decide(row) if row["reading"] == UNCLEAR else None
     if k is None:
         return ""
-    return (f" A paired interval would exclude 0 at about {count(k, row['units'])} instead of {int(row['n'])}, "
-            "if the difference and its spread held (a planning number, not a result).")
+    bound = 100 * max(abs(row["ci_low"]), abs(row["ci_high"]))
+    return (f" As it is, the interval bounds the difference to within {bound:.1f} pp of zero either way; a paired "
+            f"interval would exclude 0 at about {count(k, row['units'])} instead of {int(row['n'])}, if the "
+            "difference and its spread held (a planning number, not a result).")
 
 
 def comparison_sentences(chapter: str, run_dir: Path, model: str, n_boot: int = 2000, seed: int = 0) -> list[str]:
