@@ -37,13 +37,13 @@ def test_long2rag_is_worded_as_whole_against_truncated_documents_not_as_retrieva
             _whole_vs("trunc512", 0.159, 0.096, 0.237)]
     syn = _syn(rows, [NEEDLE, LONG2RAG])
     text = written_answer(syn)
-    assert "long context beats retrieval in Needle in a haystack (Full − RAG +20.0 pp [+10.0, +30.0], 12 cells)" in text
+    assert "long context beats retrieval in the needle-in-a-haystack test (Full − RAG +20.0 pp [+10.0, +30.0], 12 cells)" in text
     assert ("whole documents beat truncated ones in Long²RAG (whole − trunc2048 +5.0 pp [+1.0, +9.0], 20 questions; "
             "also a clear difference against trunc1024 and trunc512: whole − trunc1024 +7.0 pp [+2.0, +12.0], whole − trunc512 "
             "+15.9 pp [+9.6, +23.7])") in text
-    assert "retrieval in Long²RAG" not in text and "retrieval in Needle in a haystack and Long²RAG" not in text
+    assert "retrieval in Long²RAG" not in text and "retrieval in the needle-in-a-haystack test and Long²RAG" not in text
     assert across_sizes(model_outcomes(syn)).startswith(
-        "Long context beats retrieval with an interval that excludes zero in Needle in a haystack (1.5B). Whole "
+        "Long context beats retrieval with an interval that excludes zero in the needle-in-a-haystack test (1.5B). Whole "
         "documents beat truncated ones with an interval that excludes zero in Long²RAG (1.5B).")
 
 

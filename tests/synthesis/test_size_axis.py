@@ -48,7 +48,7 @@ def test_the_needle_comparison_says_how_long_its_haystack_was():
 
 def test_the_text_says_which_experiments_mix_model_size_with_context_length():
     note = S.length_note(_syn())
-    assert note.startswith("The long-context arm is not the same length for every model in Needle in a haystack "
+    assert note.startswith("The long-context arm is not the same length for every model in the needle-in-a-haystack test "
                            "(8000 tokens at 135M, 270M; 32000 tokens at 0.5B, 1.5B)")
     assert "mixes model size with context length" in note
     assert note.endswith("The tables of Summary of a Haystack do not say how long it was.")
@@ -61,7 +61,7 @@ def test_the_text_says_where_the_floor_rule_left_items_out_for_some_models():
     c.loc[(c["family"] == "needle") & (c["model"] == SMOL), "scope"] = "the simple needle only"
     note = S.length_note(S.Synthesis(runs=syn.runs, tables=syn.tables, comparisons=c, families=syn.families))
     assert note.endswith("Where a chapter's floor rule left some items out, the items compared differ between "
-                         "models, in Needle in a haystack (the simple needle only at 135M; all items at 270M, 0.5B, "
+                         "models, in the needle-in-a-haystack test (the simple needle only at 135M; all items at 270M, 0.5B, "
                          "1.5B): there, a difference between sizes also mixes in the items.")
 
 

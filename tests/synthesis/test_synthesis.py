@@ -634,7 +634,7 @@ def test_the_written_answer_follows_the_headlines_largest_model_first(book_runs)
     assert len(o) == len(syn.models) * len(TITLES)
     h = S.headline(syn).set_index(["model", "family"])
     for r in o[o["outcome"] != "not run"].itertuples():  # each outcome is its headline's reading
-        row = h.loc[(r.model, next(f for f, t in TITLES.items() if t.startswith(r.family + ":")))]
+        row = h.loc[(r.model, next(f.name for f in syn.families if f.in_prose == r.family))]
         assert r.outcome == outcome(row["reading"], row["long_arm"], row["other_arm"])
         assert r.evidence.startswith(f"{row['long_arm']} − {row['other_arm']} ") and r.evidence.endswith(row["units"])
     text = written_answer(syn)
@@ -644,12 +644,12 @@ def test_the_written_answer_follows_the_headlines_largest_model_first(book_runs)
     assert paragraphs[0].startswith(
         "- **Qwen2.5-Coder-1.5B-Instruct** (1.5B parameters): long context beats retrieval in LongRAG (Full − R&B +75.0 pp [")
     assert paragraphs[0].endswith(
-        "; not run yet: Needle in a haystack, BAMBOO multiple choice, Long²RAG and Summary of a Haystack.")
+        "; not run yet: the needle-in-a-haystack test, BAMBOO multiple choice, Long²RAG and Summary of a Haystack.")
     smol = paragraphs[2]
     assert smol.startswith("- **SmolLM2-135M-Instruct** (135M parameters): long context beats retrieval in BAMBOO multiple choice "
                            "(Full − RAG CQT +25.0 pp [")
     for part in (" and LongRAG (Full − R&B ", "; whole documents beat truncated ones in Long²RAG (whole − trunc512 ",
-                 "; no clear difference in Needle in a haystack (Full − RAG -50.0 pp [", "; only point estimates (no "
+                 "; no clear difference in the needle-in-a-haystack test (Full − RAG -50.0 pp [", "; only point estimates (no "
                  "interval) in Summary of a Haystack (Full − keywords -3.0 pp (no interval), 3 summaries)."):
         assert part in smol
     assert "parameters" not in paragraphs[3]

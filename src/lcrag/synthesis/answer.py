@@ -18,7 +18,6 @@ from lcrag.synthesis.family import (
     Family,
     format_diff,
     join_words,
-    short_title,
 )
 from lcrag.synthesis.views import (
     NO_COMPARISON,
@@ -73,7 +72,7 @@ def model_outcomes(syn: Synthesis) -> pd.DataFrame:
     for model in syn.models:
         for family in syn.families:
             r, status = headline_of(h, syn, family, model)
-            name = short_title(family.title)
+            name = family.in_prose
             if r is None:
                 rows.append({"model": model, "family": name, "outcome": "not run", "words": OUTCOMES["not run"],
                              "evidence": status if status == NO_COMPARISON else ""})

@@ -94,6 +94,13 @@ class Family:
     others_in_answer: bool = False
     at_floor: Callable[[pd.Series], bool] | None = None
     at_floor_name: str = ""
+    prose_name: str = ""  # how a sentence names it ("the needle-in-a-haystack test"); "": its short title
+
+    @property
+    def in_prose(self) -> str:
+        """The family's name inside a sentence: :attr:`prose_name`, else the title's name part
+        (:func:`short_title`: ``LongRAG``, ``Summary of a Haystack``)."""
+        return self.prose_name or short_title(self.title)
 
     @property
     def model_rows(self) -> str:

@@ -21,7 +21,7 @@ from lcrag.book.claims import CLAIMS_FILE, INCONCLUSIVE, NOT_REPRODUCED, REPRODU
 from lcrag.book.verdicts import AT_FLOOR, NOT_RUN, OTHER_REASON, OUR_RUN, untestable_because
 from lcrag.models.registry import parameters, size_of
 from lcrag.synthesis.family import NOT_RUN as NO_RUN_YET
-from lcrag.synthesis.family import NOT_TESTABLE, short_title
+from lcrag.synthesis.family import NOT_TESTABLE
 from lcrag.synthesis.views import Synthesis, headline
 
 SIZE_COLUMNS = ("family", "model", "size", "parameters", "comparison", "long_arm", "other_arm", "diff", "ci_low",
@@ -199,11 +199,11 @@ def length_note(syn: Synthesis) -> str:
         if part.empty:
             continue
         if (part["long_context"].fillna("") == "").all():
-            unknown.append(short_title(f.title))
+            unknown.append(f.in_prose)
         elif _varies(part, "long_context"):
             sizes = [f"{_short(ctx)} at {', '.join(g['size'])}"
                      for ctx, g in part.groupby("long_context", sort=False) if ctx]
-            differ.append(f"{short_title(f.title)} ({'; '.join(sizes)})")
+            differ.append(f"{f.in_prose} ({'; '.join(sizes)})")
     if differ:
         text = (f"The long-context arm is not the same length for every model in {'; in '.join(differ)}: there, "
                 "a difference between sizes mixes model size with context length.")
@@ -217,7 +217,7 @@ def length_note(syn: Synthesis) -> str:
         scope = part["scope"].fillna("").astype(str).replace("", "all items")
         if scope.nunique() > 1:
             items = [f"{s} at {', '.join(g['size'])}" for s, g in part.groupby(scope, sort=False)]
-            scoped.append(f"{short_title(f.title)} ({'; '.join(items)})")
+            scoped.append(f"{f.in_prose} ({'; '.join(items)})")
     if scoped:
         text += (" Where a chapter's floor rule left some items out, the items compared differ between models, in "
                  f"{'; in '.join(scoped)}: there, a difference between sizes also mixes in the items.")

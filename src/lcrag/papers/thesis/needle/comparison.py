@@ -82,6 +82,7 @@ def _tables(runs, problems, n_boot, seed):
 FAMILY = Family(
     name=NAME,
     title="Needle in a haystack: full haystack vs BM25 RAG, mean recall",
+    prose_name="the needle-in-a-haystack test",
     tables=_tables,
     compare=lambda runs, tables, problems, n_boot, seed: comparisons(tables[f"{NAME}_cells"], n_boot, seed),
     headline=lambda arm: arm == "RAG",
