@@ -109,22 +109,26 @@ def parameters(size: str | None) -> float | None:
     return float(m[1]) * (1e6 if m[2] == "M" else 1e9)
 
 
+def _known(spec: str) -> ModelInfo | None:
+    """What the registry knows of ``spec``, or None for a spec it cannot parse."""
+    try:
+        return parse_spec(spec)
+    except (UnknownModelError, ValueError):
+        return None
+
+
 def size_of(spec: str) -> str | None:
     """The size label of the model ``spec`` names (None for a model whose size the registry does not know, e.g.
     an API model or a GGUF file given by path)."""
-    try:
-        return parse_spec(spec).size
-    except (UnknownModelError, ValueError):
-        return None
+    info = _known(spec)
+    return info.size if info else None
 
 
 def title_of(spec: str) -> str:
     """How prose names the model ``spec``: its model card's name for an embedded model
     (``local/qwen2.5-coder-1.5b-instruct`` -> ``Qwen2.5-Coder-1.5B-Instruct``), else the spec itself."""
-    try:
-        return parse_spec(spec).title or spec
-    except (UnknownModelError, ValueError):
-        return spec
+    info = _known(spec)
+    return (info.title if info else None) or spec
 
 
 def slug(spec: str) -> str:
