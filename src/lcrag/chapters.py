@@ -51,7 +51,7 @@ class Chapter:
     :class:`lcrag.synthesis.Family` named like the chapter, or None. ``choices`` names the string parameters
     that take one of a few words, e.g. ``(("parse", ("strict", "default", "words")),)``; ``minimums`` the
     numeric parameters (or lists, or mappings of lists) whose every number must be at least a value, e.g. the
-    needle's context lengths.
+    needle's context lengths, or may go below the usual floor of 0, e.g. the thesis's ``grid_per_task`` (-1: all).
     """
 
     name: str

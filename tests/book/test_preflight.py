@@ -21,6 +21,7 @@ from lcrag.cli import main
     (["longrag", "-p", "top_k=0"], "'top_k' of chapter 'longrag' must be at least 1, got 0"),
     (["quickstart", "-p", "n_items=-3"], "must be at least 1, got -3"),
     (["longrag", "-p", "corpus_records=-1"], "must be at least 0, got -1"),
+    (["thesis", "-p", "grid_per_task=-2"], "'grid_per_task' of chapter 'thesis' must be at least -1, got -2"),
     (["quickstart", "--model", "nope/x"], "unknown provider 'nope'"),
     (["quickstart", "--model", "local/nope"], "unknown local model"),
     (["quickstart", "--model", "openai-compatible/x"], "need a base URL"),
@@ -68,6 +69,14 @@ def test_a_listening_endpoint_and_good_values_pass(fault_server):
     preflight.check_models(f"openai-compatible/fault-model@{fault_server.base_url}", {"judge": None})
     preflight.check_values("c", {"depths": [0, 50, 100], "top_k": 1, "seed": 0, "ratio": 0.5, "xs": []},
                            {"depths": [0], "top_k": 5, "seed": 0, "ratio": 1.0, "xs": [1]})
+
+
+def test_a_declared_minimum_below_zero_admits_the_all_value():
+    """The thesis's ``grid_per_task: -1`` (every kept case; the paper profile's value) passes; other chapters keep
+    0 as the floor."""
+    preflight.check_values("thesis", {"grid_per_task": -1}, {"grid_per_task": 40})
+    with pytest.raises(UsageError, match="must be at least 0, got -1"):
+        preflight.check_values("longrag", {"grid_questions": -1}, {"grid_questions": 6})
 
 
 def test_list_elements_follow_the_defaults_element_type():

@@ -57,7 +57,8 @@ def check_values(chapter: str, params: dict[str, Any], defaults: dict[str, Any])
                 if not ok or (kind is int and isinstance(x, bool)):
                     raise UsageError(f"parameter {name!r} of chapter {chapter!r}: element {x!r} is not "
                                      f"{kind.__name__} like the default {list(default)!r}")
-        low = 1 if name in AT_LEAST_ONE else 0
+        floor = 1 if name in AT_LEAST_ONE else 0
+        low = min(floor, least.get(name, floor))  # a chapter may declare a lower one, e.g. -1 for "all"
         high = 100 if _PERCENT.search(name) else None
         for x in items:
             if _number(x) and (x < low or (high is not None and x > high)):

@@ -10,5 +10,5 @@ CHAPTERS = (
     Chapter("needle", "Thesis: needle in a haystack (Fig. 6.1)", PAPER, order=10, family=needle_comparison.FAMILY,
             minimums=tuple((p, MIN_CONTEXT_TOKENS) for p in ("lengths", "lengths_by_model", "variant_lengths"))),
     Chapter("thesis", "BAMBOO: Full vs RAG vs Evidence, and how much the prompt matters", PAPER, order=20,
-            family=comparison.FAMILY),
+            family=comparison.FAMILY, minimums=(("grid_per_task", -1),)),  # -1: every kept case
 )
