@@ -106,12 +106,17 @@ def _this_run(chapter: str, run_dir: Path, model: str) -> pd.DataFrame:
                         columns=list(RUN_COLUMNS))  # fmt: skip
 
 
+#: Beyond this many times the items run, :func:`items_needed` says no practical re-run would settle the sign.
+FAR = 10
+
+
 def items_needed(row) -> str:
     """For a headline comparison (a row of :func:`lcrag.synthesis.headline`) whose interval contains 0: how many
     items would let a paired interval exclude 0 if the difference and its spread stayed as observed
     (:func:`lcrag.synthesis.size_axis.n_to_decide`), as a sentence; "" for one decided, at the floor (more
     items do not lift a model off it) or without an interval. It first says how far from zero the interval lets the
-    difference be: a narrow interval around zero is a finding too (the arms agree within that many points)."""
+    difference be: a narrow interval around zero is a finding too (the arms agree within that many points), and past
+    :data:`FAR` times the items run it says that no re-run of practical size would settle the sign."""
     from lcrag.synthesis.family import UNCLEAR, count
     from lcrag.synthesis.size_axis import n_to_decide
 
@@ -119,8 +124,13 @@ def items_needed(row) -> str:
     if k is None:
         return ""
     bound = 100 * max(abs(row["ci_low"]), abs(row["ci_high"]))
-    return (f" As it is, the interval bounds the difference to within {bound:.1f} pp of zero either way; a paired "
-            f"interval would exclude 0 at about {count(k, row['units'])} instead of {int(row['n'])}, if the "
+    n = int(row["n"])
+    head = f" As it is, the interval bounds the difference to within {bound:.1f} pp of zero either way; "
+    if k > FAR * n:  # a difference this close to 0 is the finding: no re-run of practical size settles its sign
+        return (head + f"the difference observed is too small for more {row['units']} to settle which arm is "
+                f"better at any practical size (a paired interval would exclude 0 at about {k:,} instead of {n}, "
+                "a planning number, not a result).")
+    return (head + f"a paired interval would exclude 0 at about {count(k, row['units'])} instead of {n}, if the "
             "difference and its spread held (a planning number, not a result).")
 
 
