@@ -28,6 +28,10 @@ API_MODELS = ("GPT-4o", "GPT-4-Turbo", "Claude-3-Sonnet")
 FIG5_MODELS = ("GPT-4o", "Claude-3-Sonnet", "Qwen2-72B", "Mixtral-8x22B", "Qwen2-7B", "Phi-3-mini-128K")
 
 
+#: The untruncated variant (``none``) as claims C12/C13 and the synthesis's comparison name it.
+WHOLE = "whole"
+
+
 def ranks_in_order(ranks: Mapping[str, int]) -> str:
     """C9's ranks of Comparative among each model's categories, written as its paper value in claims.csv is:
     ``"ranks 1, 1, 1, 3, 2, 3 in the order GPT-4o, ..."``, the models in ``ranks``' order."""
@@ -291,8 +295,7 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mappin
     def paired(a: str, b: str) -> tuple[str, bool | None]:
         both = wide[[a, b]].dropna()
         d, lo, hi = bootstrap_diff(both[a], both[b], n=n_boot, seed=seed)  # KPR points (pp), as the synthesis
-        name = {"none": "whole"}  # the untruncated variant, named as the synthesis names it
-        return (f"KPR {name.get(a, a)} - {b} {100 * d:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]",
+        return (f"KPR {WHOLE if a == 'none' else a} - {b} {100 * d:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]",
                 _verdict(lo, hi))
 
     pooled = kpr_floor({"all responses": mine["recall"].mean()})

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lcrag.papers.long2rag.claims import question_kpr, truncation_floor
+from lcrag.papers.long2rag.claims import WHOLE, question_kpr, truncation_floor
 from lcrag.stats import bootstrap_diff
 from lcrag.synthesis import Family, bars, comparison, group_means, load_table, window_cut
 
@@ -99,7 +99,7 @@ def comparisons(
                 continue
             diff, lo, hi = bootstrap_diff(both["none"], both[variant], n=n_boot, seed=seed)
             out.append(comparison(
-                NAME, model, f"whole documents vs {variant} (KPR, {judge} judge)", "whole", float(both["none"].mean()),
+                NAME, model, f"whole documents vs {variant} (KPR, {judge} judge)", WHOLE, float(both["none"].mean()),
                 variant, float(both[variant].mean()), diff, lo, hi, len(both), "questions",
                 f"paired bootstrap over {len(both)} questions; judge {judge} ({(notes or {}).get(model, RULE)})",
                 g["source"].iloc[0], floor=floor, long_context=(context or {}).get(model, "")))  # fmt: skip
