@@ -478,7 +478,7 @@ def test_claims_by_size_reads_each_models_verdicts(tmp_path):
         "A": "reproduced", "B": "reproduced", "C": "reproduced", "D": "reproduced"})})
     syn = S.synthesize(tmp_path, n_boot=100, profiles=["default", "quick"])
     t = S.claims_by_size(syn).set_index("claim_id")
-    assert list(t.columns) == ["chapter", "text", "135M", "270M", "1.5B", "reproduced from"]
+    assert list(t.columns) == ["chapter", "the paper's claim", "135M", "270M", "1.5B", "reproduced from"]
     assert "P" not in t.index  # the paper's tables need no model: not a size question
     assert t.loc["A", "reproduced from"] == "135M"
     # inconclusive at 270M: where the finding starts is unknown, so no size is named

@@ -70,6 +70,9 @@ def _run_model(claim_model: str, run_model: str) -> str:
 UNTESTABLE_CELLS = {AT_FLOOR: "not testable (floor)", NOT_RUN: "not run", OTHER_REASON: NOT_TESTABLE, None: NOT_TESTABLE}
 
 
+#: The column of :func:`claims_by_size` that holds each claim as the paper states it (with the paper's numbers).
+PAPER_CLAIM = "the paper's claim"
+
 #: What a size's cell says where that model has no verdict of its own on the claim: its run checks the claim on
 #: another model (:func:`checked_on`), its run does not check it, or it has no run of the chapter.
 CHECKED_ON = "checked on {size}"
@@ -89,7 +92,8 @@ def claims_legend() -> str:
         NOT_REPRODUCED: "the interval lies entirely on the other side",
         INCONCLUSIVE: "the interval contains both answers: with this many items the data cannot decide",
         UNTESTABLE_CELLS[AT_FLOOR]: "an arm the claim compares is at the floor for this model",
-        UNTESTABLE_CELLS[NOT_RUN]: "this model's run left an arm of the claim out (no verdict)",
+        UNTESTABLE_CELLS[NOT_RUN]: ("not testable with this model because its run left an arm of the claim out (no "
+                                    "verdict)"),
         NOT_TESTABLE: ("the run cannot test the claim for another reason, given in its chapter (e.g. a level of the "
                        "paper's own model, or the paper's embedding model)"),
         checked_on("1.5B"): ("(or another size) this model's run checks the claim on the model of that size, whose "
@@ -121,7 +125,7 @@ def claims_by_size(syn: Synthesis) -> pd.DataFrame:
     claims = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["model", "source"])
     claims = claims[(claims["source"] == OUR_RUN) & claims["model"].map(size_of).notna()]
     if claims.empty:
-        return pd.DataFrame(columns=["chapter", "claim_id", "text", "reproduced from"])
+        return pd.DataFrame(columns=["chapter", "claim_id", PAPER_CLAIM, "reproduced from"])
     claims = claims.assign(size=claims["model"].map(size_of),
                            cell=[size_cell(v, e) for v, e in zip(claims["verdict"], claims["evidence"], strict=True)])
     sizes = sorted(claims["size"].unique(), key=parameters)
@@ -132,7 +136,7 @@ def claims_by_size(syn: Synthesis) -> pd.DataFrame:
             if row[size] == "":
                 table.loc[(chapter, claim_id), size] = _no_verdict(syn, claims, chapter, claim_id, size)
     text = claims.drop_duplicates(["chapter", "claim_id"]).set_index(["chapter", "claim_id"])["text"]
-    table.insert(0, "text", text.reindex(table.index))
+    table.insert(0, PAPER_CLAIM, text.reindex(table.index))  # the paper's wording: its numbers are the paper's
     table["reproduced from"] = [_reproduced_from(row[sizes]) for _, row in table.iterrows()]
     table.columns.name = None
     return table.reset_index()

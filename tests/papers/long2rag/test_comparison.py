@@ -10,6 +10,7 @@ from lcrag import synthesis as S
 from lcrag.book.claims import ClaimsLedger
 from lcrag.papers.long2rag import claims as long2rag_claims
 from lcrag.papers.long2rag import comparison
+from lcrag.synthesis.family import ABOVE_FLOOR
 
 #: What C12's verdict says, as the headline's reading (whole − truncated, paired over questions).
 C12_READING = {"reproduced": "whole better", "inconclusive": "no clear difference",
@@ -51,8 +52,18 @@ def test_the_headline_reads_the_truncations_as_claim_c12_does(cuts, arm):
     assert head["reading"] == C12_READING.get(verdict, f"{arm} better"), (verdict, head["reading"])
 
 
-def test_whole_documents_at_the_floor_are_not_testable_for_both():
+def test_whole_documents_at_the_floor_make_c12_not_testable_and_a_cut_clearly_above_them_decides_the_headline():
+    """C12 ("truncating lowers KPR") needs the whole documents above the floor. The synthesis reads one arm at the
+    floor as it does for the thesis and the needle (book/verdicts.md): a cut clearly above whole documents at the
+    floor shows that this model does the task from the cut documents; a cut at the floor too decides nothing."""
     head, verdict = _headline_and_c12({"none": [0.0] * 8, "trunc512": [0.0] * 8, "trunc2048": LOWER})
+    assert verdict == S.NOT_TESTABLE
+    assert (head["other_arm"], head["reading"]) == ("trunc2048", "trunc2048 better")
+    assert ABOVE_FLOOR in head["evidence"] and "whole documents (none) (mean KPR): score 0.000" in head["evidence"]
+    rows = comparison.comparisons(_responses({"none": [0.0] * 8, "trunc512": [0.0] * 8, "trunc2048": LOWER}),
+                                  {"m": "j"}, n_boot=200)
+    assert [r["reading"] for r in rows] == ["trunc2048 better", S.NOT_TESTABLE]  # trunc512: both at the floor
+    head, verdict = _headline_and_c12({"none": [0.0] * 8, "trunc512": [0.0] * 8, "trunc2048": [0.0] * 8})
     assert verdict == head["reading"] == S.NOT_TESTABLE
 
 

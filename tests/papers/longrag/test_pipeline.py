@@ -292,11 +292,11 @@ def test_floor_sentence_flags_a_table_at_the_floor_with_the_chapters_threshold()
                                                                                              "chunk size")
     partly = floor_sentence(_f1_cells([6.06, 0.0, 0.0, 0.0]), cells, "chunk size")
     assert partly.startswith("3 of the 4 cells of this table are at the floor (a mean F1 below 5 points): only "
-                             "d R&B 200*7 (F1 6.1) is above it.")
+                             "d R&B 200×7 (F1 6.1) is above it.")
     assert partly.endswith("A comparison with a cell at the floor says nothing about chunk size; each cell rests on 3 "
                            "questions per dataset.")
     assert floor_sentence(_f1_cells([6.0, 0.0, 7.0, 8.0]), cells, "x").startswith(
-        "1 of the 4 cells of this table is at the floor (a mean F1 below 5 points): d E&F 200*7 (F1 0.0).")
+        "1 of the 4 cells of this table is at the floor (a mean F1 below 5 points): d E&F 200×7 (F1 0.0).")
     assert floor_sentence(_f1_cells([6.0, 5.0, 7.0, 8.0], n=12), cells, "x") == (
         "No cell of this table is at the floor (a mean F1 below 5 points); each rests on 12 questions per dataset.")
     one_setting = _f1_cells([6.0, 0.0, 7.0, 8.0]).head(2)  # the grid left empty: the default setting alone

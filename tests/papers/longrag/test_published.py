@@ -450,7 +450,7 @@ def test_baseline_sentence_says_when_no_strategy_beats_closed():
     assert "does not show that any strategy" in text
     diffs.loc[1, "diff_lo"] = 0.01
     text = differences.baseline_sentence(diffs)
-    assert "1 of the 2 intervals lie above 0 (R&B on musique)" in text and "does not show that any" not in text
+    assert "1 of the 2 intervals lies above 0 (R&B on musique)" in text and "does not show that any" not in text
     assert "floor" not in text
     # a no-context baseline at the floor (F1 0.049 on musique) is said, and still decides
     text = differences.baseline_sentence(diffs.assign(f1_b=[0.12, 0.049]))

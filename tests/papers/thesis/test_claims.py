@@ -161,8 +161,11 @@ def test_level_claims_are_not_testable_on_another_generator():
                                    scored, grid_cases=grid_cases, n_boot=500).set_index("claim_id")
     for claim in ("H1", "H2", "H5", "H13b"):
         assert t.loc[claim, "verdict"] == NOT_TESTABLE, claim
-        assert "a level of the thesis's generator (GPT-3.5-Turbo); local/qwen2.5-coder-1.5b-instruct is another" in (
-            t.loc[claim, "evidence"])
+        assert "; local/qwen2.5-coder-1.5b-instruct is another generator, whose value is shown" in t.loc[claim, "evidence"]
+    for claim in ("H1", "H2", "H5"):
+        assert "not testable: a level of the thesis's generator (GPT-3.5-Turbo)" in t.loc[claim, "evidence"]
+    assert ("not testable: which cases the thesis's generator (GPT-3.5-Turbo) got wrong with the full document and "
+            "right with the evidence") in t.loc["H13b", "evidence"]
     assert t.loc["H2", "our_value"].startswith("81.65% [")
     assert t.loc["H13a", "verdict"] == REPRODUCED and t.loc["H8", "verdict"] != NOT_TESTABLE
     assert thesis_claims.other_generator("openai/gpt-3.5-turbo-0125") is None

@@ -193,8 +193,9 @@ def variant_floor(wide: pd.DataFrame, variants) -> str | None:
 
 def truncation_floor(wide: pd.DataFrame) -> str | None:
     """The chapter's floor rule for "truncating the documents lowers KPR", in one place: claim C12 and the
-    synthesis's whole-vs-truncated rows (:mod:`lcrag.papers.long2rag.comparison`) both ask it, so they always agree.
-    A change that lowers a score needs only the arm before it above the floor (book/verdicts.md): the comparison is
+    synthesis's whole-vs-truncated rows (:mod:`lcrag.papers.long2rag.comparison`) both ask it (the synthesis then
+    still reads a cut clearly above whole documents at the floor, as it reads one arm at the floor everywhere).
+    A change that lowers a score needs only the arm before it above the floor (book/verdicts.md): the claim is
     *not testable with this model* when the whole documents' (``none``) mean KPR over the questions of ``wide``
     (:func:`question_kpr`) is below 0.05, whatever the truncated variants score; None otherwise."""
     return variant_floor(wide, ["none"])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lcrag.papers.long2rag.claims import WHOLE, question_kpr, truncation_floor
+from lcrag.papers.long2rag.claims import WHOLE, question_kpr, truncation_floor, variant_floor
 from lcrag.stats import bootstrap_diff
 from lcrag.synthesis import Family, bars, comparison, group_means, load_table, window_cut
 
@@ -82,8 +82,10 @@ def comparisons(
     """Whole documents (``none``) vs each truncated variant (``trunc*``), the least severe cut first (the order
     :func:`headline` reads), paired over questions, by the judge :func:`judges` chose, under the
     chapter's floor rule for C12 (:func:`lcrag.papers.long2rag.claims.truncation_floor`, the one its claims use):
-    not testable with this model when the whole documents' mean KPR is at the floor (truncating *to* the floor is
-    the effect measured). ``context``: per model, what the whole documents were (:func:`whole_context`);
+    a cut *to* the floor is the effect measured, so only the whole documents' floor counts; with their mean KPR at
+    the floor, a cut clearly above them still decides (as the thesis's and the needle's rows read one arm at the
+    floor, :func:`lcrag.synthesis.floor_reading`: this model can do the task from the cut documents and not from
+    the whole ones), and any other row is not testable with this model. ``context``: per model, what the whole documents were (:func:`whole_context`);
     ``notes``: per model, why its judge decides (:func:`judge_note`)."""
     out = []
     for model, judge in judges.items():
@@ -91,18 +93,22 @@ def comparisons(
         wide = question_kpr(g, judge)
         if "none" not in wide:
             continue
-        floor = truncation_floor(wide)
+        whole_floor = truncation_floor(wide)
         trunks = sorted((v for v in wide.columns if str(v).startswith("trunc")), key=_trunc_size, reverse=True)
         for variant in trunks:
             both = wide[["none", variant]].dropna()
             if both.empty:
                 continue
+            cut_floor = whole_floor and variant_floor(both, [variant])  # with the whole documents at the floor
+            floor = variant_floor(both, ["none", variant]) if whole_floor else None
+            floored = ([WHOLE] + ([variant] if cut_floor else [])) if whole_floor else []
             diff, lo, hi = bootstrap_diff(both["none"], both[variant], n=n_boot, seed=seed)
             out.append(comparison(
                 NAME, model, f"whole documents vs {variant} (KPR, {judge} judge)", WHOLE, float(both["none"].mean()),
                 variant, float(both[variant].mean()), diff, lo, hi, len(both), "questions",
                 f"paired bootstrap over {len(both)} questions; judge {judge} ({(notes or {}).get(model, RULE)})",
-                g["source"].iloc[0], floor=floor, long_context=(context or {}).get(model, "")))  # fmt: skip
+                g["source"].iloc[0], floor=floor, floored=floored,
+                long_context=(context or {}).get(model, "")))  # fmt: skip
     return out
 
 

@@ -224,8 +224,10 @@ def floor_sentence(table: pd.DataFrame, cells: Sequence[str], what: str, main: p
 
 
 def _cells(table: pd.DataFrame, cells: Sequence[str]) -> str:
-    """``d 200*7 R&B (F1 6.1); ...``: each row's ``cells`` values and its F1 in points."""
-    return "; ".join(" ".join(str(r[c]) for c in cells) + f" (F1 {r['f1']:.1f})" for _, r in table.iterrows())
+    """``d 200×7 R&B (F1 6.1); ...``: each row's ``cells`` values and its F1 in points (a setting's ``*`` shown as
+    ``×``: in Markdown two of them would set the text between in italics)."""
+    return "; ".join(" ".join(str(r[c]).replace("*", "×") for c in cells) + f" (F1 {r['f1']:.1f})"
+                     for _, r in table.iterrows())
 
 
 def _questions_per(n: pd.Series) -> str:

@@ -165,4 +165,5 @@ def baseline_sentence(diffs: pd.DataFrame, baseline: str = "Closed") -> str:
         return (head + f" None of these intervals lies above 0: this run does not show that any strategy compared "
                 f"with {baseline}, plain retrieval included, beats answering without context.")
     shown = ", ".join(f"{r.a} on {r.dataset}" for r in above.itertuples())
-    return head + f" {len(above)} of the {len(rows)} intervals lie above 0 ({shown}); the others do not show a gain."
+    verb = "lies" if len(above) == 1 else "lie"
+    return head + f" {len(above)} of the {len(rows)} intervals {verb} above 0 ({shown}); the others do not show a gain."
