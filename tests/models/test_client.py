@@ -360,7 +360,7 @@ def test_an_estimate_reads_as_one_line():
 
     est = {"model": "local/m", "calls": 12, "prompt_tokens": 36450, "max_completion_tokens": 60,
            "cost_usd_max": 0.0, "tokens_exact": True}
-    assert estimate_sentence(est) == ("12 calls to local/m: 36,450 prompt tokens (counted), at most 60 completion "
-                                      "tokens; at most 0.00 USD")
+    assert estimate_sentence(est) == ("12 calls to local/m: 36,450 prompt tokens (counted, the chat template "
+                                      "estimated), at most 60 completion tokens; at most 0.00 USD")
     assert estimate_sentence({**est, "cost_usd_max": None, "tokens_exact": False}).endswith(
         "(estimated), at most 60 completion tokens; no price known")

@@ -361,7 +361,7 @@ def estimate_sentence(estimate: dict) -> str:
     """A :meth:`Model.estimate_cost` as one line a reader can read."""
     cost = estimate["cost_usd_max"]
     return (f"{estimate['calls']} calls to {estimate['model']}: {estimate['prompt_tokens']:,} prompt tokens "
-            f"({'counted' if estimate['tokens_exact'] else 'estimated'}), at most "
+            f"({'counted, the chat template estimated' if estimate['tokens_exact'] else 'estimated'}), at most "
             f"{estimate['max_completion_tokens']:,} completion tokens; "
             + ("no price known" if cost is None else f"at most {cost:.2f} USD"))
 

@@ -25,5 +25,5 @@ def test_derived_checks():
     # 0.0069-0.0154, shown beside it
     assert checks.all()
     unweighted = table.set_index("check").filter(like="unweighted", axis=0).iloc[0]
-    assert unweighted["ours"] == "+0.0069 to +0.0154" and "the inventory: by 0.007 to 0.013" in unweighted["expected"]
+    assert unweighted["ours"] == "+0.0069 to +0.0154" and "the inventory says by 0.007 to 0.013" in unweighted["expected"]
     assert len(paper_checks.inconsistencies()) == 13

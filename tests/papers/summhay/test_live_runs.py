@@ -560,7 +560,7 @@ def test_c15_tests_the_llm_judge_chosen_on_the_fit_half_on_the_held_out_half():
     c15 = _c15([("llm:gpt-4o-08", "fit", 0.70, 713), ("llm:gpt-4o-08", "held-out", 0.60, 706),
                 ("llm:gpt-4o-05", "fit", 0.50, 713), ("llm:gpt-4o-05", "held-out", 0.69, 706), *gpt4o])
     assert c15["our_value"] == "llm:gpt-4o-08: 0.600 [0.551, 0.645] (GPT-4o on the same summaries 0.720)"
-    assert c15["verdict"] == "not reproduced" and "chosen on the fit half" in c15["evidence"]  # 0.645 < 0.67
+    assert c15["verdict"] == "not reproduced" and "the best of our LLM judges on the fit half" in c15["evidence"]  # 0.645 < 0.67
     # 0.69 [0.65, 0.73] on 706 insights: the interval reaches below 0.67, so the point value alone decides nothing
     close = _c15([("llm:gpt-4o-08", "fit", 0.70, 713), ("llm:gpt-4o-08", "held-out", 0.69, 706), *gpt4o])
     assert close["verdict"] == "inconclusive"

@@ -230,18 +230,27 @@ def test_claims_on_arms_at_chance_are_not_testable():
 
 
 def test_grid_claims_are_decided_by_intervals_not_point_values():
-    """H3 and H12 on a 40-case grid: a clear ordering is decided, a point difference inside the noise is not."""
+    """H3 and H12 on a 40-case grid: a clear ordering is decided, a point difference inside the noise is not. H3's
+    "CTX1 ≥ BAMBOO" needs CTX1 − BAMBOO above −5 pp over its whole interval: CTX1 right on 8 cases BAMBOO misses."""
     base = thesis_shaped()
     grid_cases = base.drop_duplicates("case")[["task", "case"]].head(40)
     bam = [c for c, _ in zip(base.drop_duplicates("case")["case"], range(40), strict=False)]
     full_bam = base[(base["setting"] == "full") & base["case"].isin(bam)].sort_values("case")["correct"].tolist()
     half = [True] * 20 + [False] * 20  # no arm at the floor (chance is 1/4)
-    clear = _with_grid(base, {("full", "-", "CTX1"): full_bam, ("full", "-", "CTX2"): [True] * 24 + [False] * 16,
+    missed = (base["setting"] == "full") & (base["prompt"] == "BAMBOO") & base["case"].isin(bam[:8])
+    clear = _with_grid(base.assign(correct=base["correct"] & ~missed, correct_raw=base["correct_raw"] & ~missed), {
+                              ("full", "-", "CTX1"): full_bam, ("full", "-", "CTX2"): [False] * 16 + [True] * 24,
                               ("rag", "CQS", "CTX1"): half, ("rag", "CQT", "CTX1"): half,
                               ("rag", "CQS", "CTX2"): [True] * 32 + [False] * 8, ("rag", "CQT", "CTX2"): half})
     t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), clear, grid_cases=grid_cases,
                                    n_boot=500).set_index("claim_id")
-    assert t.loc["H3", "verdict"] == "reproduced" and "BAMBOO − CTX2" in t.loc["H3", "our_value"]
+    assert t.loc["H3", "verdict"] == "reproduced" and "CTX1 − BAMBOO +20.00 pp [" in t.loc["H3", "our_value"]
+    tie = _with_grid(base, {("full", "-", "CTX1"): full_bam, ("full", "-", "CTX2"): [True] * 24 + [False] * 16})
+    t_tie = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), tie, grid_cases=grid_cases,
+                                       n_boot=500).set_index("claim_id")
+    # CTX1 = BAMBOO on all 40: the exact interval, ±8.8 pp, does not rule out a 5 pp deficit
+    assert t_tie.loc["H3", "verdict"] == "inconclusive" and "CTX1 − BAMBOO +0.00 pp [-8.8, +8.8]" in (
+        t_tie.loc["H3", "our_value"])
     assert all(full_bam) and t.loc["H12", "verdict"] == "reproduced"
     assert "difference +30.00 pp" in t.loc["H12", "our_value"]
     # the same kind of point ordering by a few cases: inside the interval, so inconclusive

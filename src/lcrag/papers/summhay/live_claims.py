@@ -243,7 +243,7 @@ def check_live_claims(
         j = judges[judges["half"] == half].set_index("evaluator")
         r, gpt = float(j.loc[e, "cov_corr"]), float(j.loc["gpt-4o", "cov_corr"])
         lo, hi = pearson_interval(r, int(j.loc[e, "n_insights"]))
-        where = ("chosen on the fit half, tested on the held-out half" if half == "held-out"
+        where = ("the best of our LLM judges on the fit half, tested on the held-out half" if half == "held-out"
                  else "on the summaries it read")
         paper_r = PAPER_TABLE1["gpt-4o"][0]
         ledger.check(

@@ -50,6 +50,9 @@ def _pct(x: float) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.2f}%"
 
 
+#: H3's 5 pp (0-1): the spread between prompts it claims, and the margin within which CTX1 counts as "≥ BAMBOO".
+H3_MARGIN = 0.05
+
 THESIS_GENERATORS = ("gpt-3.5",)  # the thesis's generator: gpt-3.5-turbo-0125
 
 
@@ -154,16 +157,18 @@ def check_claims(
         **needs(kept, [("full", NO_PIPELINE, bam)]),
     )
 
-    # H3: prompt ordering on Full, grid subset: BAMBOO > CTX2 on its paired interval, CTX1 not below BAMBOO
+    # H3: prompt ordering on Full, grid subset: BAMBOO > CTX2 on its paired interval, CTX1 at least BAMBOO's level
     fa = {q: run_accuracy(acc_grid, "full", none, q) for q in ("BAMBOO", "CTX1", "CTX2")}
     vals = [v for v in fa.values() if not math.isnan(v)]
     b_c2 = paired_difference(grid, (*full, "BAMBOO"), (*full, "CTX2"), **nb)
     c1_b = paired_difference(grid, (*full, "CTX1"), (*full, "BAMBOO"), **nb)
-    ctx1_below = less(c1_b["diff"], 0, ci=c1_b["ci"]) is True  # "CTX1 ≥ BAMBOO" is refuted only by a clear drop
+    # "CTX1 ≥ BAMBOO": refuted by a clear drop, shown only within a margin (non-inferiority: the claim's own 5 pp)
+    ctx1_level = False if less(c1_b["diff"], 0, ci=c1_b["ci"]) is True else greater(
+        c1_b["diff"], -H3_MARGIN, ci=c1_b["ci"])
     bottom, *_, top = sorted(fa, key=lambda q: fa[q])  # two different prompts, even when all three tie
     spread = paired_difference(grid, (*full, top), (*full, bottom), **nb) if len(vals) == 3 else None
-    h3 = None if spread is None else all_of(greater(b_c2["diff"], 0, ci=b_c2["ci"]), not ctx1_below,
-                                            interval_in(spread["ci"], low=0.05))
+    h3 = None if spread is None else all_of(greater(b_c2["diff"], 0, ci=b_c2["ci"]), ctx1_level,
+                                            interval_in(spread["ci"], low=H3_MARGIN))
     ledger.check(
         "H3",
         our_value=" / ".join(_pct(fa[q]) for q in ("CTX1", "BAMBOO", "CTX2"))
@@ -171,8 +176,9 @@ def check_claims(
         + (f"; spread {top} − {bottom} {_ci_pp(spread)}" if spread is not None else ""),
         passed=h3,
         evidence=f"Full on the grid subset ({int((grid['setting'] == 'full').sum())} answers); paired bootstrap: "
-        "reproduced when BAMBOO − CTX2 excludes 0 upward, CTX1 − BAMBOO is not clearly below 0 and the spread "
-        "(best − worst prompt) is at least 5 pp over its whole interval",
+        "reproduced when BAMBOO − CTX2 excludes 0 upward, CTX1 − BAMBOO lies above −5 pp over its whole interval "
+        "(CTX1 no worse than BAMBOO by more than the claim's 5 pp; not reproduced when it lies wholly below 0) and "
+        "the spread (best − worst prompt) is at least 5 pp over its whole interval",
         anchor="thesis-claims",
         **needs(grid, [("full", NO_PIPELINE, q) for q in ("BAMBOO", "CTX1", "CTX2")]),
     )

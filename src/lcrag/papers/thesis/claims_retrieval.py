@@ -26,7 +26,7 @@ def other_embedder(name: str | None) -> str | None:
     if name and any(e in str(name).lower() for e in THESIS_EMBEDDERS):
         return None
     return (f"the thesis's values are davinci-002 embeddings'; ours are {name or 'an unnamed embedder'}'s, another "
-            "embedding model, so the check identifies the model rather than testing the thesis (book/deviations.md)")
+            "embedding model, so the check identifies the model rather than testing the thesis (the Deviations page)")
 
 
 def _embedder_of(table: pd.DataFrame) -> str | None:

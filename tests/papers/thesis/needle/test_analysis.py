@@ -116,7 +116,11 @@ def test_the_answer_cap_note_says_which_answers_it_cut_and_what_recall_they_coul
              {"model": "s", "needle": "simple", "setting": "full", "completion_tokens": 20, "recall": 0.0},
              {"model": "q", "needle": "complex", "setting": "rag", "completion_tokens": 48, "recall": 0.5}]
     note = analysis.answer_cap_note(pd.DataFrame(rows), 48)
-    assert "below recall 1 for q, complex needle: 2 of 2 (at most 0.92); the other capped answers still reached 1" in note
+    assert ("in these groups (model, needle): q (complex): 2 of 2 capped, 2 below recall 1 (at most 0.92); in the "
+            "other groups every capped answer still reached 1") in note
+    mixed = pd.DataFrame(rows + [{"model": "s", "needle": "simple", "setting": "full", "completion_tokens": 48,
+                                  "recall": 0.5}])
+    assert "s (simple): 2 of 3 capped, 1 below recall 1. A capped" in analysis.answer_cap_note(mixed, 48)
     assert "where every answer stopped there, q (complex), the mean recall measures the cap" in note
     assert analysis.answer_cap_note(pd.DataFrame(rows), 300).startswith("**The answer cap.** No answer reached")
     full_words = pd.DataFrame(rows).assign(recall=1.0)

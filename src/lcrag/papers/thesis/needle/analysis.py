@@ -90,9 +90,9 @@ def _auc(found: pd.Series, score: pd.Series) -> float:
 
 
 def answer_cap_note(scored: pd.DataFrame, answer_tokens: int) -> str:
-    """What the answer cap (``answer_tokens``) cut, from the full-haystack answers: per model and needle whose
-    capped answers all scored below recall 1, how many answers stopped at it and their highest recall, as one
-    Markdown paragraph."""
+    """What the answer cap (``answer_tokens``) cut, from the full-haystack answers: per model and needle with a
+    capped answer below recall 1, how many answers stopped at it, how many of those scored below 1 and, where all
+    of them did, their highest recall, as one Markdown paragraph."""
     full = scored[scored["setting"] == "full"]
     capped = full[full["completion_tokens"] >= answer_tokens]
     head = f"**The answer cap.** With the whole haystack, answers stopped at the {answer_tokens}-token cap (`answer_tokens`)"
@@ -100,13 +100,19 @@ def answer_cap_note(scored: pd.DataFrame, answer_tokens: int) -> str:
         return f"**The answer cap.** No answer reached the {answer_tokens}-token cap (`answer_tokens`)."
     n = full.groupby(["model", "needle"], sort=False).size()
     groups = list(capped.groupby(["model", "needle"], sort=False))
-    cut = [(m, nd, g) for (m, nd), g in groups if g["recall"].max() < 1]
+    cut = [(m, nd, g) for (m, nd), g in groups if g["recall"].min() < 1]
     if not cut:
         return head + ", but each group's capped answers still reached recall 1: the cap cost no recall."
-    parts = [f"{title_of(m)}, {nd} needle: {len(g)} of {n[(m, nd)]} (at most {g['recall'].max():.2f})" for m, nd, g in cut]
-    whole = [f"{title_of(m)} ({nd})" for m, nd, g in cut if len(g) == n[(m, nd)]]
-    return (head + f" below recall 1 for {'; '.join(parts)}" + ("" if len(cut) == len(groups) else
-            "; the other capped answers still reached 1") + ". A capped answer's recall counts only the words "
+
+    def part(m: str, nd: str, g: pd.DataFrame) -> str:
+        below = int((g["recall"] < 1).sum())
+        most = f" (at most {g['recall'].max():.2f})" if below == len(g) else ""
+        return f"{title_of(m)} ({nd}): {len(g)} of {n[(m, nd)]} capped, {below} below recall 1{most}"
+
+    whole = [f"{title_of(m)} ({nd})" for m, nd, g in cut if len(g) == n[(m, nd)] and g["recall"].max() < 1]
+    return (head + f" in these groups (model, needle): {'; '.join(part(*c) for c in cut)}" + ("" if len(cut) == len(groups) else
+            "; in the other groups every capped answer still reached 1") + ". A capped answer's recall counts only "
+            "the words "
             "written before the cap" + (f"; where every answer stopped there, {', '.join(whole)}, the mean recall "
                                         "measures the cap as much as the model (a longer cap needs new recordings)"
                                         if whole else "") +
@@ -276,7 +282,8 @@ def explanation_reading(freq: pd.DataFrame, relation: pd.DataFrame) -> str:
             "frequency is what makes a needle hard to find. BM25 ranks the needle sentence at a mean rank of "
             f"{by_needle.loc['simple', 'mean_rank']:.1f} (simple) and {by_needle.loc['complex', 'mean_rank']:.1f}"
             f" (complex), with {by_needle.loc['simple', 'mean_competitors']:.2f} and "
-            f"{by_needle.loc['complex', 'mean_competitors']:.2f} competing sentences on average. Fisher's exact "
+            f"{by_needle.loc['complex', 'mean_competitors']:.2f} competing sentences (each the mean of the models' "
+            "means). Fisher's exact "
             "test (one-sided, on each model's full-haystack cells, all lengths and depths) finds the simple needle "
             f"failing significantly more often than the complex one (p < 0.05) for {len(more_fail)} of "
             f"{len(fails)} models ({'; '.join(misses(r) for _, r in fails.iterrows())})"
