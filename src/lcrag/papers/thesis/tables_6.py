@@ -72,9 +72,8 @@ def table_6_1_note() -> str:
     text gives instead (the cells as printed)."""
     mq, pq = (table_cell("thesis", "table_6_1", "clean & parsed/BAMBOO", task) for task in TASKS)
     return (f"Full-setting accuracy per prompt. The thesis's Table 6.1 prints {mq}/{pq} for BAMBOO's \"clean & "
-            f"parsed\" row, which cannot be accuracies on 84 and 74 cases: they are the reproduction its text "
-            f"reports, presumably on the 100 + 100 cases before cleaning (claim H1 reads them so), and the text gives "
-            f"the cleaned cases' pooled {printed_accuracy('full')} %.")
+            f"parsed\" row, which cannot be accuracies on 84 and 74 cases (H1 reads them as its text's reproduction, "
+            f"on the 100 + 100 cases before cleaning); its text gives the pooled {printed_accuracy('full')} %.")
 
 
 def _thesis_6_1(label: str, prompt: str, task: str) -> float:
