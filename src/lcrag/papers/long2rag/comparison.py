@@ -85,7 +85,8 @@ def comparisons(
     a cut *to* the floor is the effect measured, so only the whole documents' floor counts; with their mean KPR at
     the floor, a cut clearly above them still decides (as the thesis's and the needle's rows read one arm at the
     floor, :func:`lcrag.synthesis.floor_reading`: this model can do the task from the cut documents and not from
-    the whole ones), and any other row is not testable with this model. ``context``: per model, what the whole documents were (:func:`whole_context`);
+    the whole ones), and any other row is not testable with this model. ``context``: per model, what the whole
+    documents were (:func:`whole_context`);
     ``notes``: per model, why its judge decides (:func:`judge_note`)."""
     out = []
     for model, judge in judges.items():
@@ -99,9 +100,8 @@ def comparisons(
             both = wide[["none", variant]].dropna()
             if both.empty:
                 continue
-            cut_floor = whole_floor and variant_floor(both, [variant])  # with the whole documents at the floor
-            floor = variant_floor(both, ["none", variant]) if whole_floor else None
-            floored = ([WHOLE] + ([variant] if cut_floor else [])) if whole_floor else []
+            floor = variant_floor(both, ["none", variant]) if whole_floor else None  # a cut alone: the effect
+            floored = [a for a, v in ((WHOLE, "none"), (variant, variant)) if floor and variant_floor(both, [v])]
             diff, lo, hi = bootstrap_diff(both["none"], both[variant], n=n_boot, seed=seed)
             out.append(comparison(
                 NAME, model, f"whole documents vs {variant} (KPR, {judge} judge)", WHOLE, float(both["none"].mean()),

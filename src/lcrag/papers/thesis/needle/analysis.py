@@ -112,8 +112,7 @@ def answer_cap_note(scored: pd.DataFrame, answer_tokens: int) -> str:
     whole = [f"{title_of(m)} ({nd})" for m, nd, g in cut if len(g) == n[(m, nd)] and g["recall"].max() < 1]
     return (head + f" in these groups (model, needle): {'; '.join(part(*c) for c in cut)}" + ("" if len(cut) == len(groups) else
             "; in the other groups every capped answer still reached 1") + ". A capped answer's recall counts only "
-            "the words "
-            "written before the cap" + (f"; where every answer stopped there, {', '.join(whole)}, the mean recall "
+            "the words written before the cap" + (f"; where every answer stopped there, {', '.join(whole)}, the mean recall "
                                         "measures the cap as much as the model (a longer cap needs new recordings)"
                                         if whole else "") +
             ". The verdicts read *found* (recall ≥ 0.5), which an answer cut short can still meet.")
