@@ -232,3 +232,11 @@ def test_swapping_the_arms_mirrors_a_difference_exactly():
     c, e = rng.normal(50, 10, 40), rng.normal(0, 3, 40)  # not scores: no bounds, the same rule
     lo, hi = paired_bootstrap_ci(c, c + e)
     assert paired_bootstrap_ci(c + e, c) == (-hi, -lo)
+
+
+def test_differences_print_with_their_sign_and_a_tie_as_plus_zero():
+    assert stats.signed(-0.04) == "+0.0" and stats.signed(-0.06) == "-0.1" and stats.signed(0.0) == "+0.0"
+    assert stats.signed(-0.0004, 3) == "+0.000" and stats.signed(0.1234, 3) == "+0.123"
+    assert stats.signed_interval(0.095, 0.013, 0.177, " pp") == "+9.5 pp [+1.3, +17.7]"
+    assert stats.signed_interval(-0.0003, -0.088, 0.088) == "+0.0 [-8.8, +8.8]"  # the paired tie of 8 cases
+    assert stats.signed_interval(0.31, 0.05, 0.5, scale=1, digits=2) == "+0.31 [+0.05, +0.50]"

@@ -1,5 +1,6 @@
 """Statistics, in one place: bootstrap intervals, McNemar's test, Cohen's kappa, the Wilson and the exact
-(Clopper-Pearson) interval of a proportion.
+(Clopper-Pearson) interval of a proportion, and how a difference and its interval print (:func:`signed`,
+:func:`signed_interval`).
 
 Every interval in the book is a bootstrap of a mean (or of a difference of means) over the items of a run, made
 by :func:`scipy.stats.bootstrap` with the **BCa** method (bias-corrected and accelerated): at the small numbers of
@@ -348,3 +349,15 @@ def paired_comparison(a, b, n_boot: int = 2000, seed: int = 0) -> dict:
     m = mcnemar_test(a, b)
     return {"n": len(a), "diff": a.mean() - b.mean() if len(a) else np.nan, "ci_low": lo, "ci_high": hi,
             "a_only": m["a_only"], "b_only": m["b_only"], "mcnemar_p": m["p_value"]}
+
+
+def signed(x: float, digits: int = 1) -> str:
+    """``x`` with its sign to ``digits`` decimals, as every difference in the book prints: one that rounds to zero
+    is ``+0.0``, never ``-0.0`` (so a tie reads the same on every page)."""
+    return f"{round(float(x), digits) + 0.0:+.{digits}f}"
+
+
+def signed_interval(diff: float, lo: float, hi: float, unit: str = "", scale: float = 100, digits: int = 1) -> str:
+    """A difference, its ``unit`` and its interval, times ``scale`` (0-1 shares to percentage points by default):
+    ``+9.5 pp [+1.3, +17.7]`` with ``unit=" pp"``."""
+    return f"{signed(scale * diff, digits)}{unit} [{signed(scale * lo, digits)}, {signed(scale * hi, digits)}]"

@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from lcrag import chapters
-from lcrag.stats import mean_ci
+from lcrag.stats import mean_ci, signed, signed_interval
 
 NOT_RUN = "not run yet"
 NOT_TESTABLE = "not testable with this model"  # = lcrag.book.claims.NOT_TESTABLE (an arm at the floor)
@@ -196,13 +196,9 @@ def format_diff(diff: float, lo: float, hi: float) -> str:
     """``+9.5 pp [+1.3, +17.7]`` (percentage points of a 0-1 difference), or ``(no interval)``."""
     if _nan(diff):
         return NOT_RUN
-
-    def pp(x: float) -> str:
-        return f"{round(100 * x, 1) + 0.0:+.1f}"  # + 0.0: no "-0.0"
-
     if _nan(lo) or _nan(hi):
-        return f"{pp(diff)} pp (no interval)"
-    return f"{pp(diff)} pp [{pp(lo)}, {pp(hi)}]"
+        return f"{signed(100 * diff)} pp (no interval)"
+    return signed_interval(diff, lo, hi, " pp")
 
 
 def comparison(

@@ -87,7 +87,7 @@ def test_h15_is_decided_on_the_best_pipeline_not_on_the_one_run_on_all_cases():
     assert h15["verdict"] == REPRODUCED
     assert h15["our_value"].startswith("best of 3 pipelines on the cases all answered (158): CET 100.00% (tied with "
                                        "BET: fewer tokens), tokens × 5.0 [")
-    assert "; the pipeline run on all cases (CQT, 158 cases): tokens × 5.0 [5.0, 5.0], Full − RAG +6.33 pp [" in (
+    assert "; the pipeline run on all cases (CQT, 158 cases): tokens × 5.0 [5.0, 5.0], Full − RAG +6.3 pp [" in (
         h15["our_value"])
     alone = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(),
                                        n_boot=200).set_index("claim_id").loc["H15"]
@@ -118,7 +118,7 @@ def test_h8_is_reproduced_only_when_the_whole_interval_clears_5_pp():
     wide_gap = {"FRE": 100, "--E": 40, "---": 18}  # Evidence 140, Full 100 of 158: +25 pp
     t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(wide_gap),
                                    n_boot=2000).set_index("claim_id")
-    assert t.loc["H8", "verdict"] == REPRODUCED and t.loc["H8", "our_value"].startswith("+25.32 pp [+")
+    assert t.loc["H8", "verdict"] == REPRODUCED and t.loc["H8", "our_value"].startswith("+25.3 pp [+")
 
 
 def _h13_scored(case28_under_ctx2: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -244,15 +244,15 @@ def test_grid_claims_are_decided_by_intervals_not_point_values():
                               ("rag", "CQS", "CTX2"): [True] * 32 + [False] * 8, ("rag", "CQT", "CTX2"): half})
     t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), clear, grid_cases=grid_cases,
                                    n_boot=500).set_index("claim_id")
-    assert t.loc["H3", "verdict"] == "reproduced" and "CTX1 − BAMBOO +20.00 pp [" in t.loc["H3", "our_value"]
+    assert t.loc["H3", "verdict"] == "reproduced" and "CTX1 − BAMBOO +20.0 pp [" in t.loc["H3", "our_value"]
     tie = _with_grid(base, {("full", "-", "CTX1"): full_bam, ("full", "-", "CTX2"): [True] * 24 + [False] * 16})
     t_tie = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), tie, grid_cases=grid_cases,
                                        n_boot=500).set_index("claim_id")
     # CTX1 = BAMBOO on all 40: the exact interval, ±8.8 pp, does not rule out a 5 pp deficit
-    assert t_tie.loc["H3", "verdict"] == "inconclusive" and "CTX1 − BAMBOO +0.00 pp [-8.8, +8.8]" in (
+    assert t_tie.loc["H3", "verdict"] == "inconclusive" and "CTX1 − BAMBOO +0.0 pp [-8.8, +8.8]" in (
         t_tie.loc["H3", "our_value"])
     assert all(full_bam) and t.loc["H12", "verdict"] == "reproduced"
-    assert "difference +30.00 pp" in t.loc["H12", "our_value"]
+    assert "difference +30.0 pp" in t.loc["H12", "our_value"]
     # the same kind of point ordering by a few cases: inside the interval, so inconclusive
     noisy = _with_grid(base, {("full", "-", "CTX1"): full_bam, ("full", "-", "CTX2"): full_bam[:-2] + [False] * 2,
                               ("rag", "CQS", "CTX1"): half, ("rag", "CQT", "CTX1"): half,
@@ -260,4 +260,4 @@ def test_grid_claims_are_decided_by_intervals_not_point_values():
     t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), noisy, grid_cases=grid_cases,
                                    n_boot=500).set_index("claim_id")
     assert t.loc["H3", "verdict"] in ("inconclusive", "not reproduced")  # spread < 5 pp refutes it, or no decision
-    assert t.loc["H12", "verdict"] == "inconclusive" and "difference +5.00 pp" in t.loc["H12", "our_value"]
+    assert t.loc["H12", "verdict"] == "inconclusive" and "difference +5.0 pp" in t.loc["H12", "our_value"]

@@ -19,6 +19,7 @@ from lcrag.data.long2rag import CATEGORIES
 from lcrag.papers.long2rag.checks import table3_correlations
 from lcrag.papers.long2rag.lengths import within_variant_rank
 from lcrag.papers.long2rag.numbers import PAPER_NUMBERS, paper_table1_wide, paper_table2, paper_table4
+from lcrag.stats import signed, signed_interval
 
 PAPER_TABLES_MODEL = "the paper's published tables"
 #: C15's paper value: the Spearman correlation of Table 3's two evaluators (the paper prints the table, not rho).
@@ -166,8 +167,8 @@ def _all_verdict(verdicts: list[bool | None]) -> bool | None:
     return True if verdicts and all(v is True for v in verdicts) else None
 
 
-def _pp(x: float) -> str:
-    return f"{x:+.3f}"
+def _rho(x: float) -> str:
+    return signed(x, 3)
 
 
 def question_kpr(per_response: pd.DataFrame, judge: str) -> pd.DataFrame:
@@ -232,13 +233,13 @@ def length_claim(ledger, cid: str, column: str, mine: pd.DataFrame, ev: str, poo
         name, theirs = check
         c = within_variant_rank(theirs, column, cap, n_boot, seed)
         other = _verdict(c.lo, c.hi, sign)
-        checked = f"; judged by {name}: {_pp(c.rho)} [{_pp(c.lo)}, {_pp(c.hi)}]"
+        checked = f"; judged by {name}: {_rho(c.rho)} [{_rho(c.lo)}, {_rho(c.hi)}]"
         ev += (f"; decided only where the {name} judge's trend agrees ("
                + ("it does" if other == passed else "it does not: inconclusive") + ")")
         passed = passed if other == passed else None
     ledger.check(cid, text, paper_value="figure",
                  our_value=f"Spearman rho({what} length, KPR) within a variant, mean over {len(t.variants)} variants "
-                 f"x {t.questions} questions: {_pp(t.rho)} [{_pp(t.lo)}, {_pp(t.hi)}]{at_cap}{checked}",
+                 f"x {t.questions} questions: {_rho(t.rho)} [{_rho(t.lo)}, {_rho(t.hi)}]{at_cap}{checked}",
                  passed=passed, floor=pooled,
                  evidence=f"{ev}; within each variant ({', '.join(t.variants)}), so that the variants' own differences "
                  "in length and KPR are not read as a trend; 95 % percentile bootstrap interval over questions")
@@ -296,7 +297,7 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mappin
     def paired(a: str, b: str) -> tuple[str, bool | None]:
         both = wide[[a, b]].dropna()
         d, lo, hi = bootstrap_diff(both[a], both[b], n=n_boot, seed=seed)  # KPR points (pp), as the synthesis
-        return (f"KPR {WHOLE if a == 'none' else a} - {b} {100 * d:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]",
+        return (f"KPR {WHOLE if a == 'none' else a} - {b} {signed_interval(d, lo, hi, ' pp')}",
                 _verdict(lo, hi))
 
     pooled = kpr_floor({"all responses": mine["recall"].mean()})

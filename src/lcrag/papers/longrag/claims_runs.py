@@ -20,6 +20,7 @@ from lcrag.papers.longrag.claims_paper import MARGINAL_POINTS
 from lcrag.papers.longrag.differences import RUN_PAIRS, check_results, strategy_differences
 from lcrag.papers.longrag.names import DEFAULT_SETTING, STRATEGIES
 from lcrag.papers.longrag.recomputed import TOKEN_ORDER
+from lcrag.stats import signed_interval
 
 
 def _majority(verdicts: Sequence[bool | None]) -> bool | None:
@@ -47,7 +48,7 @@ def _fmt(rows: pd.DataFrame) -> str:
         return f" {r.a} − {r.b}" if several else ""
 
     return "; ".join(
-        f"{r.dataset}{pair(r)} {100 * r.diff:+.1f} [{100 * r.diff_lo:+.1f}, {100 * r.diff_hi:+.1f}] (n={r.n_questions})"
+        f"{r.dataset}{pair(r)} {signed_interval(r.diff, r.diff_lo, r.diff_hi)} (n={r.n_questions})"
         for r in rows.itertuples()
     )
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from lcrag.stats import bootstrap_diff
+from lcrag.stats import bootstrap_diff, signed_interval
 
 RESULT_COLUMNS = ("dataset", "strategy", "f1", "question_id", "generator")
 
@@ -125,8 +125,7 @@ def arm_sentence(diffs: pd.DataFrame, arm: str = "Full") -> str:
     clear = rows[(rows["diff_lo"] > 0) | (rows["diff_hi"] < 0)]
 
     def item(r) -> str:
-        return (f"{r.a} − {r.b} on {r.dataset} {100 * r.diff:+.1f} points "
-                f"[{100 * r.diff_lo:+.1f}, {100 * r.diff_hi:+.1f}]")
+        return f"{r.a} − {r.b} on {r.dataset} {signed_interval(r.diff, r.diff_lo, r.diff_hi, ' points')}"
 
     if clear.empty:
         return (f"With {per}, every one of the {len(rows)} paired 95 % intervals of a difference with the {arm} "
@@ -146,8 +145,7 @@ def baseline_sentence(diffs: pd.DataFrame, baseline: str = "Closed") -> str:
         return f"No strategy was compared with the {baseline} arm."
 
     def item(r) -> str:
-        return (f"{r.a} − {baseline} on {r.dataset} {100 * r.diff:+.1f} points "
-                f"[{100 * r.diff_lo:+.1f}, {100 * r.diff_hi:+.1f}]")
+        return f"{r.a} − {baseline} on {r.dataset} {signed_interval(r.diff, r.diff_lo, r.diff_hi, ' points')}"
 
     from lcrag.book.verdicts import score_at_floor
 

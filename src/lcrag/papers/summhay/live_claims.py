@@ -11,7 +11,7 @@ from lcrag.book.claims import all_of, greater, less
 from lcrag.book.verdicts import NO_MODEL
 from lcrag.papers.summhay.live_runs import paired_over_subtopics
 from lcrag.papers.summhay.paper_numbers import PAPER_HUMAN, PAPER_TABLE1
-from lcrag.stats import mean_ci, paired_statistic_ci, pearson_interval
+from lcrag.stats import mean_ci, paired_statistic_ci, pearson_interval, signed_interval
 
 
 def live_ledger(model: str, *, live: pd.DataFrame, position: pd.DataFrame, ceilings: pd.DataFrame,
@@ -99,7 +99,7 @@ class _Subtopics:
 
     def said(self, metric: str, pairs: list[tuple[str, str]]) -> str:
         """``oracle − random +3.1 [-0.4, +6.0]; ...`` for the pairs that have an interval."""
-        parts = [f"{a} − {b} {d[0]:+.1f} [{d[1]:+.1f}, {d[2]:+.1f}]" for a, b in pairs
+        parts = [f"{a} − {b} {signed_interval(*d, scale=1)}" for a, b in pairs
                  if (d := self.diff(metric, a, b)) is not None]
         return "; ".join(parts) if parts else "per-summary scores of fewer than 2 subtopics: no interval"
 

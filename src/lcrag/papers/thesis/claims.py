@@ -40,6 +40,7 @@ from lcrag.papers.thesis.numbers import (
     printed_accuracy,
 )
 from lcrag.papers.thesis.patterns import fe_jaccard, pattern_counts, patterns
+from lcrag.stats import signed, signed_interval
 
 #: H15's "similar accuracy" (the inventory: "within about 2 pp"): the best RAG pipeline loses at most this much
 #: against Full, as an equivalence test on the 95 % interval of Full - RAG (book/verdicts.md).
@@ -75,8 +76,8 @@ def _ratio(saving: dict) -> str:
 
 
 def _ci_pp(d: dict) -> str:
-    """A difference and its interval in points: ``+15.00 pp [+2.5, +27.5]``."""
-    return f"{100 * d['diff']:+.2f} pp [{100 * d['ci'][0]:+.1f}, {100 * d['ci'][1]:+.1f}]"
+    """A difference and its interval in points: ``+15.0 pp [+2.5, +27.5]``."""
+    return signed_interval(d["diff"], *d["ci"], " pp")
 
 
 def check_claims(
@@ -147,7 +148,7 @@ def check_claims(
     ledger.check(
         "H2",
         our_value=f"{level} ({int(f_b['correct'].sum())}/{len(f_b)}); raw {_pct(rawp)}; parsed − raw "
-        f"{100 * (lenient - rawp):+.2f} pp [{100 * above[0]:+.1f}, {100 * above[1]:+.1f}]" if len(f_b) else "n/a",
+        f"{signed_interval(lenient - rawp, *above, ' pp')}" if len(f_b) else "n/a",
         passed=all_of(w, greater(lenient, rawp, ci=above)),
         evidence="bootstrap 95 % interval (the accuracy table's) within 3 pp of the thesis's value, and parsed − raw "
         "above 0 (paired bootstrap); not reproduced when either is wholly on the other side"
@@ -231,7 +232,7 @@ def check_claims(
     # H8: Evidence − Full ≥ 5 pp
     ledger.check(
         "H8",
-        our_value=f"{100 * e_f['diff']:+.2f} pp [{100 * e_f['ci'][0]:+.1f}, {100 * e_f['ci'][1]:+.1f}]"
+        our_value=_ci_pp(e_f)
         if not math.isnan(e_f["diff"])
         else "n/a",
         passed=at_least(e_f["diff"], e_f["ci"], 0.05),
@@ -251,7 +252,7 @@ def check_claims(
                                                      within_margin(f_s["ci"], 0.02))
     ledger.check(
         "H9",
-        our_value=f"CQS − CQT {100 * s_t['diff']:+.2f} pp [{100 * s_t['ci'][0]:+.1f}, {100 * s_t['ci'][1]:+.1f}], "
+        our_value=f"CQS − CQT {_ci_pp(s_t)}, "
         f"Full − CQS {_ci_pp(f_s)}"
         if not math.isnan(s_t["diff"])
         else "n/a",
@@ -265,7 +266,7 @@ def check_claims(
     b_c = rag_diff("BQT", "CQT", bam)
     ledger.check(
         "H10",
-        our_value=f"BQT − CQT {100 * b_c['diff']:+.2f} pp [{100 * b_c['ci'][0]:+.1f}, {100 * b_c['ci'][1]:+.1f}]"
+        our_value=f"BQT − CQT {_ci_pp(b_c)}"
         if not math.isnan(b_c["diff"])
         else "n/a",
         passed=less(b_c["diff"], 0, ci=b_c["ci"]) if not math.isnan(b_c["diff"]) else None,
@@ -306,7 +307,7 @@ def check_claims(
     h12 = None if math.isnan(did["diff"]) else greater(did["diff"], 0, ci=did["ci"])
     ledger.check(
         "H12",
-        our_value=f"CTX1 {100 * gains['CTX1']:+.2f} pp, CTX2 {100 * gains['CTX2']:+.2f} pp; difference "
+        our_value=f"CTX1 {signed(100 * gains['CTX1'])} pp, CTX2 {signed(100 * gains['CTX2'])} pp; difference "
         f"{_ci_pp(did)}"
         if not math.isnan(did["diff"])
         else "n/a",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from lcrag.stats import rows_ci
+from lcrag.stats import rows_ci, signed_interval
 
 #: The thesis's embedding model, as an embedder spec would name it ("davinci-002"; most likely served as
 #: text-embedding-ada-002: book/deviations.md).
@@ -72,7 +72,7 @@ def distance_tests(dist: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> dic
 
 
 def _d(t: dict) -> str:
-    return f"{t['diff']:+.3f} [{t['ci'][0]:+.3f}, {t['ci'][1]:+.3f}]"
+    return signed_interval(t["diff"], *t["ci"], scale=1, digits=3)
 
 
 def h14_verdict(t: dict) -> bool | None:

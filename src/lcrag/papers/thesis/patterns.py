@@ -12,7 +12,7 @@ import pandas as pd
 
 from lcrag.papers.thesis.cases import case_keys
 from lcrag.papers.thesis.numbers import NO_PIPELINE, PATTERNS
-from lcrag.stats import paired_comparison
+from lcrag.stats import paired_comparison, signed_interval
 
 
 def patterns(scored: pd.DataFrame, column: str = "correct") -> pd.DataFrame:
@@ -159,7 +159,7 @@ def paired_sentences(paired: pd.DataFrame) -> str:
     for r in paired.itertuples():
         clear = "excludes 0" if r.ci_low > 0 or r.ci_high < 0 else "includes 0"
         lines.append(
-            f"{r.source}, {r.comparison}: {100 * r.diff:+.1f} points [{100 * r.ci_low:+.1f}, {100 * r.ci_high:+.1f}] "
+            f"{r.source}, {r.comparison}: {signed_interval(r.diff, r.ci_low, r.ci_high, ' points')} "
             f"({clear}); {r.a_only} against {r.b_only} discordant cases, McNemar "
             + (f"p = {r.mcnemar_p:.3f}" if r.mcnemar_p >= 0.001 else "p < 0.001")
         )
