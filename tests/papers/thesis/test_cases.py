@@ -108,3 +108,14 @@ def test_stratified_subset_is_fixed_includes_the_named_cases_and_keeps_letters(c
     assert counts.max() - counts.min() <= 3  # 28/21/19/16 of 84 -> about 4/3/3/2 of 12
     assert thesis_cases.stratified_subset(kept, 2)["case"].tolist() == [28, 55, 1, 38]  # sorted by task, case
     assert len(thesis_cases.stratified_subset(kept, -1)) == 158
+
+
+def test_the_run_plan_lists_a_subset_case_by_case_and_a_whole_task_by_its_count(cases):
+    kept = cases[cases["kept"]].reset_index(drop=True)
+    main = thesis_cases.first_cases(kept, 0)
+    sub = thesis_cases.run_plan(kept, main, thesis_cases.stratified_subset(kept, 2)).splitlines()
+    assert sub[0] == "158 kept cases; main runs on 158; the pipeline x prompt grid on 4:"
+    assert sub[1].startswith("  meetingqa: cases 28 55  (answers: ") and sub[2].startswith("  paperqa: cases 1 38  (")
+    every = thesis_cases.run_plan(kept, main, thesis_cases.stratified_subset(kept, -1)).splitlines()
+    assert every[0].endswith("grid on 158:") and every[1].startswith("  meetingqa: every kept case (84)  (answers: A ")
+    assert every[2].startswith("  paperqa: every kept case (74)  (")

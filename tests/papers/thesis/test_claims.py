@@ -92,7 +92,7 @@ def test_h15_is_decided_on_the_best_pipeline_not_on_the_one_run_on_all_cases():
     alone = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), thesis_shaped(),
                                        n_boot=200).set_index("claim_id").loc["H15"]
     assert alone["verdict"] == NOT_TESTABLE and alone["our_value"].startswith("the pipeline run on all cases (CQT")
-    assert alone["evidence"].endswith("not run: RAG pipelines to choose the best from (the grid subset)")
+    assert alone["evidence"].endswith("not run: RAG pipelines to choose the best from (the grid)")
 
 
 def test_h1_and_h2_levels_are_decided_on_the_accuracy_tables_bootstrap_intervals():

@@ -259,7 +259,7 @@ def not_run_of(scored: pd.DataFrame, runs: Sequence[tuple[str, str, str]]) -> st
     that have no rows there (a profile that leaves them out, e.g. ``companion``'s ``grid_per_task: 0``), or no
     runs at all; None when every one has rows."""
     if not len(runs):
-        return "any of its runs (no grid subset in this run)"
+        return "any of its runs (no grid in this run)"
     missing = [f"{run_label(setting, pipeline)} {prompt}" for setting, pipeline, prompt in runs
                if not ((scored["setting"] == setting) & (scored["pipeline"] == pipeline)
                        & (scored["prompt"] == prompt)).any()]

@@ -117,6 +117,18 @@ def stratified_subset(
     return pd.concat(picked).sort_values(["task", "case"], key=_task_order).reset_index(drop=True)
 
 
+def run_plan(kept: pd.DataFrame, main: pd.DataFrame, grid: pd.DataFrame) -> str:
+    """What the runs ask, in lines: how many kept cases, the main runs' and the grid's; per task, the grid's cases
+    (or that it has every kept case of the task) and their correct letters."""
+    lines = [f"{len(kept)} kept cases; main runs on {len(main)}; the pipeline x prompt grid on {len(grid)}:"]
+    for task, g in grid.groupby("task", sort=False):
+        letters = ", ".join(f"{k} {v}" for k, v in g["answer"].value_counts().sort_index().items())
+        every = len(g) == int((kept["task"] == task).sum())
+        which = f"every kept case ({len(g)})" if every else f"cases {' '.join(map(str, g['case']))}"
+        lines.append(f"  {task}: {which}  (answers: {letters})")
+    return "\n".join(lines)
+
+
 def _task_order(col: pd.Series) -> pd.Series:
     return col.map({t: i for i, t in enumerate(TASKS)}).fillna(col) if col.name == "task" else col
 

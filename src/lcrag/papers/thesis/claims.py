@@ -102,7 +102,7 @@ def check_claims(
     x pp of the thesis") on the bootstrap interval of the accuracy (the accuracy table's) against the thesis's
     tolerance band, differences ("at least x pp", "A beats B") on the paired bootstrap interval; reproduced when the whole interval is on the
     claim's side, not reproduced when it is wholly on the other, inconclusive otherwise. Claims on prompts other
-    than ``main_prompt`` use the grid subset, where every run answered the same cases. A claim whose runs are
+    than ``main_prompt`` use the grid's cases, where every run answered the same cases. A claim whose runs are
     missing (:func:`not_run_of`: a profile that leaves the grid out) or include a run at chance (:func:`floor_of`)
     is *not testable*, with the reason.
     """
@@ -176,7 +176,7 @@ def check_claims(
         + f"; BAMBOO − CTX2 {_ci_pp(b_c2)}, CTX1 − BAMBOO {_ci_pp(c1_b)}"
         + (f"; spread {top} − {bottom} {_ci_pp(spread)}" if spread is not None else ""),
         passed=h3,
-        evidence=f"Full on the grid subset ({int((grid['setting'] == 'full').sum())} answers); paired bootstrap: "
+        evidence=f"Full on the grid's cases ({int((grid['setting'] == 'full').sum())} answers); paired bootstrap: "
         "reproduced when BAMBOO − CTX2 excludes 0 upward, CTX1 − BAMBOO lies above −5 pp (not reproduced: wholly "
         "below 0) and the spread (best − worst prompt) is at least 5 pp, each over its whole interval",
         anchor="thesis-claims",
@@ -312,7 +312,7 @@ def check_claims(
         if not math.isnan(did["diff"])
         else "n/a",
         passed=h12,
-        evidence=f"grid subset, n = {did['n']}: the per-case gain under CTX2 minus under CTX1, bootstrap interval "
+        evidence=f"the grid's cases, n = {did['n']}: the per-case gain under CTX2 minus under CTX1, bootstrap interval "
         "above 0",
         anchor="thesis-fe-grid",
         **needs(grid, [("rag", p, q) for p in ("CQS", "CQT") for q in ("CTX1", "CTX2")]),
@@ -329,13 +329,13 @@ def check_claims(
     everywhere = [f"{t} {c}" for (t, c), by in per_prompt.items()
                   if len(prompts) > 1 and all(by.get(q, (0,))[0] > 0 for q in prompts)]
     h13_runs = needs(grid, sorted(set(map(tuple, grid[RUN].drop_duplicates().to_numpy()))))
-    if len(prompts) < 2:  # two prompts' F-E sets: the grid subset
+    if len(prompts) < 2:  # two prompts' F-E sets: the grid's cases
         h13_runs["not_run"] = h13_runs["not_run"] or f"one prompt only on these cases ({', '.join(prompts) or 'none'})"
     ledger.check(
         "H13a",
         our_value=f"mean Jaccard {jac.mean():.2f} [{j_ci[0]:.2f}, {j_ci[1]:.2f}]" if len(jac) else "n/a",
         passed=None if not len(jac) else interval_in(j_ci, high=0.5),
-        evidence="grid subset: the F-E sets of two prompts under one pipeline overlap little (the bootstrap "
+        evidence="the grid's cases: the F-E sets of two prompts under one pipeline overlap little (the bootstrap "
         "interval of the mean Jaccard index below 0.5; not reproduced when it lies wholly above)",
         anchor="thesis-fe-grid",
         **h13_runs,
@@ -346,7 +346,7 @@ def check_claims(
         + ", ".join(f"{q} {case28[q][0]}/{case28[q][1]}" if q in case28 else f"{q} n/a" for q in prompts)
         + f" pipelines; F-E under every prompt: {', '.join(everywhere) or 'none'}" if len(jac) else "n/a",
         passed=None if not len(jac) else every,
-        evidence="grid subset: MeetingQA case 28 is F-E under each prompt with at least one pipeline (not "
+        evidence="the grid's cases: MeetingQA case 28 is F-E under each prompt with at least one pipeline (not "
         "reproduced when some prompt has it F-E under none)",
         anchor="thesis-fe-grid", untestable=other_generator(
             ledger.model, "which cases the thesis's generator (GPT-3.5-Turbo) got wrong with the full document and "
@@ -354,7 +354,7 @@ def check_claims(
         **h13_runs,
     )
 
-    # H15: tokens and accuracy of the best pipeline, chosen on the grid subset (where every pipeline answered the
+    # H15: tokens and accuracy of the best pipeline, chosen on the grid's cases (where every pipeline answered the
     # same cases); CQT, the pipeline run on all cases, beside it
     cqt, best = token_saving(kept, "CQT", bam, **nb), best_saving(grid, bam, **nb)
     # "similar accuracy" is an equivalence claim: the best pipeline loses at most SIMILAR_MARGIN (interval)
@@ -362,7 +362,7 @@ def check_claims(
                                            within_margin(best["full_minus_rag"]["ci"], SIMILAR_MARGIN))
     h15_runs = needs(grid, [(*full, bam), ("rag", best["pipeline"], bam)]) if best else needs(kept, [(*full, bam)])
     if best is None:
-        h15_runs["not_run"] = h15_runs["not_run"] or "RAG pipelines to choose the best from (the grid subset)"
+        h15_runs["not_run"] = h15_runs["not_run"] or "RAG pipelines to choose the best from (the grid)"
     ledger.check(
         "H15",
         our_value=(f"best of {best['of']} pipelines on the cases all answered ({best['n']}): {best['pipeline']} "
@@ -373,7 +373,7 @@ def check_claims(
         f"{_ci_pp(cqt['full_minus_rag'])}",
         passed=h15,
         evidence=f"{bam} prompt, tokens of our model's tokenizer; the best pipeline (the most accurate on the cases "
-        "every pipeline answered, the grid subset, chosen on those cases): the bootstrap interval of its per-case Full/RAG token ratio at or above "
+        "every pipeline answered, the grid's cases, chosen on those cases): the bootstrap interval of its per-case Full/RAG token ratio at or above "
         f"4, and similar accuracy: the paired 95 % interval of Full − RAG below +{100 * SIMILAR_MARGIN:.0f} pp",
         anchor="thesis-tokens",
         **h15_runs,

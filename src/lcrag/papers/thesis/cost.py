@@ -69,7 +69,7 @@ def token_saving(scored: pd.DataFrame, pipeline: str, prompt: str, *, n_boot: in
 
 def best_saving(scored: pd.DataFrame, prompt: str, *, n_boot: int = 2000, seed: int = 0) -> dict | None:
     """:func:`token_saving` of the most accurate RAG pipeline under ``prompt``, chosen and measured on the cases
-    every pipeline answered (the grid subset), a tie going to the one with fewer prompt tokens, with ``of`` (the
+    every pipeline answered (the grid's cases), a tie going to the one with fewer prompt tokens, with ``of`` (the
     pipelines it was chosen from) and ``tied`` (the others as accurate); None with fewer than two pipelines (no
     choice: the best pipeline is not known)."""
     rag = scored[(scored["setting"] == "rag") & (scored["prompt"] == prompt)]

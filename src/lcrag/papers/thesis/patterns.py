@@ -43,7 +43,7 @@ def patterns(scored: pd.DataFrame, column: str = "correct") -> pd.DataFrame:
 def pattern_counts(pats: pd.DataFrame, cases: pd.DataFrame | None = None) -> pd.DataFrame:
     """Counts of the eight patterns per (pipeline, prompt), zeros included, in the thesis's column order.
 
-    ``cases`` restricts to those (task, case) pairs (e.g. the grid subset, so runs are comparable).
+    ``cases`` restricts to those (task, case) pairs (e.g. the grid's cases, so runs are comparable).
     """
     if cases is not None:
         keys = case_keys(cases)

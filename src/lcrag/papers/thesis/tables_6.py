@@ -29,7 +29,7 @@ def table_6_1(scored: pd.DataFrame, grid_cases: pd.DataFrame | None = None) -> p
     """Full-setting accuracy (%) per prompt and task under the three scorers, next to Table 6.1.
 
     ``cases`` says which cases: "kept" (every kept case the prompt was asked on), "grid" (the kept cases of
-    the grid subset, where every prompt ran: the fair comparison between prompts), and "original" (kept and
+    the grid's cases, where every prompt ran: the fair comparison between prompts), and "original" (kept and
     removed cases, when the removed ones were asked: the table's first row, read with the raw scorer).
     ``paper_accuracy`` is Table 6.1's value and ``paper_cases`` the row the thesis prints it in ("clean & parsed",
     "original & raw"): always its whole set of cases, so on a "grid" row it is not the same cases as ours.
