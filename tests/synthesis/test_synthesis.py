@@ -466,16 +466,20 @@ def test_claims_by_size_reads_each_models_verdicts(tmp_path):
     base = thesis_tables()
     write_run(tmp_path, "thesis", SMOL, {**base, "claims": pd.concat([
         _claims(SMOL, {"A": "reproduced", "B": "not testable with this model", "C": "reproduced",
-                       "D": "not testable with this model", "E": "not testable with this model"},
+                       "D": "not testable with this model", "E": "not testable with this model",
+                       "F": "not testable with this model", "G": "not testable with this model"},
                 evidence={"B": "paired bootstrap; at the floor: Full: 41 of 158 right (0.26), interval contains chance",
+                          "F": "paired bootstrap; at the floor: RAG", "G": "paired bootstrap; at the floor: RAG",
                           "D": "paired bootstrap; not run: E&F (the run has R&B)",
                           "E": "not testable: the thesis's embedding model is not ours"}),
         _claims("the paper's published tables", {"P": "reproduced"}, source="paper tables"),
     ])})
     write_run(tmp_path, "thesis", GEMMA, {**base, "claims": _claims(f"{GEMMA} (our runs)", {
-        "A": "reproduced", "B": "inconclusive", "C": "not reproduced", "D": "reproduced"})}, profile="quick")
+        "A": "reproduced", "B": "inconclusive", "C": "not reproduced", "D": "reproduced",
+        "F": "not testable with this model", "G": "reproduced"}, evidence={"F": "at the floor: RAG"})}, profile="quick")
     write_run(tmp_path, "thesis", qwen, {**base, "claims": _claims(qwen, {
-        "A": "reproduced", "B": "reproduced", "C": "reproduced", "D": "reproduced"})})
+        "A": "reproduced", "B": "reproduced", "C": "reproduced", "D": "reproduced", "F": "reproduced",
+        "G": "reproduced"})})
     syn = S.synthesize(tmp_path, n_boot=100, profiles=["default", "quick"])
     t = S.claims_by_size(syn).set_index("claim_id")
     assert list(t.columns) == ["chapter", "the paper's claim", "135M", "270M", "1.5B", "reproduced from"]
@@ -489,6 +493,10 @@ def test_claims_by_size_reads_each_models_verdicts(tmp_path):
         "not testable (floor)", "not run", "not testable with this model")
     assert t.loc["D", "reproduced from"] == "270M"  # SmolLM2's run did not test it: no verdict below 270M
     assert t.loc["E", "reproduced from"] == "" and t.loc["E", "1.5B"] == "not checked"  # its run has no claim E
+    # a model at the floor cannot test the claim: it does not mark where the finding starts (not "absent" there)
+    assert (t.loc["F", "135M"], t.loc["F", "270M"]) == ("not testable (floor)",) * 2
+    assert t.loc["F", "reproduced from"] == ""  # reproduced on the 1.5B alone, the smaller sizes at the floor
+    assert t.loc["G", "reproduced from"] == "270M"  # the smallest of two sizes that reproduce it, none failing
 
 
 def test_claims_by_size_has_no_blank_cell_and_its_legend_covers_every_value(tmp_path):

@@ -114,8 +114,9 @@ def size_cell(verdict: str, evidence: str) -> str:
 def claims_by_size(syn: Synthesis) -> pd.DataFrame:
     """One row per claim the chapters checked on our runs (source "our run"), one column per model size (smallest
     first) holding that model's verdict (:func:`size_cell`), or where it has none why (:func:`_no_verdict`), and
-    ``reproduced from``: the smallest size from which every larger model with a verdict reproduces the claim (""
-    when the largest does not). :func:`claims_legend` says what each cell means; no cell is blank."""
+    ``reproduced from`` (:func:`_reproduced_from`): the size from which every larger model with a verdict
+    reproduces the claim ("" when the largest does not). :func:`claims_legend` says what each cell means; no cell
+    is blank."""
     frames = []
     for r in syn.runs.itertuples():
         path = Path(r.run_dir) / CLAIMS_FILE
@@ -156,15 +157,16 @@ def _no_verdict(syn: Synthesis, claims: pd.DataFrame, chapter: str, claim_id: st
     return NO_RUN_YET
 
 
-#: The cells that are no verdict of the model's: :func:`_reproduced_from` skips them.
-NO_VERDICT = (UNTESTABLE_CELLS[NOT_RUN], NOT_CHECKED, NO_RUN_YET)
+#: The cells that say nothing of whether the model shows a finding: :func:`_reproduced_from` skips them. A model at
+#: the floor cannot test the claim (not testable, never "not reproduced"), so it does not mark where a finding starts.
+NO_VERDICT = (UNTESTABLE_CELLS[NOT_RUN], UNTESTABLE_CELLS[AT_FLOOR], NOT_CHECKED, NO_RUN_YET)
 
 
 def _reproduced_from(verdicts: pd.Series) -> str:
     """The size from which a finding appears: every size with a verdict from it up (in increasing order) reads
-    "reproduced", and either the size with a verdict just below it shows the finding absent (not reproduced, or
-    at the floor) or it is the smallest of at least two sizes with verdicts. Empty otherwise: one size alone shows
-    no threshold, and an inconclusive size below cannot say where the finding starts."""
+    "reproduced", and either the size with a verdict just below it shows the finding absent (not reproduced) or it
+    is the smallest of at least two sizes with verdicts. Empty otherwise: one size alone shows no threshold, an
+    inconclusive size below cannot say where the finding starts, and sizes at the floor below have no verdict."""
     ran = verdicts[~verdicts.isin(NO_VERDICT) & ~verdicts.str.startswith(CHECKED_ON.split("{")[0])]
     if ran.empty or ran.iloc[-1] != REPRODUCED:
         return ""
@@ -174,7 +176,7 @@ def _reproduced_from(verdicts: pd.Series) -> str:
     if first == 0:
         return str(ran.index[0]) if len(ran) >= 2 else ""
     below = ran.iloc[first - 1]
-    return str(ran.index[first]) if below in (NOT_REPRODUCED, UNTESTABLE_CELLS[AT_FLOOR]) else ""
+    return str(ran.index[first]) if below == NOT_REPRODUCED else ""
 
 
 def unsized_models(syn: Synthesis) -> list[str]:
