@@ -54,6 +54,10 @@ def _pct(x: float) -> str:
 #: H3's 5 pp (0-1): the spread between prompts it claims, and the margin within which CTX1 counts as "≥ BAMBOO".
 H3_MARGIN = 0.05
 
+#: H11's "F-E nearly gone" (0-1): the thesis saw 0-3 F-E cases of 158 (1.9 %) with its generator; another model
+#: counts as "nearly gone" up to 1 case in 20 (the Wilson interval of the larger F-E share decides against it).
+H11_NEARLY_GONE = 0.05
+
 THESIS_GENERATORS = ("gpt-3.5",)  # the thesis's generator: gpt-3.5-turbo-0125
 
 
@@ -285,7 +289,7 @@ def check_claims(
                if top_fe is not None else "F-E n/a")
     measured = not (any(math.isnan(d["diff"]) for d in diffs) or math.isnan(c_b["diff"]))
     h11 = None if not measured else all_of(
-        *(greater(d["diff"], 0, ci=d["ci"]) for d in diffs), largest_share_at_most(fe_ev, 3 / 158),
+        *(greater(d["diff"], 0, ci=d["ci"]) for d in diffs), largest_share_at_most(fe_ev, H11_NEARLY_GONE),
         all_of(within_margin(c_b["ci"], 0.03), within_margin((-c_b["ci"][1], -c_b["ci"][0]), 0.03)))
     weakest = min(diffs, key=lambda d: d["diff"]) if measured else None
     ledger.check(
@@ -295,8 +299,9 @@ def check_claims(
         else "n/a",
         passed=h11,
         evidence="BAMBOO prompt, paired bootstrap: each evidence-query pipeline above each question-query one "
-        "(intervals above 0), the larger F-E share at most the thesis's 3 of 158 (1.9 %: reproduced when its "
-        "Wilson interval lies below, not reproduced when wholly above), CET − BET inside ±3 pp",
+        f"(intervals above 0), the larger F-E share nearly gone: at most {100 * H11_NEARLY_GONE:.0f} % (the "
+        "thesis's 3 of 158 is 1.9 %, with its generator; reproduced when the share's Wilson interval lies below, not "
+        "reproduced when wholly above), CET − BET inside ±3 pp",
         anchor="thesis-paired",
         **needs(kept, [("rag", p, bam) for p in ("CET", "BET", "CQT", "BQT")]),
     )
