@@ -37,6 +37,10 @@ SOURCES: tuple[str, ...] = (PAPER_TABLES, RELEASED_ARTEFACTS, OUR_RUN, NO_MODEL)
 FLOOR_SCORE = 0.05  # an F1 / KPR / recall below this (0-1 scale) is at the floor
 FLOOR_UNPARSEABLE = 0.5  # more than half the answers unparseable
 MIN_JUDGE_PAIRS = 30  # human-labelled pairs a judge needs before it may decide claims
+#: Cohen's kappa with the human labels ("moderate" agreement, Landis and Koch) a second judge needs before its
+#: agreement may corroborate a verdict the deciding judge cannot give alone (Long²RAG's C14: the lexical judge
+#: favours long answers by construction).
+MIN_CHECK_KAPPA = 0.4
 CONFIDENCE = 0.95
 #: How a claim's evidence names the datasets (or other units) that decided nothing because an arm is at the floor
 #: there, when other units decided the claim (rule 3).

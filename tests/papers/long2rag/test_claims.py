@@ -185,15 +185,18 @@ def test_c14_is_not_decided_by_the_capped_answers_against_another_variants_short
 
 def test_c14_on_the_lexical_judge_needs_the_other_judge_to_agree():
     """The lexical judge favours long answers by construction: its rising trend decides C14 only where the LLM
-    judge's trend lies on the same side; where that one's interval contains 0, C14 is inconclusive."""
+    judge's trend lies on the same side and that judge agrees with the humans at least moderately (kappa >= 0.4 on
+    the judged sample's held-out half); where its interval contains 0, or it agrees weakly with the humans (the
+    book's 1.5B judge: 0.240), or no other judge scored the answers, C14 is inconclusive."""
     rising = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
     flat = [0.5, 0.2, 0.6, 0.3, 0.5, 0.4, 0.3, 0.6]
     lexical = _responses({"none": rising, "trunc512": rising}, judge="lexical")
     rank = {"spearman": 1.0, "kendall": 1.0, "n_systems": 4, "judges": ["lexical", "llm"]}
 
-    def c14(other):
+    def c14(other, kappa=0.6):
         ledger = ClaimsLedger("long2rag", paper="long2rag", model="m")
-        long2rag_claims.run_claims(ledger, pd.concat([lexical, other]), "lexical", rank, n_boot=500)
+        long2rag_claims.run_claims(ledger, pd.concat([lexical, other]), "lexical", rank, n_boot=500,
+                                   held_out={"llm": kappa, "lexical": 0.6})
         return ledger.table().set_index("claim_id").loc["C14"]
 
     agrees = c14(_responses({"none": rising, "trunc512": rising}, judge="llm"))
@@ -202,6 +205,15 @@ def test_c14_on_the_lexical_judge_needs_the_other_judge_to_agree():
     differs = c14(_responses({"none": flat, "trunc512": flat}, judge="llm"))
     assert differs["verdict"] == "inconclusive"
     assert "(it does not: inconclusive)" in differs["evidence"]
-    alone = ClaimsLedger("long2rag", paper="long2rag", model="m")  # no other judge: the lexical one decides
+    weak = c14(_responses({"none": rising, "trunc512": rising}, judge="llm"), kappa=0.24)
+    assert weak["verdict"] == "inconclusive" and "judged by llm: +1.000" in weak["our_value"]
+    assert weak["evidence"].split("; within each variant")[0].endswith(
+        "inconclusive: the llm judge agrees with the humans too weakly to corroborate (Cohen's kappa 0.240 on the "
+        "judged sample's held-out half, below 0.4)")
+    unmeasured = c14(_responses({"none": rising, "trunc512": rising}, judge="llm"), kappa=float("nan"))
+    assert unmeasured["verdict"] == "inconclusive" and "agreement with the humans was not measured" in (
+        unmeasured["evidence"])
+    alone = ClaimsLedger("long2rag", paper="long2rag", model="m")  # no other judge: nothing corroborates
     long2rag_claims.run_claims(alone, lexical, "lexical", rank, n_boot=500)
-    assert alone.table().set_index("claim_id").loc["C14", "verdict"] == "reproduced"
+    assert alone.table().set_index("claim_id").loc["C14", "verdict"] == "inconclusive"
+    assert "no second judge scored the answers" in alone.table().set_index("claim_id").loc["C14", "evidence"]

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from lcrag.book.verdicts import NOT_RELEASED
+from lcrag.book.verdicts import MIN_CHECK_KAPPA, NOT_RELEASED
 from lcrag.data.long2rag import CATEGORIES
 from lcrag.papers.long2rag.checks import table3_correlations
 from lcrag.papers.long2rag.lengths import within_variant_rank
@@ -204,7 +204,7 @@ def truncation_floor(wide: pd.DataFrame) -> str | None:
 
 def length_claim(ledger, cid: str, column: str, mine: pd.DataFrame, ev: str, pooled: str | None,
                  cap: int | None = None, n_boot: int = 2000, seed: int = 0,
-                 check: tuple[str, pd.DataFrame] | None = None) -> None:
+                 check: tuple[str, pd.DataFrame] | None = None, undecided: str = "") -> None:
     """C10 (KPR falls as the input grows, ``column`` ``input_tokens``) or C14 (KPR grows with generation length,
     ``completion_tokens``) on one judge's responses ``mine``: the within-variant rank trend
     (:func:`lcrag.papers.long2rag.lengths.within_variant_rank`), reproduced when its interval lies on the claim's
@@ -213,7 +213,8 @@ def length_claim(ledger, cid: str, column: str, mine: pd.DataFrame, ev: str, poo
     documents' short answers and the answers that hit the ``cap``, the ends of the generation axis), so comparing
     them measures the variants. ``pooled``: the floor reason of all the responses, if any. ``check``: (name,
     responses) of a second judge whose trend must agree for a verdict (a judge that favours long answers by
-    construction cannot decide a length claim alone): the claim is inconclusive when the two disagree."""
+    construction cannot decide a length claim alone): the claim is inconclusive when the two disagree.
+    ``undecided``: why no verdict may be given whatever the trends (the evidence says it; the trend is shown)."""
     what, sign = {"input_tokens": ("input", -1), "completion_tokens": ("answer", 1)}[column]
     text = ("KPR falls as the input grows" if sign < 0 else "KPR grows with generation length") + \
         " (rank trend within each document variant)"
@@ -237,6 +238,8 @@ def length_claim(ledger, cid: str, column: str, mine: pd.DataFrame, ev: str, poo
         ev += (f"; decided only where the {name} judge's trend agrees ("
                + ("it does" if other == passed else "it does not: inconclusive") + ")")
         passed = passed if other == passed else None
+    if undecided:
+        passed, ev = None, f"{ev}; inconclusive: {undecided}"
     ledger.check(cid, text, paper_value="figure",
                  our_value=f"Spearman rho({what} length, KPR) within a variant, mean over {len(t.variants)} variants "
                  f"x {t.questions} questions: {_rho(t.rho)} [{_rho(t.lo)}, {_rho(t.hi)}]{at_cap}{checked}",
@@ -252,27 +255,45 @@ LEXICAL_LENGTH_NOTE = ("the lexical judge scores a key point by its best-matchin
 
 def generation_claim(ledger, mine: pd.DataFrame, ev: str, pooled: str | None, cap: int | None = None,
                      n_boot: int = 2000, seed: int = 0, judge: str = "",
-                     others: pd.DataFrame | None = None) -> None:
+                     others: pd.DataFrame | None = None, held_out: Mapping[str, float] | None = None) -> None:
     """C14, KPR grows with generation length: :func:`length_claim` on ``completion_tokens``. With the lexical
     ``judge``, which favours long answers (:data:`LEXICAL_LENGTH_NOTE`), the evidence says so and the first other
-    judge of ``others`` (the LLM judge's responses) must show the same trend for a verdict."""
+    judge of ``others`` (the LLM judge's responses) must show the same trend for a verdict, and must agree with the
+    humans at least moderately (``held_out``: each judge's Cohen's kappa on the judged sample's held-out half, at
+    least :data:`~lcrag.book.verdicts.MIN_CHECK_KAPPA`): a weak judge's agreement corroborates nothing."""
     if judge != "lexical":
         return length_claim(ledger, "C14", "completion_tokens", mine, ev, pooled, cap, n_boot, seed)
     names = [] if others is None else [j for j in dict.fromkeys(others["judge"]) if j != judge]
     check = (names[0], others[others["judge"] == names[0]]) if names else None
     length_claim(ledger, "C14", "completion_tokens", mine, f"{ev}; {LEXICAL_LENGTH_NOTE}", pooled, cap, n_boot,
-                 seed, check=check)
+                 seed, check=check, undecided=_weak_check(names[0] if names else None, held_out or {}))
 
 
-def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mapping | None = None, scope: str = "", n_boot: int = 2000, seed: int = 0,
-               cap: int | None = None) -> object:
+def _weak_check(name: str | None, held_out: Mapping[str, float]) -> str:
+    """Why the second judge ``name`` cannot corroborate the lexical judge's C14 (none, unmeasured, or its kappa
+    with the humans below :data:`~lcrag.book.verdicts.MIN_CHECK_KAPPA`), or "" when it can."""
+    if name is None:
+        return "no second judge scored the answers to corroborate the lexical judge"
+    kappa = held_out.get(name, float("nan"))
+    if np.isnan(kappa):
+        return f"the {name} judge's agreement with the humans was not measured, so it cannot corroborate"
+    if kappa < MIN_CHECK_KAPPA:
+        return (f"the {name} judge agrees with the humans too weakly to corroborate (Cohen's kappa {kappa:.3f} on "
+                f"the judged sample's held-out half, below {MIN_CHECK_KAPPA})")
+    return ""
+
+
+def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mapping | None = None, scope: str = "",
+               n_boot: int = 2000, seed: int = 0, cap: int | None = None,
+               held_out: Mapping[str, float] | None = None) -> object:
     """Decide the behavioural claims on our runs, with 95 % bootstrap intervals: C12 (truncation lowers KPR), C13
     (snippet and summary lower it more than truncation), C10 (KPR falls with input length), C14 (KPR grows with
     generation length), C15 (two judges rank the same systems alike, Spearman >= 0.95).
 
     ``per_response`` is :func:`lcrag.metrics.kpr.response_kpr` (one row per judge and response); ``judge``
     decides (the chapter passes the judge that agrees best with the humans); ``agreement`` is :func:`.judges.judge_rank_agreement`'s result;
-    ``cap`` is the generation cap (``max_new_tokens``).
+    ``cap`` is the generation cap (``max_new_tokens``); ``held_out``, each judge's kappa with the human labels on
+    the judged sample's held-out half (:func:`generation_claim`).
 
     C12 and C13 compare variants paired over questions; C10 and C14 are the rank trends of KPR with input and
     with answer length within each variant (:func:`length_claim`: the length bins mix the variants, and the
@@ -326,7 +347,7 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mappin
         ledger.check("C13", text, paper_value="Table 2", our_value=None, passed=None,
                      evidence=f"not run in this profile; {ev}")
     length_claim(ledger, "C10", "input_tokens", mine, ev, pooled, None, n_boot, seed)
-    generation_claim(ledger, mine, ev, pooled, cap, n_boot, seed, judge=judge, others=per_response)
+    generation_claim(ledger, mine, ev, pooled, cap, n_boot, seed, judge=judge, others=per_response, held_out=held_out)
     c15 = {"claim_id": "C15", "text": "Two judges rank the same systems alike (Spearman >= 0.95)",
            "paper_value": TABLE3_SPEARMAN}
     if agreement is not None and not np.isnan(agreement.get("spearman", np.nan)):
@@ -345,11 +366,15 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mappin
 
 
 def chapter_ledgers(model: str, per_response: pd.DataFrame, judge: str, agreement: Mapping | None, scope: str,
-                    cap: int | None = None) -> list:
+                    cap: int | None = None, human: pd.DataFrame | None = None) -> list:
     """The chapter's two ledgers: the paper's own tables (:func:`paper_claims`) and ``model``'s runs judged by
-    ``judge`` (:func:`run_claims`, with its ``agreement``, ``scope`` and generation ``cap``)."""
+    ``judge`` (:func:`run_claims`, with its ``agreement``, ``scope`` and generation ``cap``); ``human``, the judges'
+    agreement with the human labels (the chapter's ``judge_agreement``: ``judge``, ``half``, ``kappa``)."""
     from lcrag.book import ClaimsLedger
+    from lcrag.papers.long2rag.judges import SAMPLE_HELD_OUT
 
+    held_out = {} if human is None else {j: k for j, h, k in human[["judge", "half", "kappa"]].itertuples(index=False)
+                                         if h == SAMPLE_HELD_OUT}
     ours = ClaimsLedger(None, paper="long2rag", model=model)
-    run_claims(ours, per_response, judge, agreement, scope=scope, cap=cap)
+    run_claims(ours, per_response, judge, agreement, scope=scope, cap=cap, held_out=held_out)
     return [paper_claims(ClaimsLedger(None, paper="long2rag", model=PAPER_TABLES_MODEL)), ours]
