@@ -100,8 +100,8 @@ def test_the_judge_note_says_the_judge_was_chosen_on_the_fit_half_and_reports_th
                           "half": ["sample fit", "sample held-out"] * 2, "n": [99, 101, 99, 101],
                           "kappa": [0.585, 0.2, 0.348, 0.5]})
     note = comparison.judge_note(agree, "lexical", ["lexical", "llm"])
-    assert note == ("best agreement with the human labels on the half used to choose the judge, Cohen's kappa "
-                    "0.585, 0.200 on the held-out half")
+    assert note == ("best agreement with the human labels on the judged sample's half used to choose the judge (99 "
+                    "pairs), Cohen's kappa 0.585, 0.200 on its held-out half (101 pairs)")
     assert comparison.judge_note(agree.assign(n=5), "lexical", ["lexical", "llm"]) == (
         "by default: no judge measured on the judged sample's fit half")
     rows = comparison.comparisons(_responses({"none": WHOLE, "trunc512": LOWER}), {"m": "j"}, n_boot=100,

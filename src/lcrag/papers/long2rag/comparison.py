@@ -61,10 +61,11 @@ def judge_note(agreement: pd.DataFrame, judge: str, judges: list[str]) -> str:
 
     if "n" not in agreement or choose_judge(agreement, judges, half=SAMPLE_FIT) is None:
         return "by default: no judge measured on the judged sample's fit half"
-    kappa = {h: k for j, h, k in agreement[["judge", "half", "kappa"]].itertuples(index=False) if j == judge}
-    held = f", {kappa[SAMPLE_HELD_OUT]:.3f} on the held-out half" if SAMPLE_HELD_OUT in kappa else ""
-    return (f"best agreement with the human labels on the half used to choose the judge, Cohen's kappa "
-            f"{kappa[SAMPLE_FIT]:.3f}{held}")
+    rows = agreement[agreement["judge"] == judge].set_index("half")
+    held = (f", {rows.loc[SAMPLE_HELD_OUT, 'kappa']:.3f} on its held-out half ({int(rows.loc[SAMPLE_HELD_OUT, 'n'])} "
+            "pairs)" if SAMPLE_HELD_OUT in rows.index else "")
+    return (f"best agreement with the human labels on the judged sample's half used to choose the judge "
+            f"({int(rows.loc[SAMPLE_FIT, 'n'])} pairs), Cohen's kappa {rows.loc[SAMPLE_FIT, 'kappa']:.3f}{held}")
 
 
 def summary(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
