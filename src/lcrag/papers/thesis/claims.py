@@ -226,8 +226,7 @@ def check_claims(
         f"E {_pct(run_accuracy(acc_all, 'evidence', none, bam))}, F {_pct(run_accuracy(acc_all, 'full', none, bam))}, "
         f"R {_pct(run_accuracy(acc_all, 'rag', 'CQT', bam))}; {counts}",
         h7,
-        f"paired bootstrap: E−F {_pct(e_f['diff'])} [{_pct(e_f['ci'][0])}, {_pct(e_f['ci'][1])}], "
-        f"F−R {_pct(f_r['diff'])} [{_pct(f_r['ci'][0])}, {_pct(f_r['ci'][1])}]; F-E against the next largest "
+        f"paired bootstrap: E−F {_ci_pp(e_f)}, F−R {_ci_pp(f_r)}; F-E against the next largest "
         f"failure pattern: exact binomial test, one-sided 5 % ({largest_said})",
         "thesis-patterns",
         **needs(kept, [("evidence", NO_PIPELINE, bam), ("full", NO_PIPELINE, bam), ("rag", "CQT", bam)]),
