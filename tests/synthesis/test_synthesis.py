@@ -208,14 +208,14 @@ def test_reading_needs_an_interval_that_excludes_zero():
 
 
 def test_a_comparison_with_an_arm_at_the_floor_is_read_only_for_the_arm_above_it(tmp_path):
-    """RAG guesses (its interval contains 1/4) and Full, at 0.8, is clearly above it: the row reads "Full better"
+    """RAG guesses (its interval reaches 1/4) and Full, at 0.8, is clearly above it: the row reads "Full better"
     and says RAG is at the floor; an arm at the floor is never shown equal or better (book/verdicts.md)."""
     write_run(tmp_path, "thesis", SMOL, thesis_tables(rag=0.2))
     write_run(tmp_path, "longrag", SMOL, {"answers": longrag_answers(SMOL)})
     c = S.synthesize(tmp_path, n_boot=500).comparisons.set_index(["family", "other_arm"])
     rag = c.loc[("thesis", "RAG CQT")]
     assert rag["reading"] == "Full better"
-    assert "at the floor: RAG CQT: 10 of 40 right (0.25)" in rag["evidence"] and "interval contains chance 0.25" in rag["evidence"]
+    assert "at the floor: RAG CQT: 10 of 40 right (0.25), interval [12.7, 41.2] % reaches chance 25 %" in rag["evidence"]
     assert rag["evidence"].endswith("; decided: Full is clearly above the arm at the floor")
     assert c.loc[("thesis", "Evidence"), "reading"] != S.NOT_TESTABLE  # Full 0.8 and Evidence 0.7: above it
     read = S.family.floor_reading
@@ -468,7 +468,7 @@ def test_claims_by_size_reads_each_models_verdicts(tmp_path):
         _claims(SMOL, {"A": "reproduced", "B": "not testable with this model", "C": "reproduced",
                        "D": "not testable with this model", "E": "not testable with this model",
                        "F": "not testable with this model", "G": "not testable with this model"},
-                evidence={"B": "paired bootstrap; at the floor: Full: 41 of 158 right (0.26), interval contains chance",
+                evidence={"B": "paired bootstrap; at the floor: Full: 41 of 158 right (0.26), interval reaches chance",
                           "F": "paired bootstrap; at the floor: RAG", "G": "paired bootstrap; at the floor: RAG",
                           "D": "paired bootstrap; not run: E&F (the run has R&B)",
                           "E": "not testable: the thesis's embedding model is not ours"}),
@@ -726,3 +726,4 @@ def test_a_value_the_run_could_not_compute_stays_missing_in_the_detail_table_and
             "outputs": [{"output_type": "execute_result", "data": {"text/html": shown._repr_html_()}}]}
     html = "".join(fold_cell(cell)["outputs"][0]["data"]["text/html"])
     assert "<td>—</td>" in html and "NaN" not in html and "<td>0.123</td>" in html
+

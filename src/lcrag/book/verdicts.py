@@ -8,9 +8,9 @@
    a confidence interval); an interval that contains both answers is *inconclusive*.
 3. **Not testable with this model.** When an arm the claim compares is at the floor, the claim measures the
    model, not the paper: the verdict is *not testable with this model*, never *not reproduced*. An arm is at
-   the floor (:func:`floor_reason`) when its accuracy's 95 % interval contains chance, its score (F1, KPR,
-   recall on a 0-1 scale) is below :data:`FLOOR_SCORE`, more than :data:`FLOOR_UNPARSEABLE` of its answers are
-   unparseable, or its judge gives one value to everything. A claim that a change *lowers* a score needs only
+   the floor (:func:`floor_reason`) when its accuracy's 95 % interval reaches down to chance (contains it or lies
+   below it), its score (F1, KPR, recall on a 0-1 scale) is below :data:`FLOOR_SCORE`, more than
+   :data:`FLOOR_UNPARSEABLE` of its answers are unparseable, or its judge gives one value to everything. A claim that a change *lowers* a score needs only
    the arm before the change above the floor (the change taking the score to the floor is the effect measured);
    a claim over every answer pooled is at the floor when the pooled score is. A claim over several datasets is
    decided per dataset: one where an arm is at the floor decides nothing, and the claim is not testable only when
@@ -63,6 +63,20 @@ def accuracy_at_floor(n_correct: int, n: int, chance: float, confidence: float =
     return bool(exact_interval(n_correct, n, confidence)[0] <= chance)
 
 
+def accuracy_floor_text(n_correct: int, n: int, chance: float, confidence: float = CONFIDENCE) -> str:
+    """Why an accuracy is at the floor, saying which of the two it is: ``"28 of 158 right (0.18), interval
+    [12.1, 24.6] % lies below chance 25 %"`` or ``"40 of 158 right (0.25), interval [18.7, 32.8] % reaches chance
+    25 %"`` (it contains chance). No cases: ``"0 of 0 right"``."""
+    if n <= 0:
+        return f"{n_correct} of {n} right"
+    from lcrag.stats import exact_interval
+
+    lo, hi = exact_interval(n_correct, n, confidence)
+    where = "lies below" if hi < chance else "reaches"
+    return (f"{n_correct} of {n} right ({n_correct / n:.2f}), interval [{100 * lo:.1f}, {100 * hi:.1f}] % {where} "
+            f"chance {100 * chance:g} %")
+
+
 def score_at_floor(score: float, threshold: float = FLOOR_SCORE) -> bool:
     """True when a 0-1 score (F1, KPR, recall) is below ``threshold`` (or missing)."""
     return bool(score is None or not np.isfinite(score) or score < threshold)
@@ -83,13 +97,12 @@ def floor_reason(arms: dict[str, dict]) -> str | None:
     """Why a comparison is not testable, or None. ``arms`` maps an arm's name to what is known of it:
     ``{"correct": k, "n": n, "chance": p}`` (accuracy), ``{"score": x}`` (0-1 score), ``{"unparseable": u,
     "n": n}``, ``{"values": [...]}`` (a judge's values); several keys may be given. The reason names every arm
-    at the floor and why, e.g. ``"RAG: 42 of 158 right (0.27), interval contains chance 0.25"``."""
+    at the floor and why, e.g. ``"RAG: 42 of 158 right (0.27), interval [19.9, 34.2] % reaches chance 25 %"``
+    (:func:`accuracy_floor_text`)."""
     reasons = []
     for name, a in arms.items():
         if {"correct", "n", "chance"} <= set(a) and accuracy_at_floor(a["correct"], a["n"], a["chance"]):
-            acc = a["correct"] / a["n"] if a["n"] else float("nan")
-            reasons.append(f"{name}: {a['correct']} of {a['n']} right ({acc:.2f}), interval contains chance "
-                           f"{a['chance']:.2f}")
+            reasons.append(f"{name}: {accuracy_floor_text(a['correct'], a['n'], a['chance'])}")
         if "score" in a and score_at_floor(a["score"], a.get("threshold", FLOOR_SCORE)):
             reasons.append(f"{name}: score {a['score']:.3f} below {a.get('threshold', FLOOR_SCORE)}")
         if "unparseable" in a and unparseable_at_floor(a["unparseable"], a["n"]):
