@@ -727,3 +727,14 @@ def test_a_value_the_run_could_not_compute_stays_missing_in_the_detail_table_and
     html = "".join(fold_cell(cell)["outputs"][0]["data"]["text/html"])
     assert "<td>—</td>" in html and "NaN" not in html and "<td>0.123</td>" in html
 
+
+def test_the_needle_detail_note_follows_the_runs(book_runs, tmp_path):
+    """The book_runs needle ran RAG at its longest length only: the page says so; a run with RAG at every length
+    says nothing; a family without a note says nothing."""
+    syn = S.synthesize(book_runs, n_boot=50)
+    assert S.detail_note(syn, "needle").startswith("The RAG setting ran only at some lengths")
+    assert "on 2 of its 4 cells" in S.detail_note(syn, "needle") and S.detail_note(syn, "thesis") == ""
+    every = needle_answers(SMOL, [1, 1, 1, 0], [1, 1])
+    every = pd.concat([every, every[every["setting"] == "rag"].assign(context_tokens=1000)])
+    write_run(tmp_path / "all", "needle", SMOL, {"answers": every})
+    assert S.detail_note(S.synthesize(tmp_path / "all", n_boot=50), "needle") == ""

@@ -74,7 +74,9 @@ class Family:
     names those that decide. ``at_floor``: where the headline is at the floor, the family's comparison to report
     instead when it is above the floor (a predicate on comparison rows: SummHay's Coverage alone, when the
     summaries cite nothing and Joint is 0), named ``at_floor_name``; the headline stays "not testable". ``plot``
-    draws ``panels`` panels of a model's figure (none without it).
+    draws ``panels`` panels of a model's figure (none without it). ``detail_note`` says, from the family's tables,
+    what a reader of its detail table must know that holds only of some runs ("" when nothing: the needle's RAG
+    run at only some lengths).
     """
 
     name: str  # the chapter whose runs it reads
@@ -95,6 +97,7 @@ class Family:
     at_floor: Callable[[pd.Series], bool] | None = None
     at_floor_name: str = ""
     prose_name: str = ""  # how a sentence names it ("the needle-in-a-haystack test"); "": its short title
+    detail_note: Callable[[dict[str, pd.DataFrame]], str] | None = None
 
     @property
     def in_prose(self) -> str:

@@ -168,6 +168,13 @@ def detail_table(syn: Synthesis, family: str) -> pd.DataFrame:
     return t.drop(columns=["source"], errors="ignore").set_index(index).round(3)
 
 
+def detail_note(syn: Synthesis, family: str) -> str:
+    """What the family's detail table needs said of these runs (its :attr:`Family.detail_note` of the tables), ""
+    when nothing (or the family has no note)."""
+    note = syn.family(family).detail_note
+    return note(syn.tables) if note else ""
+
+
 def model_view(syn: Synthesis, model: str) -> pd.DataFrame:
     """Every comparison of one model, readable: arms, values and what they are (``values``: the means over the items
     compared, unless the comparison says otherwise, e.g. SummHay's micro-averages), difference [95 % CI], reading,

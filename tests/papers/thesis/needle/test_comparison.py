@@ -28,3 +28,24 @@ def test_the_comparison_names_its_metric_mean_recall():
     row = comparison.comparisons(cells, n_boot=100)[0]
     assert row["comparison"].endswith("(mean recall)") and row["evidence"].startswith("mean recall per cell")
     assert "not the share of cells found" in row["evidence"] and comparison.FAMILY.title.endswith(", mean recall")
+
+
+def _cells(rag_lengths: dict[str, tuple[int, ...]]) -> pd.DataFrame:
+    return pd.DataFrame([{"model": m, "needle": "simple", "setting": s, "context_tokens": t, "depth": d,
+                          "recall": 1.0, "source": "run"}
+                         for m, rag in rag_lengths.items()
+                         for s, lengths in (("full", (1000, 8000)), ("rag", rag)) for t in lengths for d in (0, 100)])
+
+
+def test_the_detail_note_says_rag_ran_at_some_lengths_only_when_it_did():
+    """rag="all" (RAG on every cell of every model): no note; rag="longest" for one model: the note names it and its
+    counts; a model that ran no RAG at all has no comparison to qualify and is not named."""
+    note = comparison.FAMILY.detail_note
+    assert note is comparison.rag_cells_note
+    every = {"local/smollm2-135m-instruct": (1000, 8000), "local/gemma3-270m": (1000, 8000)}
+    assert note({comparison.NAME: comparison.summary(_cells(every), n_boot=50)}) == ""
+    some = {**every, "local/gemma3-270m": (8000,), "none": ()}
+    text = note({comparison.NAME: comparison.summary(_cells(some), n_boot=50)})
+    assert text.startswith("The RAG setting ran only at some lengths (") and "on 2 of its 4 cells" in text
+    assert "pairs only the cells both ran" in text and "SmolLM2" not in text and "none" not in text
+    assert note({}) == "" and note({comparison.NAME: pd.DataFrame()}) == ""

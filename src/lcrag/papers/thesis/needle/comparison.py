@@ -11,7 +11,7 @@ import pandas as pd
 
 from lcrag.papers.thesis.needle.claims import recall_floor
 from lcrag.stats import bootstrap_diff
-from lcrag.synthesis import NOT_RUN, Family, comparison, empty_panel, group_means, load_table
+from lcrag.synthesis import NOT_RUN, Family, comparison, empty_panel, group_means, join_words, load_table
 
 NAME = "needle"
 
@@ -58,6 +58,24 @@ def comparisons(cells: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> list[
     return out
 
 
+def rag_cells_note(tables: dict[str, pd.DataFrame]) -> str:
+    """The detail table's note when some model ran the RAG setting on fewer cells than the full haystack (the
+    chapter's ``rag="longest"``: its longest length only), naming each with its counts; "" when every model that
+    ran RAG ran it on every cell (``rag="all"``) or none did."""
+    t = tables.get(NAME, pd.DataFrame())
+    if t.empty or not {"full", "rag"} <= set(t["setting"]):
+        return ""
+    from lcrag.models.registry import title_of
+
+    n = t.pivot_table(index="model", columns="setting", values="cells", aggfunc="sum", sort=False).fillna(0)
+    short = n[(n["rag"] > 0) & (n["rag"] < n["full"])]
+    if short.empty:
+        return ""
+    who = join_words([f"{title_of(m)} on {int(r['rag'])} of its {int(r['full'])} cells" for m, r in short.iterrows()])
+    return (f"The RAG setting ran only at some lengths ({who}), so the Full-vs-RAG comparison above pairs only the "
+            "cells both ran.")
+
+
 def plot(axes, syn, model: str) -> None:
     """Two panels: the recall of the first two needles by context length and depth, full haystack."""
     from lcrag import plots
@@ -92,4 +110,5 @@ FAMILY = Family(
     rows_table=f"{NAME}_cells",
     plot=plot,
     panels=2,
+    detail_note=rag_cells_note,
 )
