@@ -45,3 +45,24 @@ def test_every_code_cell_is_a_few_short_calls(path):
         if n > MAX_LOGIC_LINES:
             long.append(f"cell {i} ({n} lines): {cell.source.splitlines()[0][:60]}")
     assert not long, f"{path.name}: move the logic into lcrag; " + "; ".join(long)
+
+
+def bare_series_cells(path) -> list[str]:
+    """The code cells of ``path`` whose output is a raw pandas Series of counts (the cell's last line ends in
+    ``.value_counts()``): it prints as "Name: count, dtype: int64" text, not as a table."""
+    return [cell.source.splitlines()[-1] for cell in jupytext.read(path).cells
+            if cell.cell_type == "code" and cell.source.strip()
+            and cell.source.strip().splitlines()[-1].split("#")[0].strip().endswith(".value_counts()")]
+
+
+def test_bare_series_cells_are_found(tmp_path):
+    nb = tmp_path / "n.md"
+    nb.write_text('```{code-cell} ipython3\nx = 1\nclaims["verdict"].value_counts()\n```\n\n'
+                  '```{code-cell} ipython3\ns.value_counts().unstack()\n```\n', encoding="utf-8")
+    assert bare_series_cells(nb) == ['claims["verdict"].value_counts()']
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_cell_prints_a_raw_series_of_counts(path):
+    """Counts are shown as a table or in prose (each chapter's "What we found" counts its claims by verdict)."""
+    assert not bare_series_cells(path), f"{path.name}: show it as a table (.to_frame()) or in prose"
