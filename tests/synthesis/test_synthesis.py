@@ -738,3 +738,17 @@ def test_the_needle_detail_note_follows_the_runs(book_runs, tmp_path):
     every = pd.concat([every, every[every["setting"] == "rag"].assign(context_tokens=1000)])
     write_run(tmp_path / "all", "needle", SMOL, {"answers": every})
     assert S.detail_note(S.synthesize(tmp_path / "all", n_boot=50), "needle") == ""
+
+
+def test_how_to_read_states_when_an_arm_at_the_floor_makes_a_row_not_testable():
+    """The page's reading rules say the floor's exception in one clear clause (the thesis's, the needle's and
+    Long²RAG's rows are read when the other arm is clearly above the floored one: family.floor_reading)."""
+    from lcrag import config
+
+    text = " ".join((config.project_root() / "notebooks" / "synthesis.md").read_text(encoding="utf-8").split())
+    assert ("in the thesis's, the needle's and Long²RAG's rows, only when the other arm is not clearly above the "
+            "floored one") in text
+    assert ": and the other arm" not in text
+    read = S.family.floor_reading
+    assert read(0.3, 0.1, 0.5, "Full", "RAG", "RAG: at chance", ["RAG"]) == "Full better"
+    assert read(0.1, -0.1, 0.3, "Full", "RAG", "RAG: at chance", ["RAG"]) == S.NOT_TESTABLE
