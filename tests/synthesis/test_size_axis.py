@@ -73,6 +73,26 @@ def test_the_figure_labels_what_differs_between_models_and_shows_every_family():
     assert summhay.get_title() == "summhay: Full − best retriever"
     assert [t.get_text() for t in summhay.texts] == ["keywords", "random"]
     # a family whose points are all at the floor is in the legend too
-    labels = [t.get_text() for t in together.get_legend().get_texts()]
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert {"needle", "summhay"} <= set(labels)
     assert needle.get_title() == "needle: Full − RAG"
+
+
+def test_the_labels_stay_inside_their_panel_and_the_legend_outside_every_panel():
+    """The 1.5B needle point sits near the right edge: its label goes left of it, not past the panel; the legend
+    lies under the panels (a figure legend), so it hides no point of the "every experiment" panel."""
+    fig = S.plot_size_axis(_syn())
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    panels = [ax for ax in fig.axes if ax.get_title()]
+    for ax in panels:
+        inside = ax.get_window_extent(renderer)
+        for text in ax.texts:
+            box = text.get_window_extent(renderer)
+            assert inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1, (
+                ax.get_title(), text.get_text())
+    assert panels[-1].get_title() == "every experiment" and panels[-1].get_legend() is None
+    (legend,) = fig.legends
+    box = legend.get_window_extent(renderer)
+    assert not any(box.overlaps(ax.get_window_extent(renderer)) for ax in panels)
+    assert box.y1 <= min(ax.get_tightbbox(renderer).y0 for ax in panels) + 1  # under the panels' tick labels too

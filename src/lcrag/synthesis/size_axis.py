@@ -255,23 +255,59 @@ def _draw(ax, t: pd.DataFrame, colour, label: str | None = None, offset: float =
                    label=label if label and not ok.any() else None)
 
 
+def _offsets(first: float, step: float = 10, n: int = 6) -> list[float]:
+    """Vertical offsets (points) to try for a label, nearest ``first`` first: ``first``, ``first - step``,
+    ``first + step``, ..."""
+    return [first + sign * k * step for k in range(n + 1) for sign in ((1,) if k == 0 else (-1, 1))]
+
+
+def _fits(box, inside, placed) -> bool:
+    """A label's ``box`` lies within the axes' box ``inside`` and overlaps no label ``placed`` before it."""
+    within = inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1
+    return within and not any(box.overlaps(b) for b in placed)
+
+
+def _place(label, renderer, inside, placed, first_dy: float) -> None:
+    """Move ``label`` to the first position that :func:`_fits`: right of its point, then left of it (a point near
+    the panel's right edge), then the same on two lines, each at the offsets of :func:`_offsets`; where none fits,
+    the first that overlaps no other label (the axes clip what would run outside)."""
+    text = label.get_text()
+    words = text.split()
+    two_lines = (" ".join(words[: len(words) // 2]) + "\n" + " ".join(words[len(words) // 2:])) if len(words) > 1 else text
+    fallback = None
+    for lines in dict.fromkeys((text, two_lines)):
+        for right in (True, False):
+            for dy in _offsets(first_dy):
+                label.set_text(lines)
+                label.set_horizontalalignment("left" if right else "right")
+                label.xyann = (4 if right else -4, dy)
+                box = label.get_window_extent(renderer)
+                if _fits(box, inside, placed):
+                    return
+                if fallback is None and not any(box.overlaps(b) for b in placed):
+                    fallback = (lines, right, dy)
+    lines, right, dy = fallback or (text, True, first_dy)
+    label.set_text(lines)
+    label.set_horizontalalignment("left" if right else "right")
+    label.xyann = (4 if right else -4, dy)
+
+
 def _annotate(ax, part: pd.DataFrame) -> None:
     """Label each point with what differs between the family's models: the other arm its headline picked, and
-    how long the long-context arm was (``long_context``)."""
+    how long the long-context arm was (``long_context``, without its parenthesis), in small text kept inside the
+    panel (:func:`_place`: right of the point, or left of it near the right edge, above or below it, on two lines
+    if need be) and clear of the other labels."""
     shown = [c for c in ("other_arm", "long_context") if _varies(part, c)]
     if not shown:
         return
     placed = []
     renderer = ax.figure.canvas.get_renderer()
-    for i, r in enumerate(part.itertuples()):  # every other label below its point, then away from the others
+    inside = ax.get_window_extent(renderer)
+    for i, r in enumerate(part.itertuples()):  # every other label below its point first
         text = ", ".join(_short(str(getattr(r, c))) for c in shown if str(getattr(r, c) or ""))
-        label = ax.annotate(text, (r.parameters, 100 * r.diff), xytext=(4, 5 if i % 2 == 0 else -11),
-                            textcoords="offset points", fontsize=7)
-        for _ in range(8):
-            box = label.get_window_extent(renderer)
-            if not any(box.overlaps(b) for b in placed):
-                break
-            label.xyann = (label.xyann[0], label.xyann[1] - 10)
+        xy = (r.parameters, 100 * r.diff)
+        label = ax.annotate(text, xy, xytext=(4, 5), textcoords="offset points", fontsize=6.5, clip_on=True)
+        _place(label, renderer, inside, placed, first_dy=5 if i % 2 == 0 else -11)
         placed.append(label.get_window_extent(renderer))
 
 
@@ -301,8 +337,9 @@ def _axis(ax, sizes: pd.DataFrame, title: str) -> None:
 def plot_size_axis(syn: Synthesis, columns: int = 3):
     """One panel per family with a sized model (its headline difference against model size, 95 % intervals as
     whiskers; each point labelled with its other arm and its long-context length where these differ between the
-    family's models), then one panel with every family (crosses in the family's colour, every family in the
-    legend); None when no family has a model of known size."""
+    family's models, inside its panel: :func:`_annotate`), then one panel with every family (crosses in the
+    family's colour); the legend, naming every family's colour, lies under the panels, outside all of them. None
+    when no family has a model of known size."""
     import matplotlib.pyplot as plt
 
     t = size_table(syn)
@@ -327,8 +364,11 @@ def plot_size_axis(syn: Synthesis, columns: int = 3):
     _axis(together, t, "every experiment")
     if (~_testable(t)).any():
         together.scatter([], [], marker="x", color="grey", label="×: not testable (an arm at the floor)")
-    together.legend(fontsize=8)
     for ax in axes[n:]:
         ax.set_axis_off()
-    fig.tight_layout()
+    legend_in = 0.45  # inches under the panels for the legend: outside every panel, no point hidden under it
+    fig.tight_layout(rect=(0, legend_in / fig.get_figheight(), 1, 1))
+    handles, labels = together.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 0), ncol=len(labels), fontsize=8,
+               frameon=False)
     return fig
