@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from html import unescape
 
 import numpy as np
 import pandas as pd
@@ -329,7 +330,7 @@ def test_the_chapter_view_shows_every_claim_with_its_evidence_in_full(tmp_path, 
     a, b = ClaimsLedger("ch", "thesis", "local/m"), ClaimsLedger("ch", "thesis", "no model")
     a.check("X1", "long context beats RAG", 0.1, 0.2, True, evidence=long)
     b.check("X2", "BM25 ranks first", "1", "1", True, evidence="rank 1")
-    html = save_and_show([a, b]).to_html()
+    html = unescape(save_and_show([a, b]).to_html())  # the cells' text is HTML-escaped: "Fisher&#39;s"
     assert long in html and "rank 1" in html  # not cut at display.max_colwidth
     assert html.index("X1") < html.index("X2") and ">evidence<" in html
     assert (tmp_path / "claims.csv").is_file()
@@ -367,3 +368,15 @@ def test_asterisks_and_underscores_print_as_themselves():
     assert "| E&F (200\\*7) beat 500\\*3; live\\_results `a_b*c` `F--` |" in md
     text = rendered_text(md)
     assert "E&F (200*7) beat 500*3; live_results a_b*c F--" in text
+
+
+def test_the_chapter_view_escapes_html_in_its_cells(tmp_path, monkeypatch):
+    """A claim about the needle's front half ("depth < 50 %") or a test's threshold ("p < 0.05") prints as written:
+    the Styler's HTML holds "&lt;", not a "<" a browser reads as the start of a tag; values keep their format."""
+    monkeypatch.chdir(tmp_path)
+    ledger = ClaimsLedger("ch", "thesis", "local/m")
+    ledger.check("X1", "recall at depth < 50 % is higher", 0.7160446, 0.5, True, evidence="Fisher (p < 0.05) & <b>")
+    html = save_and_show([ledger]).to_html()
+    assert "depth &lt; 50 %" in html and "(p &lt; 0.05) &amp; &lt;b&gt;" in html
+    assert "depth < 50" not in html and "<b>" not in html
+    assert ">0.716<" in html and ">0.5<" in html

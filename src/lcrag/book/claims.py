@@ -332,10 +332,10 @@ def save_and_show(ledgers: list[ClaimsLedger], columns=SHOWN_COLUMNS):
     """:func:`save_ledgers`, then the chapter's view of the claims: every ledger's rows in order, ``columns``
     (the evidence included: it names the test, the interval and any arm at the floor), each cell in full (a
     pandas Styler: no text cut at ``display.max_colwidth``, no index) and each value :func:`shown` as on the
-    claims page."""
+    claims page, its text HTML-escaped (``depth < 50 %`` prints as written; no cell holds markup)."""
     save_ledgers(ledgers)
     table = pd.concat([ledger.table() for ledger in ledgers], ignore_index=True)[list(columns)]
-    styled = table.style.hide(axis="index").format(shown)
+    styled = table.style.hide(axis="index").format(shown, escape="html")
     return styled.set_table_attributes('class="dataframe"')  # styled like the others
 
 
