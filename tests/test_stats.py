@@ -240,3 +240,19 @@ def test_differences_print_with_their_sign_and_a_tie_as_plus_zero():
     assert stats.signed_interval(0.095, 0.013, 0.177, " pp") == "+9.5 pp [+1.3, +17.7]"
     assert stats.signed_interval(-0.0003, -0.088, 0.088) == "+0.0 [-8.8, +8.8]"  # the paired tie of 8 cases
     assert stats.signed_interval(0.31, 0.05, 0.5, scale=1, digits=2) == "+0.31 [+0.05, +0.50]"
+
+
+def test_rounded_tables_print_no_negative_zero():
+    """The thesis's paired table printed "-0.000" for a bound of -0.0001: rounded clears the sign of a zero, keeps
+    counts integers and text as it is."""
+    import pandas as pd
+
+    t = pd.DataFrame({"comparison": ["Full vs RAG", "Full vs CQS"], "n": [158, 80], "diff": [0.0633, 0.1],
+                      "ci_low": [-0.0001, 0.0251], "ci_high": [0.1329, 0.2]})
+    out = stats.rounded(t, 3)
+    assert "-0.000" in t.round(3).to_string() and "-0.000" not in out.to_string() and "-0.000" not in out.to_html()
+    assert " 0.000" in out.to_string() and not np.signbit(out["ci_low"]).any()
+    assert str(out["n"].dtype) == "int64" and out["comparison"].tolist() == ["Full vs RAG", "Full vs CQS"]
+    assert out["ci_low"].tolist() == [0.0, 0.025] and out["diff"].tolist() == [0.063, 0.1]
+    assert str(stats.rounded(pd.Series([-0.0004, -0.2]), 3).tolist()) == "[0.0, -0.2]"
+    assert stats.rounded(pd.Series(["a"])).tolist() == ["a"]

@@ -361,3 +361,16 @@ def signed_interval(diff: float, lo: float, hi: float, unit: str = "", scale: fl
     """A difference, its ``unit`` and its interval, times ``scale`` (0-1 shares to percentage points by default):
     ``+9.5 pp [+1.3, +17.7]`` with ``unit=" pp"``."""
     return f"{signed(scale * diff, digits)}{unit} [{signed(scale * lo, digits)}, {signed(scale * hi, digits)}]"
+
+
+def rounded(table, digits: int = 3):
+    """A table (DataFrame or Series) as a page shows it: ``table.round(digits)`` with every float that rounds to
+    zero made ``0.0``, so a difference or bound just below zero prints ``0.000``, never ``-0.000`` (the table's
+    :func:`signed`); other columns (counts, text) unchanged."""
+    import pandas as pd
+
+    out = table.round(digits)
+    if isinstance(out, pd.Series):
+        return out + 0.0 if pd.api.types.is_float_dtype(out) else out
+    floats = out.select_dtypes("floating").columns
+    return out.assign(**{c: out[c] + 0.0 for c in floats}) if len(floats) else out

@@ -341,6 +341,7 @@ def test_values_are_shown_as_a_reader_reads_them(tmp_path, monkeypatch):
 
     assert [shown(v) for v in (6.94, 0.7160446273099768, 15000.0, -7.03, 44.6, 3, np.int64(12))] == [
         "6.94", "0.716", "15000", "-7.03", "44.6", "3", "12"]
+    assert shown(-0.0) == shown(np.float64(-0.0)) == "0"  # a difference of zero has no sign
     assert [shown(v) for v in (None, float("nan"), True, np.bool_(False), "E 90.5 > F 81.7")] == [
         "", "", "yes", "no", "E 90.5 > F 81.7"]
     monkeypatch.chdir(tmp_path)

@@ -316,7 +316,8 @@ SHOWN_COLUMNS = ("claim_id", "model", "text", "paper_value", "our_value", "verdi
 
 def shown(value: Any) -> str:
     """A claim's value as a reader sees it: a number with at most four significant digits and no trailing zeros
-    (``6.94``, ``0.716``, ``15000``), nothing for a missing one, yes/no for a test's outcome, text as it is."""
+    (``6.94``, ``0.716``, ``15000``; ``0``, never ``-0``), nothing for a missing one, yes/no for a test's outcome,
+    text as it is."""
     if _missing(value):
         return ""
     if isinstance(value, (bool, np.bool_)):
@@ -324,7 +325,7 @@ def shown(value: Any) -> str:
     if isinstance(value, (int, np.integer)):
         return str(int(value))
     if isinstance(value, (float, np.floating)):
-        return np.format_float_positional(float(value), precision=4, unique=True, fractional=False, trim="-")
+        return np.format_float_positional(float(value) + 0.0, precision=4, unique=True, fractional=False, trim="-")
     return str(value)
 
 

@@ -64,3 +64,15 @@ def test_table4_pattern_counts_reproduced_rows_and_the_sign_of_the_gap():
         "summarizer rows reproduced: 1 of 3 (a)",
         "the other 2 rows: the paper's bias is larger than ours in 2 of their 4 cells, by -0.004 to +0.020",
     ]
+
+
+def test_differences_that_round_to_zero_print_without_a_minus():
+    """A mean difference of -0.02 points, a recall gap of -0.04 and a correlation of -0.001 read +0.0 / +0.00."""
+    table2 = pd.DataFrame({"metric": ["coverage"] * 2, "ours": [50.0, 49.98], "paper": [50.0, 50.02]})
+    rates = pd.DataFrame({"metric": ["coverage"], "rank_corr": [0.5]})
+    assert notes.table2_pattern(table2, rates) == "coverage: ours higher in 0 of 2 cells, mean +0.0 points, rank " \
+                                                 "correlation 0.50"
+    table5 = pd.DataFrame({"metric": ["recall", "recall"], "ours": [1.0, 2.0], "paper": [1.0, 2.0],
+                           "diff": [-0.04, 1.26]})
+    assert notes.table5_pattern(table5).endswith("recall +0.0 to +1.3 points from the paper's")
+    assert "(r +0.00)" in notes.swap_verdict(_swap((-0.001, 7), (0.84, 20)))

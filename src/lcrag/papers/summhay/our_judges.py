@@ -14,6 +14,7 @@ import pandas as pd
 from lcrag.metrics.summhay import coverage_correlation, coverage_score, linking_accuracy
 from lcrag.papers.summhay.evaluator_study import agreement
 from lcrag.papers.summhay.paper_numbers import PAPER_TABLE1
+from lcrag.stats import signed
 
 #: Our judges that need no LLM (:mod:`lcrag.judges.similarity`), as evaluator names of
 #: :func:`~lcrag.papers.summhay.evaluator_study.benchmark_labels`.
@@ -278,7 +279,7 @@ def agreement_reading(table: pd.DataFrame, half: str = "held-out") -> str:
     return (
         f"On the {half} half, the **lexical judge** correlates with the humans at r = {lex['cov_corr']:.2f}, "
         f"{place}. The **MiniLM judge** reaches {mini['cov_corr']:.2f}, near {_names(near)}. From the fit half to "
-        f"this one they change by {', '.join(f'{-d:+.2f}' for d in drop)}, and thresholding changes little against "
+        f"this one they change by {', '.join(signed(-d, 2) for d in drop)}, and thresholding changes little against "
         f"the raw similarity (r = {lex['raw_corr']:.2f} and {mini['raw_corr']:.2f} before thresholds), so the fit is "
         f"not what makes them work. Linking accuracy is where they fall behind: the lexical judge's "
         f"{lex['link_acc']:.0f} % is computed on the {int(lex['n_linked'])} insights it calls covered, of the "

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from lcrag.stats import signed
+
 
 def table2_pattern(table2: pd.DataFrame, rates: pd.DataFrame) -> str:
     """Per score: in how many cells ours is above the paper's, the mean signed difference and the rank correlation
@@ -17,7 +19,7 @@ def table2_pattern(table2: pd.DataFrame, rates: pd.DataFrame) -> str:
         diff = g["ours"] - g["paper"]
         corr = rates.set_index("metric").loc[metric, "rank_corr"]
         lines.append(
-            f"{metric}: ours higher in {int((diff > 0).sum())} of {len(g)} cells, mean {diff.mean():+.1f} points, "
+            f"{metric}: ours higher in {int((diff > 0).sum())} of {len(g)} cells, mean {signed(diff.mean())} points, "
             f"rank correlation {corr:.2f}"
         )
     return "\n".join(lines)
@@ -30,7 +32,7 @@ def swap_verdict(swap: pd.DataFrame) -> str:
     lit, swp = rows.loc["literal headers"], rows.loc["swapped (inventory)"]
 
     def said(r):
-        return f"{int(r['same_sign'])}/{int(r['pairs'])} (r {r['difference_corr']:+.2f})"
+        return f"{int(r['same_sign'])}/{int(r['pairs'])} (r {signed(r['difference_corr'], 2)})"
 
     if swp["difference_corr"] > lit["difference_corr"] and swp["same_sign"] > lit["same_sign"]:
         verdict = "supports the inventory: Vect = e5-base-4k, LongE = all-mpnet-base-v2"
@@ -47,7 +49,7 @@ def table5_pattern(table5: pd.DataFrame) -> str:
     prec, rec = t[t["metric"] == "precision"], t[t["metric"] == "recall"]
     return (
         f"Table 5: precision higher in {int((prec['diff'] > 0).sum())} of {len(prec)} cells; "
-        f"recall {rec['diff'].min():+.1f} to {rec['diff'].max():+.1f} points from the paper's"
+        f"recall {signed(rec['diff'].min())} to {signed(rec['diff'].max())} points from the paper's"
     )
 
 
@@ -89,6 +91,6 @@ def table4_pattern(table4_cmp: pd.DataFrame) -> str:
         gap = -other["diff"]  # the paper's bias minus ours
         out.append(
             f"the other {int((~exact).sum())} rows: the paper's bias is larger than ours in {int((gap > 0).sum())} of "
-            f"their {len(other)} cells, by {gap.min():+.3f} to {gap.max():+.3f}"
+            f"their {len(other)} cells, by {signed(gap.min(), 3)} to {signed(gap.max(), 3)}"
         )
     return "\n".join(out)
