@@ -564,6 +564,7 @@ def test_the_synthesis_notebook_runs_on_the_fixture_runs(book_runs):
     nb = nbformat.read(res.notebook, as_version=4)
     outputs = json.dumps([c.get("outputs", []) for c in nb.cells])
     assert "image/png" in outputs and S.NOT_RUN in outputs and GEMMA in outputs
+    assert "The RAG setting ran only at some lengths" in outputs  # these runs' needle RAG: the longest length only
     assert res.manifest["usage"]["calls"] == 0
     comparisons = pd.read_csv(res.out_dir / "comparisons.csv")
     assert set(comparisons["family"]) == {"needle", "thesis", "long2rag", "summhay"}
