@@ -112,3 +112,19 @@ def test_a_count_sits_above_the_thesis_tick_that_would_cross_it():
     at = {t.get_text(): t.get_position()[1] for t in ax.texts}
     assert at["7"] == pytest.approx(8 * n / total)  # on the tick
     assert at["81"] == 81 and at["32"] == 32
+
+
+def test_the_tile_grid_puts_runs_in_rows_and_cases_in_columns_so_many_cases_widen_it():
+    """Fig. 6.7 on every kept case: 51 F-E cases as rows made the page's longest figure (900 px tall); turned, the
+    15 runs are its rows and the cases its columns, a wide and short figure."""
+    runs = [f"{p} / {q}" for p in ("CQT", "CQS", "BQT", "CET", "BET") for q in ("BAMBOO", "CTX1", "CTX2")]
+    cases = [f"meetingqa {i}" for i in range(51)]
+    tiles = pd.DataFrame([[float((i + j) % 3 == 0) for j in range(len(runs))] for i in range(len(cases))],
+                         index=cases, columns=runs)
+    ax = figures.tile_grid(tiles, title="t")
+    width, height = ax.figure.get_size_inches()
+    assert width > 2 * height
+    assert [t.get_text() for t in ax.get_yticklabels()] == runs
+    assert [t.get_text() for t in ax.get_xticklabels()] == cases
+    assert ax.get_xlabel() == "case" and ax.get_ylabel() == "pipeline / prompt"
+    assert figures.tile_grid(pd.DataFrame()).texts[0].get_text() == "no F-E case"

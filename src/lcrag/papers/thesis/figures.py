@@ -101,22 +101,24 @@ def pattern_grid(counts: pd.DataFrame, draw, rows: str = "pipeline", cols: str =
 
 
 def tile_grid(grid: pd.DataFrame, ax=None, title: str = "", label: str = "F-E"):
-    """Cases (rows) × runs (columns): coloured where the case is ``label`` in that run, grey where it is not,
-    white where the run did not ask the case (Fig. 6.7)."""
-    ax = ax or plt.subplots(figsize=(0.45 * max(len(grid.columns), 4) + 2, 0.16 * max(len(grid), 4) + 1.5))[1]
+    """Runs (rows) × cases (columns) of a tile table (:func:`lcrag.papers.thesis.patterns.fe_grid`, cases as its
+    rows): coloured where the case is ``label`` in that run, grey where it is not, white where the run did not ask
+    the case (Fig. 6.7, turned so that many cases make the figure wider, not taller)."""
+    tiles = grid.T
+    ax = ax or plt.subplots(figsize=(0.2 * max(len(tiles.columns), 4) + 2.5, 0.22 * max(len(tiles), 4) + 1.7))[1]
     if grid.empty:
         ax.text(0.5, 0.5, f"no {label} case", ha="center", va="center")
         ax.set_axis_off()
         return ax
     from matplotlib.colors import ListedColormap
 
-    sns.heatmap(grid.astype(float), cmap=ListedColormap(["#dddddd", sns.color_palette()[3]]), vmin=0, vmax=1,
+    sns.heatmap(tiles.astype(float), cmap=ListedColormap(["#dddddd", sns.color_palette()[3]]), vmin=0, vmax=1,
                 cbar=False, linewidths=0.5, linecolor="white", ax=ax)
-    ax.set_xlabel("pipeline / prompt")
-    ax.set_ylabel("")
+    ax.set_xlabel("case")
+    ax.set_ylabel("pipeline / prompt")
     ax.set_title(title or f"{label} cases per run", fontsize=10)
     ax.tick_params(axis="x", labelsize=7, rotation=90)
-    ax.tick_params(axis="y", labelsize=7)
+    ax.tick_params(axis="y", labelsize=7, rotation=0)
     return ax
 
 
