@@ -341,11 +341,12 @@ def pearson_interval(r: float, n: int, level: float = 0.95) -> tuple[float, floa
     return float(np.tanh(z - half)), float(np.tanh(z + half))
 
 
-def paired_comparison(a, b, n_boot: int = 2000, seed: int = 0) -> dict:
+def paired_comparison(a, b, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> dict:
     """Two settings answered the same cases (``a``, ``b``: booleans, right or wrong): the difference of their
-    accuracies with a paired bootstrap interval, and McNemar's exact test on the cases where they disagree."""
+    accuracies with a paired bootstrap interval (at ``level``), and McNemar's exact test on the cases where they
+    disagree."""
     a, b = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
-    lo, hi = paired_bootstrap_ci(a, b, n_boot=n_boot, seed=seed)
+    lo, hi = paired_bootstrap_ci(a, b, n_boot=n_boot, level=level, seed=seed)
     m = mcnemar_test(a, b)
     return {"n": len(a), "diff": a.mean() - b.mean() if len(a) else np.nan, "ci_low": lo, "ci_high": hi,
             "a_only": m["a_only"], "b_only": m["b_only"], "mcnemar_p": m["p_value"]}

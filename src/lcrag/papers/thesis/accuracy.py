@@ -105,9 +105,11 @@ def paired_tests(
     *,
     n_boot: int = 2000,
     seed: int = 0,
+    level: float = 0.95,
 ) -> pd.DataFrame:
     """For each pair of runs ``(a, b)`` (each ``(setting, pipeline, prompt)``), on the cases both answered:
-    accuracies, the difference a − b with a paired bootstrap 95 % interval, and McNemar's exact test."""
+    accuracies, the difference a − b with a paired bootstrap interval (95 %, or ``level``), and McNemar's exact
+    test."""
     wide = _wide(scored)
     rows = []
     for a, b in pairs:
@@ -115,7 +117,7 @@ def paired_tests(
             continue
         both = wide[[a, b]].dropna()
         x, y = both[a].astype(bool).to_numpy(), both[b].astype(bool).to_numpy()
-        stats = paired_comparison(x, y, n_boot=n_boot, seed=seed)
+        stats = paired_comparison(x, y, n_boot=n_boot, seed=seed, level=level)
         rows.append(
             {
                 "a": f"{run_label(a[0], a[1])} / {a[2]}",
@@ -153,9 +155,10 @@ def run_accuracy(
     return float(acc.loc[q, "accuracy"].iloc[0]) if q.any() else float("nan")
 
 
-def paired_difference(scored: pd.DataFrame, a: tuple, b: tuple, n_boot: int, seed: int) -> dict:
+def paired_difference(scored: pd.DataFrame, a: tuple, b: tuple, n_boot: int, seed: int,
+                      level: float = 0.95) -> dict:
     """:func:`paired_tests` of one pair of runs as ``{diff, ci, n, p}`` (NaN and n = 0 when they share no case)."""
-    t = paired_tests(scored, [(a, b)], n_boot=n_boot, seed=seed)
+    t = paired_tests(scored, [(a, b)], n_boot=n_boot, seed=seed, level=level)
     if t.empty or t["n"].iloc[0] == 0:
         return {"diff": float("nan"), "ci": (float("nan"), float("nan")), "n": 0, "p": float("nan")}
     r = t.iloc[0]

@@ -45,11 +45,13 @@ def token_table(scored: pd.DataFrame, n_cases: int = 158) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def token_saving(scored: pd.DataFrame, pipeline: str, prompt: str, *, n_boot: int = 2000, seed: int = 0) -> dict:
+def token_saving(scored: pd.DataFrame, pipeline: str, prompt: str, *, n_boot: int = 2000, seed: int = 0,
+                 level: float = 0.95) -> dict:
     """What RAG ``pipeline`` saves against Full under ``prompt``, on the cases of ``scored`` both answered: the mean
     per-case ratio Full / RAG of prompt tokens with its bootstrap 95 % interval, RAG's accuracy, and Full − RAG
-    (:func:`lcrag.papers.thesis.accuracy.paired_difference`: the chapter's paired bootstrap), as ``{pipeline,
-    n, accuracy, ratio, ratio_ci, full_minus_rag}`` (NaN where they share no case)."""
+    (:func:`lcrag.papers.thesis.accuracy.paired_difference`: the chapter's paired bootstrap, its interval at
+    ``level``), as ``{pipeline, n, accuracy, ratio, ratio_ci, full_minus_rag, level}`` (NaN where they share no
+    case)."""
     keys = ["task", "case", "prompt_tokens", "correct"]
     full = scored[(scored["setting"] == "full") & (scored["prompt"] == prompt)][keys]
     rag = scored[(scored["setting"] == "rag") & (scored["pipeline"] == pipeline) & (scored["prompt"] == prompt)]
@@ -63,7 +65,8 @@ def token_saving(scored: pd.DataFrame, pipeline: str, prompt: str, *, n_boot: in
         "ratio": float(ratios.mean()) if len(ratios) else nan,
         "ratio_ci": bootstrap_ci(ratios, n_boot=n_boot, seed=seed) if len(ratios) else (nan, nan),
         "full_minus_rag": paired_difference(scored, ("full", NO_PIPELINE, prompt), ("rag", pipeline, prompt),
-                                            n_boot=n_boot, seed=seed),
+                                            n_boot=n_boot, seed=seed, level=level),
+        "level": level,
     }
 
 
@@ -71,7 +74,9 @@ def best_saving(scored: pd.DataFrame, prompt: str, *, n_boot: int = 2000, seed: 
     """:func:`token_saving` of the most accurate RAG pipeline under ``prompt``, chosen and measured on the cases
     every pipeline answered (the grid's cases), a tie going to the one with fewer prompt tokens, with ``of`` (the
     pipelines it was chosen from) and ``tied`` (the others as accurate); None with fewer than two pipelines (no
-    choice: the best pipeline is not known)."""
+    choice: the best pipeline is not known). Chosen as the best of ``of`` on the same cases, its Full − RAG
+    interval is Bonferroni's: at ``1 - 0.05 / of`` (99 % for five), so that picking the luckiest pipeline does not
+    pass for a finding."""
     rag = scored[(scored["setting"] == "rag") & (scored["prompt"] == prompt)]
     answered = [set(zip(g["task"], g["case"], strict=True)) for _, g in rag.groupby("pipeline", sort=False)]
     if len(answered) < 2:
@@ -82,4 +87,6 @@ def best_saving(scored: pd.DataFrame, prompt: str, *, n_boot: int = 2000, seed: 
     runs = rag.groupby("pipeline", sort=False).agg(accuracy=("correct", "mean"), tokens=("prompt_tokens", "mean"))
     best = runs.sort_values(["accuracy", "tokens"], ascending=[False, True], kind="stable").index[0]
     tied = [p for p in runs.index[runs["accuracy"] == runs.loc[best, "accuracy"]] if p != best]
-    return {**token_saving(scored, best, prompt, n_boot=n_boot, seed=seed), "of": len(answered), "tied": tied}
+    level = 1 - 0.05 / len(answered)
+    return {**token_saving(scored, best, prompt, n_boot=n_boot, seed=seed, level=level), "of": len(answered),
+            "tied": tied}
