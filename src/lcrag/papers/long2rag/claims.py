@@ -19,7 +19,7 @@ from lcrag.data.long2rag import CATEGORIES
 from lcrag.papers.long2rag.checks import table3_correlations
 from lcrag.papers.long2rag.lengths import within_variant_rank
 from lcrag.papers.long2rag.numbers import PAPER_NUMBERS, paper_table1_wide, paper_table2, paper_table4
-from lcrag.stats import signed, signed_interval
+from lcrag.stats import signed_interval
 
 PAPER_TABLES_MODEL = "the paper's published tables"
 #: C15's paper value: the Spearman correlation of Table 3's two evaluators (the paper prints the table, not rho).
@@ -167,10 +167,6 @@ def _all_verdict(verdicts: list[bool | None]) -> bool | None:
     return True if verdicts and all(v is True for v in verdicts) else None
 
 
-def _rho(x: float) -> str:
-    return signed(x, 3)
-
-
 def question_kpr(per_response: pd.DataFrame, judge: str) -> pd.DataFrame:
     """Questions x variants: the mean KPR (0-1) of each question's responses by ``judge``
     (:func:`lcrag.metrics.kpr.response_kpr`'s rows): what the run claims and the synthesis compare."""
@@ -234,7 +230,7 @@ def length_claim(ledger, cid: str, column: str, mine: pd.DataFrame, ev: str, poo
         name, theirs = check
         c = within_variant_rank(theirs, column, cap, n_boot, seed)
         other = _verdict(c.lo, c.hi, sign)
-        checked = f"; judged by {name}: {_rho(c.rho)} [{_rho(c.lo)}, {_rho(c.hi)}]"
+        checked = f"; judged by {name}: {signed_interval(c.rho, c.lo, c.hi, scale=1, digits=3)}"
         ev += (f"; decided only where the {name} judge's trend agrees ("
                + ("it does" if other == passed else "it does not: inconclusive") + ")")
         passed = passed if other == passed else None
@@ -242,7 +238,7 @@ def length_claim(ledger, cid: str, column: str, mine: pd.DataFrame, ev: str, poo
         passed, ev = None, f"{ev}; inconclusive: {undecided}"
     ledger.check(cid, text, paper_value="figure",
                  our_value=f"Spearman rho({what} length, KPR) within a variant, mean over {len(t.variants)} variants "
-                 f"x {t.questions} questions: {_rho(t.rho)} [{_rho(t.lo)}, {_rho(t.hi)}]{at_cap}{checked}",
+                 f"x {t.questions} questions: {signed_interval(t.rho, t.lo, t.hi, scale=1, digits=3)}{at_cap}{checked}",
                  passed=passed, floor=pooled,
                  evidence=f"{ev}; within each variant ({', '.join(t.variants)}), so that the variants' own differences "
                  "in length and KPR are not read as a trend; 95 % percentile bootstrap interval over questions")

@@ -87,6 +87,8 @@ def best_saving(scored: pd.DataFrame, prompt: str, *, n_boot: int = 2000, seed: 
     runs = rag.groupby("pipeline", sort=False).agg(accuracy=("correct", "mean"), tokens=("prompt_tokens", "mean"))
     best = runs.sort_values(["accuracy", "tokens"], ascending=[False, True], kind="stable").index[0]
     tied = [p for p in runs.index[runs["accuracy"] == runs.loc[best, "accuracy"]] if p != best]
-    level = 1 - 0.05 / len(answered)
+    from lcrag.book.verdicts import CONFIDENCE
+
+    level = 1 - (1 - CONFIDENCE) / len(answered)
     return {**token_saving(scored, best, prompt, n_boot=n_boot, seed=seed, level=level), "of": len(answered),
             "tied": tied}
