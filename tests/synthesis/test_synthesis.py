@@ -432,10 +432,13 @@ def test_the_size_axis_puts_each_headline_against_model_size(book_runs):
         ("longrag", qwen), ("summhay", SMOL),
     ]
     assert t.loc[t["model"] == qwen, "parameters"].tolist() == [1.5e9]
-    decidable = (t["reading"] != S.NOT_TESTABLE) & (t["diff"] != 0) & t["ci_low"].notna()
-    assert decidable.any() and t.loc[decidable, "n_to_decide"].notna().all()
-    assert t.loc[~decidable, "n_to_decide"].isna().all()
+    # n_to_decide only where the interval contains 0: a decided row and a row at the floor have none
+    open_ = (t["reading"] == S.UNCLEAR) & (t["diff"] != 0) & t["ci_low"].notna()
+    assert open_.any() and t.loc[open_, "n_to_decide"].notna().all()
+    assert t.loc[~open_, "n_to_decide"].isna().all()
     assert str(t["n_to_decide"].dtype) == "Int64"  # a count: 98, never 98.0 on the page
+    shown = S.size_view(t)
+    assert set(shown["n_to_decide"]) - {"—"} == {f"{k:,}" for k in t["n_to_decide"].dropna()}
     assert S.unsized_models(syn) == ["openai/gpt-4o-mini"]
     # each row is the family's headline comparison
     h = S.headline(syn).set_index(["family", "model"])

@@ -117,10 +117,10 @@ def items_needed(row) -> str:
     items do not lift a model off it) or without an interval. It first says how far from zero the interval lets the
     difference be: a narrow interval around zero is a finding too (the arms agree within that many points), and past
     :data:`FAR` times the items run it says that no re-run of practical size would settle the sign."""
-    from lcrag.synthesis.family import UNCLEAR, count
+    from lcrag.synthesis.family import count
     from lcrag.synthesis.size_axis import n_to_decide
 
-    k = n_to_decide(row) if row["reading"] == UNCLEAR else None
+    k = n_to_decide(row)
     if k is None:
         return ""
     bound = 100 * max(abs(row["ci_low"]), abs(row["ci_high"]))

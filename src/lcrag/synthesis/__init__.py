@@ -29,6 +29,7 @@ needle chapter runs Gemma-3 inside the SmolLM2 run). A chapter without a success
     plot_model(syn, model)     # one figure per model
     plot_models(syn, models)   # the models' figures stacked in one
     size_table(syn)            # each family's headline difference against model size
+    size_view(sizes)           # ... as the page shows it
     length_note(syn)           # ... and where the long-context arm's length differs between models
     plot_size_axis(syn)        # ... as a figure
     claims_by_size(syn)        # each claim checked on our runs: its verdict per model size
@@ -47,6 +48,7 @@ from lcrag.synthesis.family import (
     COMPARISON_COLUMNS,
     NOT_RUN,
     NOT_TESTABLE,
+    UNCLEAR,
     Family,
     comparison,
     count,
@@ -75,6 +77,7 @@ from lcrag.synthesis.size_axis import (
     length_note,
     plot_size_axis,
     size_table,
+    size_view,
     unsized_models,
 )
 from lcrag.synthesis.views import (
@@ -94,11 +97,11 @@ from lcrag.synthesis.views import (
 )
 
 __all__ = [
-    "COMPARISON_COLUMNS", "NOT_RUN", "NOT_TESTABLE", "NO_COMPARISON", "RUN_COLUMNS", "Family", "Synthesis",
+    "COMPARISON_COLUMNS", "NOT_RUN", "NOT_TESTABLE", "NO_COMPARISON", "RUN_COLUMNS", "UNCLEAR", "Family", "Synthesis",
     "bar_panel", "bars", "claims_by_size", "claims_legend", "compare_runs", "comparison", "conclusions", "count",
     "coverage", "detail_note", "detail_table", "empty_panel", "families", "find_runs", "format_diff", "group_means", "headline",
     "headline_rules", "items", "join_words", "length_note", "load_table", "mean_ci", "model_chapters",
     "model_summary", "model_view", "overview", "plot_model", "plot_models", "plot_size_axis", "profiles_to_read",
-    "read_order", "reading", "rerun_cost", "size_order", "size_table", "synthesize", "unsized_models", "window_cut",
+    "read_order", "reading", "rerun_cost", "size_order", "size_table", "size_view", "synthesize", "unsized_models", "window_cut",
     "written_answer",
 ]  # fmt: skip

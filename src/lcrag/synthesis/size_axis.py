@@ -21,7 +21,7 @@ from lcrag.book.claims import CLAIMS_FILE, INCONCLUSIVE, NOT_REPRODUCED, REPRODU
 from lcrag.book.verdicts import AT_FLOOR, NOT_RUN, OTHER_REASON, OUR_RUN, untestable_because
 from lcrag.models.registry import parameters, size_of
 from lcrag.synthesis.family import NOT_RUN as NO_RUN_YET
-from lcrag.synthesis.family import NOT_TESTABLE
+from lcrag.synthesis.family import NOT_TESTABLE, UNCLEAR
 from lcrag.synthesis.views import Synthesis, headline
 
 SIZE_COLUMNS = ("family", "model", "size", "parameters", "comparison", "long_arm", "other_arm", "diff", "ci_low",
@@ -38,10 +38,13 @@ def items_to_decide(diff: float, lo: float, hi: float, n: int) -> float:
 
 
 def n_to_decide(row) -> int | None:
-    """:func:`items_to_decide` for a comparison row (``diff``, ``ci_low``, ``ci_high``, ``n``, ``reading``), or None:
-    at the floor (more items do not lift a model off it), or for a difference no number of items decides."""
+    """:func:`items_to_decide` for a comparison row (``diff``, ``ci_low``, ``ci_high``, ``n``, ``reading``) whose
+    interval contains 0, or None: one already decided (its interval excludes 0), at the floor (more items do not lift
+    a model off it), or a difference no number of items decides."""
+    if row["reading"] != UNCLEAR:
+        return None
     k = items_to_decide(row["diff"], row["ci_low"], row["ci_high"], int(row["n"]))
-    return None if row["reading"] == NOT_TESTABLE or math.isnan(k) else int(k)
+    return None if math.isnan(k) else int(k)
 
 
 def size_table(syn: Synthesis) -> pd.DataFrame:
@@ -56,6 +59,14 @@ def size_table(syn: Synthesis) -> pd.DataFrame:
     order = {f.name: i for i, f in enumerate(syn.families)}
     h = h.assign(_order=h["family"].map(order)).sort_values(["_order", "parameters"], kind="stable")
     return h[list(SIZE_COLUMNS)].reset_index(drop=True)
+
+
+def size_view(sizes: pd.DataFrame) -> pd.DataFrame:
+    """:func:`size_table` as the page shows it: indexed by family and size, the columns a reader needs, and
+    ``n_to_decide`` with thousands separators (a dash where none applies)."""
+    shown = sizes[["family", "size", "comparison", "long_context", "n", "scope", "n_to_decide", "reading"]]
+    return shown.assign(n_to_decide=[f"{k:,}" if pd.notna(k) else "—" for k in shown["n_to_decide"]]).set_index(
+        ["family", "size"])
 
 
 def _run_model(claim_model: str, run_model: str) -> str:
