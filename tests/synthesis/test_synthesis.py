@@ -532,6 +532,8 @@ def test_items_to_decide_scales_the_interval_by_one_over_root_n():
 
     assert items_to_decide(0.05, -0.05, 0.15, 40) == 160  # half-width 0.10 to 0.05: four times the items
     assert items_to_decide(0.10, 0.02, 0.18, 40) == 26  # already clear of 0: fewer would do
+    assert items_to_decide(0.01, -0.09, 0.11, 96) == 9600  # 100 times the items: exactly 9,600
+    assert items_to_decide(0.002754, -0.077951, 0.086779, 96) == 86000  # 85,877 up to two significant figures
     assert math.isnan(items_to_decide(0.0, -0.1, 0.1, 40)) and math.isnan(items_to_decide(0.1, float("nan"), 0.2, 9))
 
 
@@ -741,7 +743,12 @@ def test_the_needle_detail_note_follows_the_runs(book_runs, tmp_path):
     every = needle_answers(SMOL, [1, 1, 1, 0], [1, 1])
     every = pd.concat([every, every[every["setting"] == "rag"].assign(context_tokens=1000)])
     write_run(tmp_path / "all", "needle", SMOL, {"answers": every})
-    assert S.detail_note(S.synthesize(tmp_path / "all", n_boot=50), "needle") == ""
+    every_syn = S.synthesize(tmp_path / "all", n_boot=50)
+    assert S.detail_note(every_syn, "needle") == ""
+    # what the page displays: the note above the table, and no empty markdown (it would print the object's name)
+    shown = S.detail(syn, "needle")
+    assert [type(x).__name__ for x in shown] == ["Markdown", "DataFrame"] and shown[0].data.startswith("The RAG")
+    assert [type(x).__name__ for x in S.detail(every_syn, "needle")] == ["DataFrame"]
 
 
 def test_how_to_read_states_when_an_arm_at_the_floor_makes_a_row_not_testable():

@@ -36,6 +36,7 @@ needle chapter runs Gemma-3 inside the SmolLM2 run). A chapter without a success
     claims_legend()            # ... what each of its cells means
     read_order(profiles)       # which run is read for each chapter and model, in words
     detail_note(syn, family)   # what a family's detail table needs said of these runs ("" when nothing)
+    detail(syn, family)        # ... both, to display(*...) on a page
     written_answer(syn)        # the answer in prose, model by model, then across sizes
 
 Modules: :mod:`.family` (what a family is, the comparison rows, readings), :mod:`.runs` (the runs and their
@@ -86,6 +87,7 @@ from lcrag.synthesis.views import (
     compare_runs,
     conclusions,
     coverage,
+    detail,
     detail_note,
     detail_table,
     headline,
@@ -99,7 +101,7 @@ from lcrag.synthesis.views import (
 __all__ = [
     "COMPARISON_COLUMNS", "NOT_RUN", "NOT_TESTABLE", "NO_COMPARISON", "RUN_COLUMNS", "UNCLEAR", "Family", "Synthesis",
     "bar_panel", "bars", "claims_by_size", "claims_legend", "compare_runs", "comparison", "conclusions", "count",
-    "coverage", "detail_note", "detail_table", "empty_panel", "families", "find_runs", "format_diff", "group_means", "headline",
+    "coverage", "detail", "detail_note", "detail_table", "empty_panel", "families", "find_runs", "format_diff", "group_means", "headline",
     "headline_rules", "items", "join_words", "length_note", "load_table", "mean_ci", "model_chapters",
     "model_summary", "model_view", "overview", "plot_model", "plot_models", "plot_size_axis", "profiles_to_read",
     "read_order", "reading", "rerun_cost", "size_order", "size_table", "size_view", "synthesize", "unsized_models", "window_cut",

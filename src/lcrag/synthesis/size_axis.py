@@ -30,11 +30,14 @@ SIZE_COLUMNS = ("family", "model", "size", "parameters", "comparison", "long_arm
 
 def items_to_decide(diff: float, lo: float, hi: float, n: int) -> float:
     """How many items a 95 % interval would need to exclude 0 if the difference and its spread stayed as observed:
-    the half-width shrinks as 1/sqrt(n), so ``n * (half-width / |diff|) ** 2`` (rounded up). NaN without an
-    interval or with a difference of 0 (no n decides it); at most ``n`` when the interval already excludes 0."""
+    the half-width shrinks as 1/sqrt(n), so ``n * (half-width / |diff|) ** 2``, rounded up, and from 1,000 up to two
+    significant figures (a planning number: 85,877 would claim a precision it has not). NaN without an interval or
+    with a difference of 0 (no n decides it); at most about ``n`` when the interval already excludes 0."""
     if any(x is None or (isinstance(x, float) and math.isnan(x)) for x in (diff, lo, hi)) or diff == 0 or n <= 0:
         return float("nan")
-    return float(math.ceil(n * ((hi - lo) / 2 / abs(diff)) ** 2))
+    k = math.ceil(n * ((hi - lo) / 2 / abs(diff)) ** 2)
+    step = 10 ** (len(str(k)) - 2) if k >= 1000 else 1
+    return float(math.ceil(k / step) * step)
 
 
 def n_to_decide(row) -> int | None:

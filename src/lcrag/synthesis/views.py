@@ -175,6 +175,15 @@ def detail_note(syn: Synthesis, family: str) -> str:
     return note(syn.tables) if note else ""
 
 
+def detail(syn: Synthesis, family: str) -> list:
+    """What the page shows of a family in detail, for ``display(*detail(...))``: its :func:`detail_note` as
+    markdown when it has one (an empty one would print the object's name), then its :func:`detail_table`."""
+    from IPython.display import Markdown
+
+    note = detail_note(syn, family)
+    return [Markdown(note)] * bool(note) + [detail_table(syn, family)]
+
+
 def model_view(syn: Synthesis, model: str) -> pd.DataFrame:
     """Every comparison of one model, readable: arms, values and what they are (``values``: the means over the items
     compared, unless the comparison says otherwise, e.g. SummHay's micro-averages), difference [95 % CI], reading,
