@@ -242,6 +242,16 @@ def test_differences_print_with_their_sign_and_a_tie_as_plus_zero():
     assert stats.signed_interval(0.31, 0.05, 0.5, scale=1, digits=2) == "+0.31 [+0.05, +0.50]"
 
 
+def test_a_bound_near_zero_shows_which_side_of_zero_it_lies():
+    """The needle's 1.5B printed "-1.2 pp [-6.0, +0.0]" for an upper bound of exactly 0 and LongRAG's "+0.6 [+0.0,
+    +2.8]" for a lower bound of -0.02 points: read as a verdict, a reader could not tell whether 0 was excluded."""
+    assert stats.bound(0.0) == "0.0" and stats.bound(-0.0) == "0.0" and stats.bound(0.0, 0) == "0"
+    assert stats.bound(-0.02) == "-0.02" and stats.bound(0.004) == "+0.004" and stats.bound(-0.3, 0) == "-0.3"
+    assert stats.bound(1e-9) == "0.0" and stats.bound(-6.04) == "-6.0" and stats.bound(13.33) == "+13.3"
+    assert stats.signed_interval(-0.0119, -0.0602, 0.0) == "-1.2 [-6.0, 0.0]"
+    assert stats.signed_interval(0.006, -0.0002, 0.028) == "+0.6 [-0.02, +2.8]"
+
+
 def test_rounded_tables_print_no_negative_zero():
     """The thesis's paired table printed "-0.000" for a bound of -0.0001: rounded clears the sign of a zero, keeps
     counts integers and text as it is."""

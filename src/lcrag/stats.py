@@ -358,10 +358,22 @@ def signed(x: float, digits: int = 1) -> str:
     return f"{round(float(x), digits) + 0.0:+.{digits}f}"
 
 
+def bound(x: float, digits: int = 1) -> str:
+    """An interval's bound as :func:`signed` prints it, except near zero, where whether the interval excludes 0
+    turns on it: exactly 0 is ``0.0`` (no sign), and one that :func:`signed` would round to ``+0.0`` gets the
+    decimals that show its sign (``-0.02``), up to three more; a bound closer to 0 than that is printed as 0."""
+    x = float(x)
+    for d in range(digits, digits + 4):
+        if round(x, d) != 0:
+            return signed(x, d)
+    return f"{0:.{digits}f}"
+
+
 def signed_interval(diff: float, lo: float, hi: float, unit: str = "", scale: float = 100, digits: int = 1) -> str:
-    """A difference, its ``unit`` and its interval, times ``scale`` (0-1 shares to percentage points by default):
-    ``+9.5 pp [+1.3, +17.7]`` with ``unit=" pp"``."""
-    return f"{signed(scale * diff, digits)}{unit} [{signed(scale * lo, digits)}, {signed(scale * hi, digits)}]"
+    """A difference, its ``unit`` and its interval (bounds by :func:`bound`), times ``scale`` (0-1 shares to
+    percentage points by default): ``+9.5 pp [+1.3, +17.7]`` with ``unit=" pp"``, ``-1.2 pp [-6.0, 0.0]`` for an
+    interval that reaches 0 and ``+0.6 [-0.02, +2.8]`` for one that just crosses it."""
+    return f"{signed(scale * diff, digits)}{unit} [{bound(scale * lo, digits)}, {bound(scale * hi, digits)}]"
 
 
 def rounded(table, digits: int = 3):

@@ -87,11 +87,12 @@ def test_c11_names_the_pair_of_each_interval_and_single_pair_claims_do_not():
     assert by_id["C4-ours"].our_value.startswith("a +0.0 [")
 
 
-def test_an_interval_bound_just_below_zero_prints_plus_zero():
-    """The 1.5B's 2wikimqa E&F − Ext: +0.6 with a lower bound of -0.0002 F1, which printed "[-0.0, +2.8]"."""
+def test_an_interval_bound_just_below_zero_prints_its_sign():
+    """The 1.5B's 2wikimqa E&F − Ext: +0.6 with a lower bound of -0.0002 F1, which printed "[-0.0, +2.8]", then
+    "[+0.0, +2.8]", as if the interval excluded 0 (stats.bound)."""
     rows = pd.DataFrame({"dataset": ["2wikimqa", "2wikimqa"], "a": ["E&F", "E&F"], "b": ["Ext", "R&B"],
                          "diff": [0.006, -0.059], "diff_lo": [-0.0002, -0.174], "diff_hi": [0.028, 0.031],
                          "n_questions": [48, 48]})
     text = claims_runs._fmt(rows)
-    assert text == "2wikimqa E&F − Ext +0.6 [+0.0, +2.8] (n=48); 2wikimqa E&F − R&B -5.9 [-17.4, +3.1] (n=48)"
-    assert "-0.0" not in text
+    assert text == "2wikimqa E&F − Ext +0.6 [-0.02, +2.8] (n=48); 2wikimqa E&F − R&B -5.9 [-17.4, +3.1] (n=48)"
+    assert "-0.0," not in text and "+0.0," not in text

@@ -14,7 +14,7 @@ import pandas as pd
 
 from lcrag.papers.tables import declared_claims, table_cell
 from lcrag.papers.thesis.needle.analysis import FOUND_RECALL
-from lcrag.stats import exact_interval, signed, unpaired_bootstrap_ci
+from lcrag.stats import bound, exact_interval, unpaired_bootstrap_ci
 
 #: The margins of H4's parts, as thesis/claims.csv declares them (its tolerance column; book/verdicts.md: a claim
 #: that an effect is absent is reproduced only by an equivalence test, inside a margin the claim states). H4a ("found
@@ -223,8 +223,8 @@ def check_h4(ledger, df: pd.DataFrame, window: int, lengths_note: str = "") -> d
     for claim, q in QUADRANTS.items():
         lo, hi = t[f"{q.prefix}_ci_low"], t[f"{q.prefix}_ci_high"]
         ledger.check(claim, our_value=f"fail {t[f'{q.prefix}_fail']:.0%} in {q.where} vs "
-                     f"{t[f'{q.prefix}_rest_fail']:.0%} elsewhere (difference 95 % CI [{signed(100 * lo, 0)}, "
-                     f"{signed(100 * hi, 0)}] pp; Fisher p = {t[f'{q.prefix}_p']:.3f})",
+                     f"{t[f'{q.prefix}_rest_fail']:.0%} elsewhere (difference 95 % CI [{bound(100 * lo, 0)}, "
+                     f"{bound(100 * hi, 0)}] pp; Fisher p = {t[f'{q.prefix}_p']:.3f})",
                      passed=t[f"no_{q.prefix}_cluster"],
                      evidence=f"both needles; reproduced when the interval lies below +{100 * q.margin:.0f} pp, "
                               "not reproduced when Fisher's one-sided test finds a cluster (p < 0.05) of at least "
