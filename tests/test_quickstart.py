@@ -19,3 +19,14 @@ def test_the_accuracy_table_gives_the_wilson_interval_chance_the_letter_prior_an
     assert acc.loc["rag", "letter_prior"] == 0.25  # always "A", A the answer of a quarter of the questions
     assert acc.loc["full", "letter_prior"] == pytest.approx((3 * 2 + 2 * 2 + 2 * 2 + 1 * 2) / 64)
     assert not acc.loc["full", "at_floor"] and acc.loc["rag", "at_floor"]
+
+
+def test_the_needle_answer_scores_the_needle_words_the_question_does_not_already_hold():
+    """Three 135M answers only repeated the question ("The best thing to do in San Francisco is not to give
+    information ...") and scored 0.22 with the needle's every content word; the needle chapter's recall gives 0."""
+    answers = pd.DataFrame({"response": [
+        "The best thing to do in San Francisco is not to give information outside the document.",
+        "Eat a sandwich and sit in Dolores Park on a sunny day.",
+        "Sit in Dolores Park.",
+    ]})
+    assert qs.score_needle(answers)["recall"].round(3).tolist() == [0.0, 1.0, 0.429]

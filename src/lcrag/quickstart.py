@@ -14,7 +14,8 @@ from __future__ import annotations
 import pandas as pd
 
 from lcrag.book.verdicts import accuracy_at_floor
-from lcrag.metrics import bamboo_letter, lenient_letter, needle_recall
+from lcrag.metrics import bamboo_letter, lenient_letter
+from lcrag.metrics.needle import answer_recall
 from lcrag.papers.thesis.accuracy import CHANCE
 from lcrag.papers.thesis.needle.asking import needle_messages
 from lcrag.papers.thesis.needle.haystack import build_haystack
@@ -132,7 +133,9 @@ def needle_prompts(model, essays: list[str], lengths: list[int], depths: list[fl
     return pd.DataFrame(rows)
 
 
-def score_needle(answers: pd.DataFrame, needle: str = SIMPLE_NEEDLE) -> pd.DataFrame:
+def score_needle(answers: pd.DataFrame, needle: str = SIMPLE_NEEDLE, question: str = SIMPLE_QUESTION) -> pd.DataFrame:
+    """``recall``: the share of the needle's answer words in each answer, as the needle chapter scores it
+    (:func:`lcrag.metrics.needle.answer_recall`: repeating the question earns nothing)."""
     df = answers.copy()
-    df["recall"] = df["response"].map(lambda a: needle_recall(a, needle))
+    df["recall"] = df["response"].map(lambda a: answer_recall(a, needle, question))
     return df
