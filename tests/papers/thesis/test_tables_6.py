@@ -32,9 +32,12 @@ def test_table_6_2_with_the_thesis_answers(cases):
 
 def test_table_6_1_names_the_papers_values_and_their_cases():
     """The thesis's values sit in ``paper_`` columns; on the grid rows they are the whole-set values (77.00 for
-    MeetingQA under BAMBOO), which ``paper_cases`` says."""
+    MeetingQA under BAMBOO), and ``paper_source`` says where the thesis prints each: the row of Table 6.1 under the
+    thesis's own label, or the §6.1 text for the pooled accuracy the table does not print."""
     scored = thesis_shaped()
     t = tables_6.table_6_1(scored, scored.drop_duplicates("case")[["task", "case"]].head(40))
-    assert "thesis" not in t.columns and {"paper_accuracy", "paper_cases"} <= set(t.columns)
+    assert "thesis" not in t.columns and {"paper_accuracy", "paper_source"} <= set(t.columns)
     row = t[(t["cases"] == "grid") & (t["task"] == "meetingqa")].iloc[0]
-    assert (row["n"], row["paper_accuracy"], row["paper_cases"]) == (40, 77.0, "clean & parsed")
+    assert (row["n"], row["paper_accuracy"], row["paper_source"]) == (40, 77.0, 'Table 6.1 "Clean & Parsed"')
+    pooled = t[(t["cases"] == "grid") & (t["task"] == "pooled") & (t["prompt"] == "BAMBOO")].iloc[0]
+    assert (pooled["paper_accuracy"], pooled["paper_source"]) == (81.65, "§6.1 text (pooled)")

@@ -31,8 +31,11 @@ def table_6_1(scored: pd.DataFrame, grid_cases: pd.DataFrame | None = None) -> p
     ``cases`` says which cases: "kept" (every kept case the prompt was asked on), "grid" (the kept cases of
     the grid's cases, where every prompt ran: the fair comparison between prompts), and "original" (kept and
     removed cases, when the removed ones were asked: the table's first row, read with the raw scorer).
-    ``paper_accuracy`` is Table 6.1's value and ``paper_cases`` the row the thesis prints it in ("clean & parsed",
-    "original & raw"): always its whole set of cases, so on a "grid" row it is not the same cases as ours.
+    ``paper_accuracy`` is the thesis's value and ``paper_source`` where it prints it: the row of Table 6.1, under the
+    row's own label (``Table 6.1 "Clean & Parsed"``, ``Table 6.1 "Original & Raw"``: the label is the thesis's, and
+    :func:`table_6_1_note` says why its BAMBOO cells cannot be clean-case accuracies), or the §6.1 text for the
+    pooled accuracy, which the table does not print. Always its whole set of cases, so on a "grid" row it is not
+    the same cases as ours.
     """
     full = scored[scored["setting"] == "full"]
     grid_keys = case_keys(grid_cases) if grid_cases is not None else set()
@@ -61,7 +64,7 @@ def table_6_1(scored: pd.DataFrame, grid_cases: pd.DataFrame | None = None) -> p
                         "lenient": 100 * t["correct"].mean(),
                         "logprob": 100 * lp["correct_logprob"].mean() if len(lp) else float("nan"),
                         "paper_accuracy": _thesis_6_1(label, prompt, task),
-                        "paper_cases": "original & raw" if label == "original" else "clean & parsed",
+                        "paper_source": _thesis_6_1_source(label, task),
                     }
                 )
     return pd.DataFrame(rows)
@@ -74,6 +77,12 @@ def table_6_1_note() -> str:
     return (f"Full-setting accuracy per prompt. The thesis's Table 6.1 prints {mq}/{pq} for BAMBOO's \"clean & "
             f"parsed\" row, which cannot be accuracies on 84 and 74 cases (H1 reads them as its text's reproduction, "
             f"on the 100 + 100 cases before cleaning); its text gives the pooled {printed_accuracy('full')} %.")
+
+
+def _thesis_6_1_source(label: str, task: str) -> str:
+    if task == "pooled":
+        return "§6.1 text (pooled)" if label != "original" else ""
+    return 'Table 6.1 "Original & Raw"' if label == "original" else 'Table 6.1 "Clean & Parsed"'
 
 
 def _thesis_6_1(label: str, prompt: str, task: str) -> float:
