@@ -353,6 +353,12 @@ def test_shape_matches_section_3_4(summhay_data):
     ]
     fine = shape[shape["haystack"] != "news3"]
     assert dataset_shape.shape_notes(fine).splitlines()[-1] == "every insight is in 5 or more documents"
+    # tokens: the paper's "about 93k" is compared only in its own tokenizer (cl100k_base: 93,237 on these files)
+    tokens = "tokens per haystack (mean; paper: cl100k_base, ours: {})"
+    for name, mean, match in (("tiktoken:cl100k_base", 93237.1, True), ("tiktoken:cl100k_base", 94600.0, False),
+                              ("SmolLM2-135M-Instruct.Q4_1.gguf", 93237.1, None)):
+        counted = dataset_shape.shape_summary(shape.assign(tokens=mean, tokenizer=name)).set_index("quantity")
+        assert counted.loc[tokens.format(name), "match"] is match
 
 
 def test_rescoring_the_news_half(summhay_data):

@@ -37,8 +37,28 @@ def test_each_claim_names_the_model_whose_outputs_decide_it():
     # C18 counts tokens: no model; with another tokenizer than the paper's, not testable
     assert t.loc["C18", ["model", "source", "verdict"]].tolist() == ["no model", "no model",
                                                                       "not testable with this model"]
-    assert "tokenizer of SmolLM2-135M-Instruct.Q4_1.gguf" in t.loc["C18", "evidence"]
-    assert "the paper's tokenizer (cl100k_base)" in t.loc["C18", "evidence"]
+    assert "tokens counted in SmolLM2-135M-Instruct.Q4_1.gguf" in t.loc["C18", "evidence"]
+    assert "the paper's tokenizer (cl100k_base), which could not be loaded" in t.loc["C18", "evidence"]
+
+
+def test_c18_in_the_papers_tokenizer_is_decided_and_names_the_mean_recall():
+    """With cl100k_base (lcrag.papers.summhay.dataset_shape.paper_tokenizer) the ceiling is the paper's quantity: a
+    verdict, no model; the first pooled row (the paper's budget and tokenizer) decides, not the run's own."""
+    def ledger(f1: float):
+        rows = [{"haystack": "all", "ceiling_f1": f1, "ceiling_recall": 0.839, "insights": 621,
+                 "budget_tokens": 15000, "tokenizer": "tiktoken:cl100k_base"},
+                {"haystack": "all", "ceiling_f1": 0.5, "ceiling_recall": 0.4, "insights": 621,
+                 "budget_tokens": 7168, "tokenizer": "SmolLM2-135M-Instruct.Q4_1.gguf"}]
+        live = pd.DataFrame([{"judge": "lexical", "kind": "retrieval", "setting": "oracle", "joint": 0.0,
+                              "coverage": 40.0, "citation": 50.0}])
+        return live_claims.live_ledger(SMOL, live=live, position=pd.DataFrame(), ceilings=pd.DataFrame(rows),
+                                       judges=None, n_subtopics=9, haystacks=["news3"],
+                                       budget=7168).table().set_index("claim_id").loc["C18"]
+
+    far, near = ledger(0.905), ledger(0.85)
+    assert (far["verdict"], far["our_value"]) == ("not reproduced", "0.905")
+    assert near["verdict"] == "reproduced" and far["source"] == "no model"
+    assert "counted in tiktoken:cl100k_base" in far["evidence"] and "mean citation recall is 0.839, within the tolerance" in far["evidence"]
 
 
 def test_c14_without_position_runs_is_not_testable_and_says_why():

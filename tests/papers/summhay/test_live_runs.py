@@ -206,18 +206,33 @@ def test_the_ceiling_reading_mentions_a_second_budget_only_when_the_run_has_one(
     h = synthetic.load_synthetic(_raw_haystack(), tmp_path / "h.json")
     same = live_runs.oracle_citation_ceilings({"toy": h}, _WordTokenizer(), (6, 6))
     assert same.set_index("haystack")["subtopics"].to_dict() == {"toy": 2, "all": 2}
-    # at 6 tokens: F1 (1 + 2/3 + 1) / 3 = 0.889, and 2 of the 3 insights have all their documents in context
-    assert live_runs.ceiling_reading(same, paper_budget=6) == (
-        "The ceiling is computed on all 2 subtopics of the 1 haystack (3 insights): 0.889 at the paper's 6 tokens, "
-        "where 66.7 % of the insights have all their documents in context. Our live budget is the paper's 6 tokens "
-        "too, so there is no second row. The rows per haystack are in `oracle_citation_ceiling.csv` (under "
-        "Downloads, at the end of the page).")
+    # at 6 tokens: F1 (1 + 2/3 + 1) / 3 = 0.889, recall (1 + 1/2 + 1) / 3 = 0.833, and 2 of the 3 insights complete
+    assert live_runs.ceiling_reading(same) == (
+        "The ceiling is computed on all 2 subtopics of the 1 haystack (3 insights). At the paper's 6 tokens, counted "
+        "in not the paper's but `words`: 0.889 as citation F1 (precision 1), 0.833 as mean citation recall, with "
+        "66.7 % of the insights complete. Our live contexts have the same budget and tokenizer, so there is no "
+        "second row. The rows per haystack are in `oracle_citation_ceiling.csv` (under Downloads, at the end of the "
+        "page).")
     both = live_runs.oracle_citation_ceilings({"toy": h}, _WordTokenizer(), (6, 3))
     small = both[both["budget_tokens"] == 3].set_index("haystack").loc["all"]
-    text = live_runs.ceiling_reading(both, paper_budget=6)
+    text = live_runs.ceiling_reading(both)
     assert "no second row" not in text and (
-        f"; at our live budget of 3 tokens (the second row), {small['ceiling_f1']:.3f}, with "
+        f"; in our live contexts, 3 tokens of `words` (the second row): {small['ceiling_f1']:.3f} as citation F1 "
+        f"(precision 1), {small['ceiling_recall']:.3f} as mean citation recall, with "
         f"{100 * small['full_recall_share']:.1f} % of the insights complete. The rows per haystack" in text)
+
+
+def test_the_papers_budget_is_counted_in_the_papers_tokenizer_and_the_runs_in_the_models(tmp_path):
+    """C18's row counts the paper's 15k tokens in cl100k_base (here a stand-in named so): a run whose own budget
+    is also the paper's still gets its second set of rows, in its model's tokenizer."""
+    h = synthetic.load_synthetic(_raw_haystack(), tmp_path / "h.json")
+    paper = _WordTokenizer()
+    paper.name = "tiktoken:cl100k_base"
+    c = live_runs.oracle_citation_ceilings({"toy": h}, _WordTokenizer(), (6, 6), paper_tokenizer=paper)
+    assert c["tokenizer"].tolist() == ["tiktoken:cl100k_base"] * 2 + ["words"] * 2
+    assert live_runs.ceiling_reading(c).startswith(
+        "The ceiling is computed on all 2 subtopics of the 1 haystack (3 insights). At the paper's 6 tokens, counted "
+        "in the paper's `tiktoken:cl100k_base`: 0.889 as citation F1")
 
 
 # ------------------------------------------------------------------------------------------- judging and scoring
@@ -455,7 +470,7 @@ def _claims_of(table: pd.DataFrame, position: pd.DataFrame) -> pd.DataFrame:
 
     ledger = ClaimsLedger("summhay", paper="summhay", model="m")
     ceiling = pd.DataFrame([{"haystack": "all", "ceiling_f1": 0.84, "insights": 10, "budget_tokens": 15000,
-                             "tokenizer": "cl100k_base"}])
+                             "tokenizer": "tiktoken:cl100k_base"}])
     live_claims.check_live_claims(ledger, live=table, position=position, ceiling=ceiling, judges=None, scope="s")
     return ledger.table().set_index("claim_id")
 

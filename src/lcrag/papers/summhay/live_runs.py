@@ -243,35 +243,48 @@ def oracle_citation_ceiling(haystacks: Mapping, tokenizer, budget: int) -> pd.Da
         full_recall_share=("recall", lambda x: float((x == 1).mean())),
     )
     out.loc["all"] = [out["subtopics"].sum(), len(per), per["f1"].mean(), float((per["recall"] == 1).mean())]
+    recall = per.groupby("haystack", sort=False)["recall"].mean()
+    out["ceiling_recall"] = [*recall, per["recall"].mean()]  # the mean citation recall (precision is 1)
     out = out.reset_index().assign(budget_tokens=budget, tokenizer=getattr(tokenizer, "name", ""))
     return out.astype({"subtopics": int, "insights": int})
 
 
-def oracle_citation_ceilings(haystacks: Mapping, tokenizer, budgets: Sequence[int]) -> pd.DataFrame:
-    """:func:`oracle_citation_ceiling` at each distinct budget, in order (the paper's 15k tokens and the run's own
-    budget: one set of rows when the two are equal, so that claim C18 reads one value)."""
-    return pd.concat([oracle_citation_ceiling(haystacks, tokenizer, b) for b in dict.fromkeys(budgets)])
+def oracle_citation_ceilings(haystacks: Mapping, tokenizer, budgets: Sequence[int],
+                             paper_tokenizer=None) -> pd.DataFrame:
+    """:func:`oracle_citation_ceiling` at each budget, in order: the paper's (the first) counted in
+    ``paper_tokenizer`` when given (:func:`lcrag.papers.summhay.dataset_shape.paper_tokenizer`), the run's own in the
+    model's ``tokenizer``; one set of rows per distinct (budget, tokenizer), so that claim C18 reads one value."""
+    tokenizers = [paper_tokenizer or tokenizer, *[tokenizer] * (len(budgets) - 1)]
+    runs = {(b, getattr(t, "name", "")): (b, t) for b, t in zip(budgets, tokenizers, strict=True)}
+    return pd.concat([oracle_citation_ceiling(haystacks, t, b) for b, t in runs.values()])
 
 
-def ceiling_reading(ceilings: pd.DataFrame, paper_budget: int = 15000, file: str = "oracle_citation_ceiling.csv") -> str:
+def ceiling_reading(ceilings: pd.DataFrame, file: str = "oracle_citation_ceiling.csv") -> str:
     """What :func:`oracle_citation_ceilings` computed, in words: over how many subtopics and insights, the pooled
-    ceiling at the paper's budget and, when the run's own budget differs, at that one too (the table's second
-    pooled row), and where the rows per haystack are (``file``, linked under Downloads)."""
+    ceiling (F1 and mean recall) at the paper's budget and tokenizer (the first pooled row) and, when the run's own
+    budget or tokenizer differs, at that one too (the second), and where the rows per haystack are (``file``, linked
+    under Downloads)."""
+    from lcrag.papers.summhay.dataset_shape import PAPER_TOKENIZER
     from lcrag.synthesis.family import count
 
-    pooled = ceilings[ceilings["haystack"] == "all"].set_index("budget_tokens")
-    paper = pooled.loc[paper_budget]
-    haystacks = count(int((ceilings["budget_tokens"] == paper_budget).sum()) - 1, "haystacks")
-    text = (f"The ceiling is computed on all {int(paper['subtopics'])} subtopics of the {haystacks} "
-            f"({int(paper['insights'])} insights): {paper['ceiling_f1']:.3f} at the paper's {paper_budget} tokens, "
-            f"where {100 * paper['full_recall_share']:.1f} % of the insights have all their documents in context")
-    ours = [b for b in pooled.index if b != paper_budget]
-    if ours:
-        row = pooled.loc[ours[0]]
-        text += (f"; at our live budget of {ours[0]} tokens (the second row), {row['ceiling_f1']:.3f}, with "
-                 f"{100 * row['full_recall_share']:.1f} % of the insights complete")
+    pooled = ceilings[ceilings["haystack"] == "all"]
+    paper = pooled.iloc[0]
+    first = ceilings[(ceilings["budget_tokens"] == paper["budget_tokens"]) & (ceilings["tokenizer"] == paper["tokenizer"])]
+
+    def said(row) -> str:
+        return (f"{row['ceiling_f1']:.3f} as citation F1 (precision 1), {row['ceiling_recall']:.3f} as mean citation "
+                f"recall, with {100 * row['full_recall_share']:.1f} % of the insights complete")
+
+    whose = "the paper's" if paper["tokenizer"] == PAPER_TOKENIZER else "not the paper's but"
+    text = (f"The ceiling is computed on all {int(paper['subtopics'])} subtopics of the "
+            f"{count(len(first) - 1, 'haystacks')} ({int(paper['insights'])} insights). At the paper's "
+            f"{int(paper['budget_tokens'])} tokens, counted in {whose} `{paper['tokenizer']}`: {said(paper)}")
+    if len(pooled) > 1:
+        row = pooled.iloc[1]
+        text += (f"; in our live contexts, {int(row['budget_tokens'])} tokens of `{row['tokenizer']}` (the second "
+                 f"row): {said(row)}")
     else:
-        text += f". Our live budget is the paper's {paper_budget} tokens too, so there is no second row"
+        text += ". Our live contexts have the same budget and tokenizer, so there is no second row"
     return text + f". The rows per haystack are in `{file}` (under Downloads, at the end of the page)."
 
 
