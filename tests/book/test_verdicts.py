@@ -49,7 +49,7 @@ def test_floor_reason_names_each_arm_at_the_floor_and_why():
     (True, None, "reproduced"),
     (False, None, "not reproduced"),
     (None, None, "inconclusive"),
-    (False, "Full: score 0.000 below 0.05", "not testable with this model"),  # never "not reproduced" at the floor
+    (False, "Full: 0.0 points, below 5", "not testable with this model"),  # never "not reproduced" at the floor
     (True, "RAG: 5 of 6 answers unparseable", "not testable with this model"),
 ])
 def test_each_verdict_from_a_constructed_case(passed, floor, expected, tmp_path):
@@ -126,7 +126,7 @@ def test_not_testable_is_defined_for_both_of_its_reasons():
     from lcrag.book.verdicts import AT_FLOOR, NOT_RUN, OTHER_REASON, not_run, untestable_because
 
     ledger = ClaimsLedger("c", "thesis", "no model")
-    floored = ledger.check("F1", "t", 1, 1, True, evidence="e", floor="Full: score 0.000 below 0.05")
+    floored = ledger.check("F1", "t", 1, 1, True, evidence="e", floor="Full: 0.0 points, below 5")
     other = ledger.check("F2", "t", 1, 1, True, evidence="e", untestable="the thesis's embedding model is not ours")
     unrun = ledger.check("F3", "t", 1, 1, True, evidence="e", not_run=not_run(["E&F", "R&B"], ["R&B", "R&B"]))
     assert floored.verdict == other.verdict == unrun.verdict == NOT_TESTABLE

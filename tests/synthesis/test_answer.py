@@ -106,7 +106,7 @@ def test_a_headline_at_the_floor_gives_what_its_family_reports_instead():
     from lcrag.papers.summhay.comparison import FAMILY as SUMMHAY
     from lcrag.synthesis.views import conclusions
 
-    floor = "Full (pooled joint): score 0.000 below 0.05"
+    floor = "Full (pooled joint): 0.0 points, below 5"
     rows = [_summhay("Full vs Oracle (Joint)", "oracle", 0.0, -0.336, 0.336, floor),
             _summhay("Full vs random (every retriever at the floor) (Joint)", "random", -0.002, -0.012, 0.0, floor),
             _summhay("Full vs Oracle (Coverage)", "oracle", -0.109, -0.288, 0.008),

@@ -26,7 +26,7 @@ def _cells(model: str, length: int, full: list[float], rag: list[float]) -> pd.D
 def _summhay(model: str, other: str) -> dict:
     return S.comparison("summhay", model, f"Full vs {other} (best retriever) (Joint)", "Full", 0.0, other, 0.0, 0.0,
                         float("nan"), float("nan"), 1, "summaries", "micro-averages only", "run",
-                        floor="Full: score 0.000 below 0.05")
+                        floor="Full: 0.0 points, below 5")
 
 
 def _syn() -> S.Synthesis:

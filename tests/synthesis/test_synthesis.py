@@ -631,7 +631,7 @@ def test_truncating_to_the_floor_is_the_long2rag_effect_not_a_floor(book_runs):
     j.loc[j["variant"] == "none", "value"] = j.loc[j["variant"] == "none", "value"] * 0.0
     write_run(book_runs, "long2rag", SMOL, tables)
     row = S.synthesize(book_runs, n_boot=200).comparisons.set_index("family").loc["long2rag"]
-    assert row["reading"] == S.NOT_TESTABLE and "whole documents (none) (mean KPR): score 0.000 below 0.05" in row["evidence"]
+    assert row["reading"] == S.NOT_TESTABLE and "whole documents (none) (mean KPR): 0.0 points, below 5" in row["evidence"]
 
 
 def test_the_written_answer_follows_the_headlines_largest_model_first(book_runs):

@@ -104,7 +104,7 @@ def floor_reason(arms: dict[str, dict]) -> str | None:
         if {"correct", "n", "chance"} <= set(a) and accuracy_at_floor(a["correct"], a["n"], a["chance"]):
             reasons.append(f"{name}: {accuracy_floor_text(a['correct'], a['n'], a['chance'])}")
         if "score" in a and score_at_floor(a["score"], a.get("threshold", FLOOR_SCORE)):
-            reasons.append(f"{name}: score {a['score']:.3f} below {a.get('threshold', FLOOR_SCORE)}")
+            reasons.append(f"{name}: {100 * a['score']:.1f} points, below {100 * a.get('threshold', FLOOR_SCORE):g}")
         if "unparseable" in a and unparseable_at_floor(a["unparseable"], a["n"]):
             reasons.append(f"{name}: {a['unparseable']} of {a['n']} answers unparseable")
         if "values" in a and constant(a["values"]):

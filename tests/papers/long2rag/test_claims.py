@@ -88,8 +88,8 @@ def test_run_claims_decide_with_intervals():
     # a model that recalls (almost) nothing: every comparison is at the floor, not testable with this model
     v = _verdicts(_responses({"none": [0.0, 0.0, 0.0, 0.1, 0.0, 0.0], "trunc512": [0.0] * 6}), rank)
     assert set(v.loc[["C12", "C10", "C14", "C15"], "verdict"]) == {"not testable with this model"}
-    assert v.loc["C12", "evidence"].endswith("at the floor: whole documents (none) (mean KPR): score 0.017 below 0.05")
-    assert v.loc["C14", "evidence"].endswith("at the floor: all responses (mean KPR): score 0.008 below 0.05")
+    assert v.loc["C12", "evidence"].endswith("at the floor: whole documents (none) (mean KPR): 1.7 points, below 5")
+    assert v.loc["C14", "evidence"].endswith("at the floor: all responses (mean KPR): 0.8 points, below 5")
     # truncation taking KPR to the floor is the effect C12 measures (the full documents are above it); a C13 pair
     # whose truncated arm is at the floor decides nothing, the other pair decides (here: not lower, inconclusive)
     cut = _responses({"none": [0.6, 0.7, 0.8, 0.9, 0.6, 0.7], "trunc512": [0.0] * 6,
@@ -97,7 +97,7 @@ def test_run_claims_decide_with_intervals():
     v = _verdicts(cut, rank)
     assert v.loc["C12", "verdict"] == "reproduced" and "at the floor" not in v.loc["C12", "evidence"]
     assert v.loc["C13", "verdict"] == "inconclusive"
-    assert "not deciding (at the floor): trunc512 (mean KPR): score 0.000 below 0.05" in v.loc["C13", "evidence"]
+    assert "not deciding (at the floor): trunc512 (mean KPR): 0.0 points, below 5" in v.loc["C13", "evidence"]
     assert v.loc["C15", "verdict"] == "reproduced"  # the pooled KPR is above the floor
     assert v.loc["C13", "evidence"].count("trunc512 (mean KPR)") == 1
     # two judges' rankings of 6 systems: rho 0.71 has an interval from about -0.4 to 0.97, which holds 0.95
@@ -160,7 +160,7 @@ def test_c12_and_the_synthesis_share_the_chapters_floor_rule():
         why = long2rag_claims.truncation_floor(long2rag_claims.question_kpr(per, "j"))
         assert (why is not None) is floored
         if floored:
-            assert why == "whole documents (none) (mean KPR): score 0.045 below 0.05"
+            assert why == "whole documents (none) (mean KPR): 4.5 points, below 5"
             assert claim["evidence"].endswith(f"at the floor: {why}")
             assert all(f"at the floor: {why}; " in r["evidence"] for r in rows)  # then the cut, at the floor too
 

@@ -51,9 +51,9 @@ def test_dataset_floor_names_the_deciding_datasets():
                      "musique": {"Full": [0.03] * 4, "R&B": [0.11] * 4}})
     deciding, reason, note = claims_runs.dataset_floor(rows, ("Full", "R&B"))
     assert deciding == ["2wikimqa"] and reason is None
-    assert note == "; not deciding (at the floor): Full on musique (mean F1): score 0.030 below 0.05"
+    assert note == "; not deciding (at the floor): Full on musique (mean F1): 3.0 points, below 5"
     deciding, reason, _ = claims_runs.dataset_floor(rows[rows["dataset"] == "musique"], ("Full", "R&B"))
-    assert deciding == [] and reason == "Full on musique (mean F1): score 0.030 below 0.05"
+    assert deciding == [] and reason == "Full on musique (mean F1): 3.0 points, below 5"
 
 
 def test_a_claim_whose_strategies_did_not_run_is_not_testable_and_says_which():

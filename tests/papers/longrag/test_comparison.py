@@ -33,7 +33,7 @@ def test_a_dataset_with_an_arm_at_the_floor_decides_nothing_as_in_the_chapter():
     assert row["n"] == N and row["long_value"] == pytest.approx(0.125) and row["other_value"] == pytest.approx(0.2)
     assert row["reading"] != NOT_TESTABLE
     assert row["evidence"] == f"paired bootstrap over {N} questions of 2wikimqa{note}"
-    assert "not deciding (at the floor): Full on musique (mean F1): score 0.037 below 0.05" in row["evidence"]
+    assert "not deciding (at the floor): Full on musique (mean F1): 3.7 points, below 5" in row["evidence"]
     assert row["scope"] == "2wikimqa only, musique left out at the floor"  # the headline says what n rests on
 
 
@@ -50,7 +50,7 @@ def test_every_dataset_at_the_floor_is_not_testable():
     row = comparison.comparisons(q, n_boot=500)[0]
     assert row["reading"] == NOT_TESTABLE and row["n"] == 2 * N  # every pair shown, none deciding
     assert row["scope"] == ""  # none left out: every pair is in n
-    assert "at the floor: Full on 2wikimqa (mean F1): score 0.000 below 0.05; Full on musique" in row["evidence"]
+    assert "at the floor: Full on 2wikimqa (mean F1): 0.0 points, below 5; Full on musique" in row["evidence"]
 
 
 def test_the_full_arm_says_where_it_was_cut_to_the_models_window():

@@ -58,7 +58,7 @@ def test_the_floor_is_the_chapters_rule_for_its_live_settings():
     assert o["reading"] == "not testable with this model"
     assert o["evidence"].endswith(  # on the pooled scores, as the chapter's claims: not the means over subtopics
         f"at the floor: {setting_floor({'Full (pooled joint)': 0.4, 'oracle (pooled joint)': 30.0})}")
-    assert setting_floor({"Full": 0.4, "oracle": 30.0, "random": float("nan")}) == "Full: score 0.004 below 0.05"
+    assert setting_floor({"Full": 0.4, "oracle": 30.0, "random": float("nan")}) == "Full: 0.4 points, below 5"
 
 
 def test_the_full_arm_says_how_many_documents_fit_the_window():
@@ -83,7 +83,7 @@ def test_coverage_alone_is_compared_too_for_a_summarizer_that_never_cites():
                                                "Full vs Oracle (Coverage)", "Full vs vector (best retriever) (Coverage)"]
     assert all(r["reading"] == "not testable with this model" for r in rows[:2])
     # every retriever's Joint is 0: no winner is named, and the evidence (in the headline sentence) says why
-    assert rows[1]["evidence"].startswith("every retriever's pooled joint is at the floor (vector 0.000, random 0.000): "
+    assert rows[1]["evidence"].startswith("every retriever's pooled joint is at the floor (vector 0.0, random 0.0 points): "
                                           "none can be called best")
     assert "at the floor" not in rows[3]["evidence"]
     cov = rows[3]

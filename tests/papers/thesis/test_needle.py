@@ -386,8 +386,8 @@ def test_h4_and_the_synthesis_share_the_chapters_floor_rule():
         assert (row["reading"] == NOT_TESTABLE) is (rag == 0.0), (first, rag)
         assert ("clearly above the arm at the floor" in row["evidence"]) is (row_floored and rag == 1.0)
         if h4_floored:  # the same reason, from the same function
-            assert t.loc["H4c", "evidence"].endswith("at the floor: full, both needles (mean recall): score 0.045 "
-                                                     "below 0.05")
-            assert row["evidence"].endswith("at the floor: Full (mean recall): score 0.045 below 0.05; decided: RAG "
+            assert t.loc["H4c", "evidence"].endswith("at the floor: full, both needles (mean recall): 4.5 points, "
+                                                     "below 5")
+            assert row["evidence"].endswith("at the floor: Full (mean recall): 4.5 points, below 5; decided: RAG "
                                             "is clearly above the arm at the floor")
     assert needle_claims.recall_floor({"Full": pd.Series([0.05]), "RAG": pd.Series(dtype=float)}) is None

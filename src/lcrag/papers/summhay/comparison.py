@@ -32,11 +32,12 @@ def _deciding(df: pd.DataFrame) -> pd.Series:
 
 def _floor_tie(real: pd.DataFrame, metric: str) -> str:
     """When every real retriever's pooled ``metric`` is at the chapter's floor (:func:`setting_floor`), why no
-    retriever is named best: the one compared is the highest of a floor tie (its pooled scores, 0-1); else ""."""
+    retriever is named best: the one compared is the highest of a floor tie (its pooled scores, in points as the
+    floor rule's reasons); else ""."""
     if not all(setting_floor({r: 100 * x}) for r, x in real[metric].items()):
         return ""
-    scores = ", ".join(f"{r} {x:.3f}" for r, x in real[metric].items())  # 0-1, as the floor rule's reasons
-    return (f"every retriever's pooled {metric} is at the floor ({scores}): none can be called best, and the one "
+    scores = ", ".join(f"{r} {100 * x:.1f}" for r, x in real[metric].items())
+    return (f"every retriever's pooled {metric} is at the floor ({scores} points): none can be called best, and the one "
             "compared is merely the highest of scores that all sit at the floor")
 
 
