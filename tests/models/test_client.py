@@ -202,6 +202,8 @@ def test_usage_records_go_to_the_run_dir(fault_server, tmp_path, monkeypatch):
     assert lines[0]["prompt_tokens"] == 11 and lines[0]["key"] == lines[1]["key"]
     summary = usage.summary(lines)
     assert set(summary["source"]) == {"network", "disk"}
+    lines[0]["latency_s"] = 1.23456
+    assert usage.summary(lines).set_index("source").loc["network", "latency_s"] == 1.2  # as the page shows it
 
 
 def test_store_record_then_read(fault_server, tmp_path, monkeypatch):

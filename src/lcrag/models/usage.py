@@ -63,7 +63,7 @@ def reset() -> None:
 
 
 def summary(recs: list[UsageRecord] | list[dict] | None = None):
-    """Totals per model and cache source, as a pandas DataFrame."""
+    """Totals per model and cache source, as a pandas DataFrame (``latency_s`` to 0.1 s, as a page shows it)."""
     import pandas as pd
 
     recs = records() if recs is None else recs
@@ -78,4 +78,4 @@ def summary(recs: list[UsageRecord] | list[dict] | None = None):
              completion_tokens=("completion_tokens", "sum"), latency_s=("latency_s", "sum"),
              cost_usd=("cost_usd", lambda s: s.sum(min_count=1)))
     )
-    return out[cols]
+    return out.assign(latency_s=out["latency_s"].round(1))[cols]
