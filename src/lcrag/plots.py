@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 from matplotlib.colors import LinearSegmentedColormap
+from matplotlib.text import Text
 
 
 def as_svg(fig):
@@ -321,3 +322,49 @@ def kpr_radars(by_domain: pd.DataFrame, by_category: pd.DataFrame, variant: str)
         kpr_radar(table[table["variant"] == variant], axis, ax=ax, title=f"KPR by {axis} ({name})")
     plt.tight_layout()
     return fig
+
+
+# ------------------------------------------------------------------ labels that stay inside their panel
+
+
+def _offsets(first: float, step: float = 10, n: int = 6) -> list[float]:
+    """Vertical offsets (points) to try for a label, nearest ``first`` first: ``first``, ``first - step``,
+    ``first + step``, ..."""
+    return [first + sign * k * step for k in range(n + 1) for sign in ((1,) if k == 0 else (-1, 1))]
+
+
+def _fits(box, inside, placed) -> bool:
+    """A label's ``box`` lies within the axes' box ``inside`` and overlaps no label ``placed`` before it."""
+    within = inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1
+    return within and not any(box.overlaps(b) for b in placed)
+
+
+def text_box(label, renderer):
+    """A label's text box where it now stands, without its line to the point (an annotation's own box has both)."""
+    label.update_positions(renderer)
+    return Text.get_window_extent(label, renderer)
+
+
+def place_label(label, renderer, inside, placed, first_dy: float) -> None:
+    """Move ``label`` to the first position that :func:`_fits`: right of its point, then left of it (a point near
+    the panel's right edge), then the same on two lines, each at the offsets of :func:`_offsets`; where none fits,
+    the first that overlaps no other label (the axes clip what would run outside)."""
+    text = label.get_text()
+    words = text.split()
+    two_lines = (" ".join(words[: len(words) // 2]) + "\n" + " ".join(words[len(words) // 2:])) if len(words) > 1 else text
+    fallback = None
+    for lines in dict.fromkeys((text, two_lines)):
+        for right in (True, False):
+            for dy in _offsets(first_dy):
+                label.set_text(lines)
+                label.set_horizontalalignment("left" if right else "right")
+                label.xyann = (4 if right else -4, dy)
+                box = text_box(label, renderer)
+                if _fits(box, inside, placed):
+                    return
+                if fallback is None and not any(box.overlaps(b) for b in placed):
+                    fallback = (lines, right, dy)
+    lines, right, dy = fallback or (text, True, first_dy)
+    label.set_text(lines)
+    label.set_horizontalalignment("left" if right else "right")
+    label.xyann = (4 if right else -4, dy)

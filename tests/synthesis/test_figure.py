@@ -21,7 +21,7 @@ def test_a_panel_claims_an_interval_only_where_it_draws_whiskers():
     """SummHay's bars are micro-averages without an interval (its paired interval over subtopics is the
     difference's, in the comparisons): its panel must not say it shows one; the thesis's bars have whiskers."""
     summhay = pd.DataFrame({"model": M, "setting": ["full", "oracle", "keywords"], "joint": [0.3, 0.5, 0.2],
-                            "source": "run"})
+                            "coverage": [0.4, 0.6, 0.3], "source": "run"})
     thesis = pd.DataFrame({"model": M, "arm": ["Full", "RAG CQT"], "accuracy": [0.6, 0.5], "ci_low": [0.5, 0.4],
                            "ci_high": [0.7, 0.6], "source": "run"})
     syn = S.Synthesis(runs=pd.DataFrame(columns=list(S.RUN_COLUMNS)), tables={"summhay": summhay, "thesis": thesis},
@@ -36,3 +36,8 @@ def test_a_panel_claims_an_interval_only_where_it_draws_whiskers():
     thesis_ax, summhay_ax = drawn
     assert _whiskers(thesis_ax) and not _whiskers(summhay_ax)
     assert "no interval" in summhay_ax.get_title()
+    # Coverage beside Joint (a Joint at the floor leaves Coverage to read), and the thesis's chance line at 25 %
+    heights = sorted(round(p.get_height(), 2) for p in summhay_ax.patches)
+    assert heights == [0.2, 0.3, 0.3, 0.4, 0.5, 0.6] and [t.get_text() for t in summhay_ax.get_legend().texts] == [
+        "coverage", "joint"]
+    assert [tuple(line.get_ydata()) for line in thesis_ax.lines if line.get_linestyle() == "--"] == [(0.25, 0.25)]

@@ -68,7 +68,7 @@ def test_the_text_says_where_the_floor_rule_left_items_out_for_some_models():
 def test_the_figure_labels_what_differs_between_models_and_shows_every_family():
     fig = S.plot_size_axis(_syn())
     needle, summhay, together = fig.axes[:3]
-    assert [t.get_text() for t in needle.texts] == ["8000 tokens", "8000 tokens", "32000 tokens", "32000 tokens"]
+    assert [t.get_text() for t in needle.texts] == ["8k tokens", "8k tokens", "32k tokens", "32k tokens"]
     # SummHay's headline is the best retriever of each model: the title says so, each point says which
     assert summhay.get_title() == "summhay: Full − best retriever"
     assert [t.get_text() for t in summhay.texts] == ["keywords", "random"]
@@ -81,6 +81,8 @@ def test_the_figure_labels_what_differs_between_models_and_shows_every_family():
 def test_the_labels_stay_inside_their_panel_and_the_legend_outside_every_panel():
     """The 1.5B needle point sits near the right edge: its label goes left of it, not past the panel; the legend
     lies under the panels (a figure legend), so it hides no point of the "every experiment" panel."""
+    from lcrag import plots
+
     fig = S.plot_size_axis(_syn())
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
@@ -88,7 +90,7 @@ def test_the_labels_stay_inside_their_panel_and_the_legend_outside_every_panel()
     for ax in panels:
         inside = ax.get_window_extent(renderer)
         for text in ax.texts:
-            box = text.get_window_extent(renderer)
+            box = plots.text_box(text, renderer)  # the text (its line runs to its point, inside)
             assert inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1, (
                 ax.get_title(), text.get_text())
     assert panels[-1].get_title() == "every experiment" and panels[-1].get_legend() is None

@@ -689,6 +689,7 @@ def test_the_size_axis_labels_do_not_overlap():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from lcrag import plots
     from lcrag.synthesis import size_axis
 
     part = pd.DataFrame({"parameters": [1.35e8, 2.7e8, 5e8, 1.5e9], "diff": [0.01, 0.012, 0.011, 0.013],
@@ -700,9 +701,21 @@ def test_the_size_axis_labels_do_not_overlap():
     ax.set(xlim=(0.9e8, 2.3e9), ylim=(-10, 10))
     size_axis._annotate(ax, part)
     fig.canvas.draw()
-    boxes = [t.get_window_extent(fig.canvas.get_renderer()) for t in ax.texts]
+    boxes = [plots.text_box(t, fig.canvas.get_renderer()) for t in ax.texts]  # the texts, not their lines
     assert len(boxes) == 4 and not any(a.overlaps(b) for a, b in itertools.combinations(boxes, 2))
+    # each label has a line to its own point: moved clear of the others, it cannot read as its neighbour's
+    assert [t.xy for t in ax.texts] == [(p, 100 * d) for p, d in zip(part["parameters"], part["diff"], strict=True)]
+    assert all(t.arrow_patch is not None for t in ax.texts)
     plt.close(fig)
+
+
+def test_a_needle_grid_is_labelled_by_its_range_of_lengths():
+    from lcrag.synthesis.size_axis import _label
+
+    assert _label("1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000 tokens") == "1k–8k tokens"
+    assert _label("1000, 2000, 4000, 8000, 16000, 24000, 32000 tokens") == "1k–32k tokens"
+    assert _label("4000 tokens") == "4k tokens" and _label("7.3 documents (as many as fit)") == "7.3 documents"
+    assert _label("cut to the window in 10 of 30 questions") == "cut to the window in 10 of 30 questions"
 
 
 def test_models_are_ordered_page_model_first_then_largest_first():

@@ -57,12 +57,14 @@ def plot_models(syn: Synthesis, models):
     return fig
 
 
-def bar_panel(family: str, label: str, value: str, title: str):
-    """A family's plot: one panel of bars, ``value`` per ``label`` of the model's rows of its detail table."""
+def bar_panel(family: str, label: str, value: str | tuple[str, ...], title: str,
+              reference: tuple[float, str] | None = None):
+    """A family's plot: one panel of bars, ``value`` (or each of several values, side by side) per ``label`` of the
+    model's rows of its detail table, with a dashed ``reference`` line (``(0.25, "chance")``) where given."""
 
     def plot(axes, syn: Synthesis, model: str) -> None:
         t = syn.tables[family]
-        bars(axes[0], t[t["model"] == model], label, value, title)
+        bars(axes[0], t[t["model"] == model], label, value, title, reference)
 
     return plot
 
@@ -73,20 +75,30 @@ def empty_panel(ax, family: str, text: str = NOT_RUN) -> None:
     ax.set_axis_off()
 
 
-def bars(ax, table: pd.DataFrame, label: str, value: str, title: str) -> None:
-    """``value`` per ``label`` as bars, with the 95 % interval where the table has one (0-1 scale)."""
+def bars(ax, table: pd.DataFrame, label: str, value: str | tuple[str, ...], title: str,
+         reference: tuple[float, str] | None = None) -> None:
+    """``value`` per ``label`` as bars, with the 95 % interval where the table has one (0-1 scale); several values
+    side by side, with a legend (without intervals); a dashed ``reference`` line (value, name) where given."""
     if table.empty:
         empty_panel(ax, title.split(":")[0])
         return
     x = np.arange(len(table))
-    v = table[value].to_numpy(dtype=float)
-    if {"ci_low", "ci_high"} <= set(table.columns):
-        err = np.vstack([v - table["ci_low"].to_numpy(float), table["ci_high"].to_numpy(float) - v]).clip(
-            min=0
-        )
+    if isinstance(value, str) and {"ci_low", "ci_high"} <= set(table.columns):
+        v = table[value].to_numpy(dtype=float)
+        err = np.vstack([v - table["ci_low"].to_numpy(float), table["ci_high"].to_numpy(float) - v]).clip(min=0)
         ax.bar(x, v, yerr=err, capsize=3, color="#4c72b0")
     else:
-        ax.bar(x, v, color="#dd8452")
+        values = [value] if isinstance(value, str) else list(value)
+        width = 0.8 / len(values)
+        for k, (name, colour) in enumerate(zip(values, ("#dd8452", "#937860", "#da8bc3"), strict=False)):
+            ax.bar(x + (k - (len(values) - 1) / 2) * width, table[name].to_numpy(dtype=float), width, color=colour,
+                   label=name if len(values) > 1 else None)
+        if len(values) > 1:
+            ax.legend(fontsize=7, loc="upper right")
+    if reference is not None:
+        ax.axhline(reference[0], ls="--", lw=0.8, color="grey")
+        ax.text(x[-1] + 0.4, reference[0], reference[1], ha="right", va="bottom", fontsize=7, color="0.3", zorder=4,
+                bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
     ax.set_xticks(x, table[label].astype(str), rotation=30, ha="right")
     ax.set_ylim(0, 1)
     ax.set_title(title)

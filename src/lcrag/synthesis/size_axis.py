@@ -12,6 +12,7 @@ knows (the embedded SmolLM2-135M, Gemma-3-270M, Qwen2.5-Coder 0.5B and 1.5B).
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ import pandas as pd
 from lcrag.book.claims import CLAIMS_FILE, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, read_claims
 from lcrag.book.verdicts import AT_FLOOR, NOT_RUN, OTHER_REASON, OUR_RUN, untestable_because
 from lcrag.models.registry import parameters, size_of
+from lcrag.plots import place_label, text_box
 from lcrag.synthesis.family import NOT_RUN as NO_RUN_YET
 from lcrag.synthesis.family import NOT_TESTABLE, UNCLEAR
 from lcrag.synthesis.views import Synthesis, headline
@@ -208,6 +210,14 @@ def _short(text: str) -> str:
     return text.split(" (")[0]
 
 
+def _label(text: str) -> str:
+    """A point's label in the figure: :func:`_short`, and a list of token lengths as its range (``1000, 2000, 4000,
+    8000 tokens`` -> ``1k–8k tokens``: the longest is what differs between models)."""
+    text = _short(text)
+    n = [int(x) for x in re.findall(r"\d+", text)] if re.fullmatch(r"\d+(, \d+)* tokens", text) else []
+    return f"{n[0] / 1000:g}k{f'–{n[-1] / 1000:g}k' * (n[-1] != n[0])} tokens" if n else text
+
+
 def length_note(syn: Synthesis) -> str:
     """The families whose long-context arm was not the same length for every model of known size (each
     comparison's ``long_context``, from the chapters' tables), with each length's sizes: on those, a difference
@@ -269,48 +279,12 @@ def _draw(ax, t: pd.DataFrame, colour, label: str | None = None, offset: float =
                    label=label if label and not ok.any() else None)
 
 
-def _offsets(first: float, step: float = 10, n: int = 6) -> list[float]:
-    """Vertical offsets (points) to try for a label, nearest ``first`` first: ``first``, ``first - step``,
-    ``first + step``, ..."""
-    return [first + sign * k * step for k in range(n + 1) for sign in ((1,) if k == 0 else (-1, 1))]
-
-
-def _fits(box, inside, placed) -> bool:
-    """A label's ``box`` lies within the axes' box ``inside`` and overlaps no label ``placed`` before it."""
-    within = inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1
-    return within and not any(box.overlaps(b) for b in placed)
-
-
-def _place(label, renderer, inside, placed, first_dy: float) -> None:
-    """Move ``label`` to the first position that :func:`_fits`: right of its point, then left of it (a point near
-    the panel's right edge), then the same on two lines, each at the offsets of :func:`_offsets`; where none fits,
-    the first that overlaps no other label (the axes clip what would run outside)."""
-    text = label.get_text()
-    words = text.split()
-    two_lines = (" ".join(words[: len(words) // 2]) + "\n" + " ".join(words[len(words) // 2:])) if len(words) > 1 else text
-    fallback = None
-    for lines in dict.fromkeys((text, two_lines)):
-        for right in (True, False):
-            for dy in _offsets(first_dy):
-                label.set_text(lines)
-                label.set_horizontalalignment("left" if right else "right")
-                label.xyann = (4 if right else -4, dy)
-                box = label.get_window_extent(renderer)
-                if _fits(box, inside, placed):
-                    return
-                if fallback is None and not any(box.overlaps(b) for b in placed):
-                    fallback = (lines, right, dy)
-    lines, right, dy = fallback or (text, True, first_dy)
-    label.set_text(lines)
-    label.set_horizontalalignment("left" if right else "right")
-    label.xyann = (4 if right else -4, dy)
-
-
 def _annotate(ax, part: pd.DataFrame) -> None:
     """Label each point with what differs between the family's models: the other arm its headline picked, and
     how long the long-context arm was (``long_context``, without its parenthesis), in small text kept inside the
-    panel (:func:`_place`: right of the point, or left of it near the right edge, above or below it, on two lines
-    if need be) and clear of the other labels."""
+    panel (:func:`lcrag.plots.place_label`: right of the point, or left of it near the right edge, above or below it, on two lines
+    if need be) and clear of the other labels, with a thin line to its point, so that no label reads as its
+    neighbour's."""
     shown = [c for c in ("other_arm", "long_context") if _varies(part, c)]
     if not shown:
         return
@@ -318,11 +292,12 @@ def _annotate(ax, part: pd.DataFrame) -> None:
     renderer = ax.figure.canvas.get_renderer()
     inside = ax.get_window_extent(renderer)
     for i, r in enumerate(part.itertuples()):  # every other label below its point first
-        text = ", ".join(_short(str(getattr(r, c))) for c in shown if str(getattr(r, c) or ""))
+        text = ", ".join(_label(str(getattr(r, c))) for c in shown if str(getattr(r, c) or ""))
         xy = (r.parameters, 100 * r.diff)
-        label = ax.annotate(text, xy, xytext=(4, 5), textcoords="offset points", fontsize=6.5, clip_on=True)
-        _place(label, renderer, inside, placed, first_dy=5 if i % 2 == 0 else -11)
-        placed.append(label.get_window_extent(renderer))
+        label = ax.annotate(text, xy, xytext=(4, 5), textcoords="offset points", fontsize=6.5, clip_on=True,
+                            arrowprops={"arrowstyle": "-", "color": "0.6", "lw": 0.6, "shrinkA": 1, "shrinkB": 3})
+        place_label(label, renderer, inside, placed, first_dy=5 if i % 2 == 0 else -11)
+        placed.append(text_box(label, renderer))
 
 
 def _title(f, part: pd.DataFrame) -> str:

@@ -131,5 +131,5 @@ FAMILY = Family(
     at_floor=lambda r: r["comparison"].endswith("(Coverage)") and r["other_arm"] != "oracle",
     at_floor_name="on Coverage alone",
     detail_index=("model", "setting"),
-    plot=bar_panel(NAME, "setting", "joint", "summhay: Joint (micro-average, no interval)"),
+    plot=bar_panel(NAME, "setting", ("coverage", "joint"), "summhay: Coverage, Joint (micro-averages, no interval)"),
 )

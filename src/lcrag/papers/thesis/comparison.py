@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lcrag.papers.thesis.accuracy import accuracy_floor
+from lcrag.papers.thesis.accuracy import CHANCE, accuracy_floor
 from lcrag.synthesis import Family, bar_panel, comparison, load_table, window_cut
 
 NAME = "thesis"
@@ -89,5 +89,5 @@ FAMILY = Family(
     headline_rule="the Full document against the thesis's main RAG pipeline (not the gold Evidence, an upper "
                   "bound for any retriever)",
     detail_index=("model", "arm"),
-    plot=bar_panel(NAME, "arm", "accuracy", "thesis: BAMBOO accuracy (main cases)"),
+    plot=bar_panel(NAME, "arm", "accuracy", "thesis: BAMBOO accuracy (main cases)", reference=(CHANCE, "chance")),
 )
