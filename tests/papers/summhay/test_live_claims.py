@@ -38,7 +38,7 @@ def test_each_claim_names_the_model_whose_outputs_decide_it():
     assert t.loc["C18", ["model", "source", "verdict"]].tolist() == ["no model", "no model",
                                                                       "not testable with this model"]
     assert "tokens counted in SmolLM2-135M-Instruct.Q4_1.gguf" in t.loc["C18", "evidence"]
-    assert "the paper's tokenizer (cl100k_base), which could not be loaded" in t.loc["C18", "evidence"]
+    assert "the released code's tokenizer (cl100k_base), which could not be loaded" in t.loc["C18", "evidence"]
 
 
 def test_c18_in_the_papers_tokenizer_is_decided_and_names_the_mean_recall():
@@ -58,7 +58,7 @@ def test_c18_in_the_papers_tokenizer_is_decided_and_names_the_mean_recall():
     far, near = ledger(0.905), ledger(0.85)
     assert (far["verdict"], far["our_value"]) == ("not reproduced", "0.905")
     assert near["verdict"] == "reproduced" and far["source"] == "no model"
-    assert "counted in tiktoken:cl100k_base" in far["evidence"] and "mean citation recall is 0.839, within the tolerance" in far["evidence"]
+    assert "counted in tiktoken:cl100k_base" in far["evidence"] and "mean citation recall, 0.839, is within the tolerance" in far["evidence"]
 
 
 def test_c14_without_position_runs_is_not_testable_and_says_why():

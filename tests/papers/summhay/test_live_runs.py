@@ -209,7 +209,7 @@ def test_the_ceiling_reading_mentions_a_second_budget_only_when_the_run_has_one(
     # at 6 tokens: F1 (1 + 2/3 + 1) / 3 = 0.889, recall (1 + 1/2 + 1) / 3 = 0.833, and 2 of the 3 insights complete
     assert live_runs.ceiling_reading(same) == (
         "The ceiling is computed on all 2 subtopics of the 1 haystack (3 insights). At the paper's 6 tokens, counted "
-        "in not the paper's but `words`: 0.889 as citation F1 (precision 1), 0.833 as mean citation recall, with "
+        "in not the released code's but `words`: 0.889 as citation F1 (precision 1), 0.833 as mean citation recall, with "
         "66.7 % of the insights complete. Our live contexts have the same budget and tokenizer, so there is no "
         "second row. The rows per haystack are in `oracle_citation_ceiling.csv` (under Downloads, at the end of the "
         "page).")
@@ -232,7 +232,7 @@ def test_the_papers_budget_is_counted_in_the_papers_tokenizer_and_the_runs_in_th
     assert c["tokenizer"].tolist() == ["tiktoken:cl100k_base"] * 2 + ["words"] * 2
     assert live_runs.ceiling_reading(c).startswith(
         "The ceiling is computed on all 2 subtopics of the 1 haystack (3 insights). At the paper's 6 tokens, counted "
-        "in the paper's `tiktoken:cl100k_base`: 0.889 as citation F1")
+        "in the released code's `tiktoken:cl100k_base`: 0.889 as citation F1")
 
 
 # ------------------------------------------------------------------------------------------- judging and scoring

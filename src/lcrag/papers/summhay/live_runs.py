@@ -275,7 +275,7 @@ def ceiling_reading(ceilings: pd.DataFrame, file: str = "oracle_citation_ceiling
         return (f"{row['ceiling_f1']:.3f} as citation F1 (precision 1), {row['ceiling_recall']:.3f} as mean citation "
                 f"recall, with {100 * row['full_recall_share']:.1f} % of the insights complete")
 
-    whose = "the paper's" if paper["tokenizer"] == PAPER_TOKENIZER else "not the paper's but"
+    whose = "the released code's" if paper["tokenizer"] == PAPER_TOKENIZER else "not the released code's but"
     text = (f"The ceiling is computed on all {int(paper['subtopics'])} subtopics of the "
             f"{count(len(first) - 1, 'haystacks')} ({int(paper['insights'])} insights). At the paper's "
             f"{int(paper['budget_tokens'])} tokens, counted in {whose} `{paper['tokenizer']}`: {said(paper)}")

@@ -142,8 +142,9 @@ def shape_sentence() -> str:
 def tokens_sentence() -> str:
     """Section 1's sentence on the paper's token count per haystack (§3.4)."""
     return (f"The paper counts about {PAPER_SHAPE['tokens per haystack (mean)'] / 1000:.0f}k tokens per haystack "
-            "with OpenAI's `cl100k_base`; so do we (`lcrag.models.tiktoken_files`), or in the model's own tokenizer, "
-            "not comparable, where it cannot be fetched: the check above names which.")
+            "without naming a tokenizer; we count in OpenAI's `cl100k_base`, the released code's "
+            "(`lcrag.models.tiktoken_files`), or in the model's own, not comparable, where it cannot be fetched: the "
+            "check above names which.")
 
 
 def table1_note(n_summaries: int) -> str:
