@@ -266,3 +266,8 @@ def test_rounded_tables_print_no_negative_zero():
     assert out["ci_low"].tolist() == [0.0, 0.025] and out["diff"].tolist() == [0.063, 0.1]
     assert str(stats.rounded(pd.Series([-0.0004, -0.2]), 3).tolist()) == "[0.0, -0.2]"
     assert stats.rounded(pd.Series(["a"])).tolist() == ["a"]
+    # counts a missing value made floats print as counts again: n_* columns, and those named
+    counted = stats.rounded(pd.DataFrame({"n_insights": [1419.0, None], "kept": [86.0, 1.0], "r": [1.0, 0.5]}),
+                            counts=("kept",))
+    assert counted["n_insights"].tolist()[0] == 1419 and str(counted["n_insights"].dtype) == "Int64"
+    assert str(counted["kept"].dtype) == "Int64" and str(counted["r"].dtype) == "float64"

@@ -376,14 +376,17 @@ def signed_interval(diff: float, lo: float, hi: float, unit: str = "", scale: fl
     return f"{signed(scale * diff, digits)}{unit} [{bound(scale * lo, digits)}, {bound(scale * hi, digits)}]"
 
 
-def rounded(table, digits: int = 3):
+def rounded(table, digits: int = 3, counts: tuple[str, ...] = ()):
     """A table (DataFrame or Series) as a page shows it: ``table.round(digits)`` with every float that rounds to
     zero made ``0.0``, so a difference or bound just below zero prints ``0.000``, never ``-0.000`` (the table's
-    :func:`signed`); other columns (counts, text) unchanged."""
+    :func:`signed`); the ``counts`` columns, and every float column named ``n`` or ``n_...``, as whole numbers
+    (``1419``, not ``1419.0``, a missing one ``<NA>``) when all their values are; other columns unchanged."""
     import pandas as pd
 
     out = table.round(digits)
     if isinstance(out, pd.Series):
         return out + 0.0 if pd.api.types.is_float_dtype(out) else out
     floats = out.select_dtypes("floating").columns
-    return out.assign(**{c: out[c] + 0.0 for c in floats}) if len(floats) else out
+    whole = [c for c in floats if (c in counts or c == "n" or str(c).startswith("n_"))
+             and (out[c].dropna() % 1 == 0).all()]
+    return out.assign(**{c: out[c].astype("Int64") if c in whole else out[c] + 0.0 for c in floats})
