@@ -98,3 +98,29 @@ def test_the_labels_stay_inside_their_panel_and_the_legend_outside_every_panel()
     box = legend.get_window_extent(renderer)
     assert not any(box.overlaps(ax.get_window_extent(renderer)) for ax in panels)
     assert box.y1 <= min(ax.get_tightbbox(renderer).y0 for ax in panels) + 1  # under the panels' tick labels too
+
+
+def test_no_label_sits_on_a_point_or_its_whisker():
+    """The book's LongRAG panel: the 135M label "cut to the window in 10 of 30 questions" ran through the 0.5B
+    point's whisker; labels now keep clear of every point and whisker (a cross has none)."""
+    import matplotlib.pyplot as plt
+
+    from lcrag import plots
+    from lcrag.synthesis import size_axis
+
+    part = pd.DataFrame({"parameters": [1.35e8, 2.7e8, 5e8, 1.5e9], "diff": [-0.071, 0.017, -0.059, 0.003],
+                         "ci_low": [-0.142, -0.011, -0.196, -0.078], "ci_high": [-0.019, 0.053, 0.043, 0.087],
+                         "reading": ["R&B better", "no clear difference", "no clear difference", "no clear difference"],
+                         "other_arm": ["R&B"] * 4,
+                         "long_context": ["cut to the window in 10 of 30 questions", "whole context", "whole context",
+                                          "whole context (96 questions)"]})
+    fig, ax = plt.subplots(figsize=(4.3, 3.6))
+    ax.set_xscale("log")
+    ax.set(xlim=(0.9e8, 2.3e9), ylim=(-21, 10))
+    size_axis._annotate(ax, part)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    marks = [size_axis._marks(ax, r) for r in part.itertuples()]
+    for text in ax.texts:
+        assert not any(plots.text_box(text, renderer).overlaps(m) for m in marks), text.get_text()
+    plt.close(fig)

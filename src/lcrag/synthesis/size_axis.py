@@ -283,12 +283,12 @@ def _annotate(ax, part: pd.DataFrame) -> None:
     """Label each point with what differs between the family's models: the other arm its headline picked, and
     how long the long-context arm was (``long_context``, without its parenthesis), in small text kept inside the
     panel (:func:`lcrag.plots.place_label`: right of the point, or left of it near the right edge, above or below it, on two lines
-    if need be) and clear of the other labels, with a thin line to its point, so that no label reads as its
-    neighbour's."""
+    if need be) and clear of the other labels and of every point and whisker (:func:`_marks`), with a thin line to
+    its point, so that no label reads as its neighbour's."""
     shown = [c for c in ("other_arm", "long_context") if _varies(part, c)]
     if not shown:
         return
-    placed = []
+    placed = [_marks(ax, r) for r in part.itertuples()]  # no label over a point or its whisker
     renderer = ax.figure.canvas.get_renderer()
     inside = ax.get_window_extent(renderer)
     for i, r in enumerate(part.itertuples()):  # every other label below its point first
@@ -298,6 +298,16 @@ def _annotate(ax, part: pd.DataFrame) -> None:
                             arrowprops={"arrowstyle": "-", "color": "0.6", "lw": 0.6, "shrinkA": 1, "shrinkB": 3})
         place_label(label, renderer, inside, placed, first_dy=5 if i % 2 == 0 else -11)
         placed.append(text_box(label, renderer))
+
+
+def _marks(ax, r, pad: float = 4.0):
+    """The display box a point and its whisker cover (``pad`` pixels around them; a cross has no whisker)."""
+    from matplotlib.transforms import Bbox
+
+    whisker = (getattr(r, "ci_low", None), getattr(r, "ci_high", None)) if getattr(r, "reading", "") != NOT_TESTABLE else ()
+    ys = [100 * v for v in (r.diff, *whisker) if not pd.isna(v)]
+    (x0, y0), (x1, y1) = ax.transData.transform([(r.parameters, min(ys)), (r.parameters, max(ys))])
+    return Bbox([[x0 - pad, y0 - pad], [x1 + pad, y1 + pad]])
 
 
 def _title(f, part: pd.DataFrame) -> str:
