@@ -3,6 +3,8 @@ arm), and its figure shows every family."""
 
 from __future__ import annotations
 
+import itertools
+
 import matplotlib
 import pandas as pd
 
@@ -100,12 +102,39 @@ def test_the_labels_stay_inside_their_panel_and_the_legend_outside_every_panel()
     assert box.y1 <= min(ax.get_tightbbox(renderer).y0 for ax in panels) + 1  # under the panels' tick labels too
 
 
-def test_no_label_sits_on_a_point_or_its_whisker():
-    """The book's LongRAG panel: the 135M label "cut to the window in 10 of 30 questions" ran through the 0.5B
-    point's whisker; labels now keep clear of every point and whisker (a cross has none)."""
+def _annotated(part: pd.DataFrame, ylim: tuple[float, float]):
+    """One size-axis panel with ``part``'s points labelled (lcrag.synthesis.size_axis._annotate), drawn; and the
+    labels' text boxes."""
     import matplotlib.pyplot as plt
 
     from lcrag import plots
+    from lcrag.synthesis import size_axis
+
+    fig, ax = plt.subplots(figsize=(4.3, 3.6))
+    ax.set_xscale("log")
+    ax.set(xlim=(0.9e8, 2.3e9), ylim=ylim)
+    size_axis._annotate(ax, part)
+    fig.canvas.draw()
+    boxes = [plots.text_box(t, fig.canvas.get_renderer()) for t in ax.texts]  # the texts, not their lines
+    plt.close(fig)
+    return ax, boxes
+
+
+def test_the_size_axis_labels_do_not_overlap():
+    part = pd.DataFrame({"parameters": [1.35e8, 2.7e8, 5e8, 1.5e9], "diff": [0.01, 0.012, 0.011, 0.013],
+                         "other_arm": ["R&B", "R&L", "E&F", "Ext"],
+                         "long_context": ["2wikimqa only, Full cut in 10 of 30", "2wikimqa only", "60 questions",
+                                          "60 questions of 2wikimqa and musique"]})
+    ax, boxes = _annotated(part, (-10, 10))
+    assert len(boxes) == 4 and not any(a.overlaps(b) for a, b in itertools.combinations(boxes, 2))
+    # each label has a line to its own point: moved clear of the others, it cannot read as its neighbour's
+    assert [t.xy for t in ax.texts] == [(p, 100 * d) for p, d in zip(part["parameters"], part["diff"], strict=True)]
+    assert all(t.arrow_patch is not None for t in ax.texts)
+
+
+def test_no_label_sits_on_a_point_or_its_whisker():
+    """The book's LongRAG panel: the 135M label "cut to the window in 10 of 30 questions" ran through the 0.5B
+    point's whisker; labels now keep clear of every point and whisker (a cross has none)."""
     from lcrag.synthesis import size_axis
 
     part = pd.DataFrame({"parameters": [1.35e8, 2.7e8, 5e8, 1.5e9], "diff": [-0.071, 0.017, -0.059, 0.003],
@@ -114,13 +143,6 @@ def test_no_label_sits_on_a_point_or_its_whisker():
                          "other_arm": ["R&B"] * 4,
                          "long_context": ["cut to the window in 10 of 30 questions", "whole context", "whole context",
                                           "whole context (96 questions)"]})
-    fig, ax = plt.subplots(figsize=(4.3, 3.6))
-    ax.set_xscale("log")
-    ax.set(xlim=(0.9e8, 2.3e9), ylim=(-21, 10))
-    size_axis._annotate(ax, part)
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
+    ax, boxes = _annotated(part, (-21, 10))
     marks = [size_axis._marks(ax, r) for r in part.itertuples()]
-    for text in ax.texts:
-        assert not any(plots.text_box(text, renderer).overlaps(m) for m in marks), text.get_text()
-    plt.close(fig)
+    assert len(boxes) == 4 and not any(b.overlaps(m) for b in boxes for m in marks)

@@ -681,34 +681,6 @@ def test_the_written_answer_follows_the_headlines_largest_model_first(book_runs)
     assert across_sizes(model_outcomes(nothing)).startswith("On the models of known size, no experiment")
 
 
-def test_the_size_axis_labels_do_not_overlap():
-    import itertools
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from lcrag import plots
-    from lcrag.synthesis import size_axis
-
-    part = pd.DataFrame({"parameters": [1.35e8, 2.7e8, 5e8, 1.5e9], "diff": [0.01, 0.012, 0.011, 0.013],
-                         "other_arm": ["R&B", "R&L", "E&F", "Ext"],
-                         "long_context": ["2wikimqa only, Full cut in 10 of 30", "2wikimqa only", "60 questions",
-                                          "60 questions of 2wikimqa and musique"]})
-    fig, ax = plt.subplots(figsize=(4.3, 3.6))
-    ax.set_xscale("log")
-    ax.set(xlim=(0.9e8, 2.3e9), ylim=(-10, 10))
-    size_axis._annotate(ax, part)
-    fig.canvas.draw()
-    boxes = [plots.text_box(t, fig.canvas.get_renderer()) for t in ax.texts]  # the texts, not their lines
-    assert len(boxes) == 4 and not any(a.overlaps(b) for a, b in itertools.combinations(boxes, 2))
-    # each label has a line to its own point: moved clear of the others, it cannot read as its neighbour's
-    assert [t.xy for t in ax.texts] == [(p, 100 * d) for p, d in zip(part["parameters"], part["diff"], strict=True)]
-    assert all(t.arrow_patch is not None for t in ax.texts)
-    plt.close(fig)
-
-
 def test_a_needle_grid_is_labelled_by_its_range_of_lengths():
     from lcrag.synthesis.size_axis import _label
 
