@@ -84,6 +84,11 @@ def _ci_pp(d: dict) -> str:
     return signed_interval(d["diff"], *d["ci"], " pp")
 
 
+def _measured(d: dict, text: str) -> str:
+    """A claim's value, ``text``, where the difference ``d`` was measured; "n/a" where it was not (NaN)."""
+    return "n/a" if math.isnan(d["diff"]) else text
+
+
 def check_claims(
     ledger,
     scored: pd.DataFrame,
@@ -237,9 +242,7 @@ def check_claims(
     # H8: Evidence − Full ≥ 5 pp
     ledger.check(
         "H8",
-        our_value=_ci_pp(e_f)
-        if not math.isnan(e_f["diff"])
-        else "n/a",
+        our_value=_measured(e_f, _ci_pp(e_f)),
         passed=at_least(e_f["diff"], e_f["ci"], 0.05),
         evidence=f"paired bootstrap 95 % interval: reproduced when it lies at or above +5 pp, not reproduced when "
         f"wholly below; McNemar p = {e_f['p']:.3g}, n = {e_f['n']}",
@@ -257,10 +260,7 @@ def check_claims(
                                                      within_margin(f_s["ci"], 0.02))
     ledger.check(
         "H9",
-        our_value=f"CQS − CQT {_ci_pp(s_t)}, "
-        f"Full − CQS {_ci_pp(f_s)}"
-        if not math.isnan(s_t["diff"])
-        else "n/a",
+        our_value=_measured(s_t, f"CQS − CQT {_ci_pp(s_t)}, Full − CQS {_ci_pp(f_s)}"),
         passed=h9,
         evidence=f"paired bootstrap, n = {s_t['n']}: reproduced when the interval of CQS − CQT lies at or above +3 "
         "pp and that of Full − CQS below +2 pp; not reproduced when either lies wholly on the other side",
@@ -271,9 +271,7 @@ def check_claims(
     b_c = rag_diff("BQT", "CQT", bam)
     ledger.check(
         "H10",
-        our_value=f"BQT − CQT {_ci_pp(b_c)}"
-        if not math.isnan(b_c["diff"])
-        else "n/a",
+        our_value=_measured(b_c, f"BQT − CQT {_ci_pp(b_c)}"),
         passed=less(b_c["diff"], 0, ci=b_c["ci"]) if not math.isnan(b_c["diff"]) else None,
         evidence=f"paired bootstrap, n = {b_c['n']}: reproduced when the interval of BQT − CQT lies wholly below 0, "
         "not reproduced when wholly above",
@@ -314,10 +312,8 @@ def check_claims(
     h12 = None if math.isnan(did["diff"]) else greater(did["diff"], 0, ci=did["ci"])
     ledger.check(
         "H12",
-        our_value=f"CTX1 {signed(100 * gains['CTX1'])} pp, CTX2 {signed(100 * gains['CTX2'])} pp; difference "
-        f"{_ci_pp(did)}"
-        if not math.isnan(did["diff"])
-        else "n/a",
+        our_value=_measured(did, f"CTX1 {signed(100 * gains['CTX1'])} pp, CTX2 {signed(100 * gains['CTX2'])} pp; "
+                            f"difference {_ci_pp(did)}"),
         passed=h12,
         evidence=f"the grid's cases, n = {did['n']}: the per-case gain under CTX2 minus under CTX1; reproduced when its "
         "bootstrap interval lies above 0, not reproduced when wholly below",
