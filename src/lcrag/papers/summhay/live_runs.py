@@ -269,7 +269,6 @@ def ceiling_reading(ceilings: pd.DataFrame, file: str = "oracle_citation_ceiling
 
     pooled = ceilings[ceilings["haystack"] == "all"]
     paper = pooled.iloc[0]
-    first = ceilings[(ceilings["budget_tokens"] == paper["budget_tokens"]) & (ceilings["tokenizer"] == paper["tokenizer"])]
 
     def said(row) -> str:
         return (f"{row['ceiling_f1']:.3f} as citation F1 (precision 1), {row['ceiling_recall']:.3f} as mean citation "
@@ -277,7 +276,7 @@ def ceiling_reading(ceilings: pd.DataFrame, file: str = "oracle_citation_ceiling
 
     whose = "the released code's" if paper["tokenizer"] == PAPER_TOKENIZER else "not the released code's but"
     text = (f"The ceiling is computed on all {int(paper['subtopics'])} subtopics of the "
-            f"{count(len(first) - 1, 'haystacks')} ({int(paper['insights'])} insights). At the paper's "
+            f"{count(ceilings['haystack'].nunique() - 1, 'haystacks')} ({int(paper['insights'])} insights). At the paper's "
             f"{int(paper['budget_tokens'])} tokens, counted in {whose} `{paper['tokenizer']}`: {said(paper)}")
     if len(pooled) > 1:
         row = pooled.iloc[1]

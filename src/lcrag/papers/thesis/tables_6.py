@@ -79,14 +79,21 @@ def table_6_1_note() -> str:
             f"on the 100 + 100 cases before cleaning); its text gives the pooled {printed_accuracy('full')} %.")
 
 
+def _table_6_1_row(label: str) -> str:
+    """The row of Table 6.1 (as table_6_1.csv spells it) that sits beside our ``cases`` label."""
+    return "original & raw" if label == "original" else "clean & parsed"
+
+
 def _thesis_6_1_source(label: str, task: str) -> str:
+    """Where the thesis prints the value beside ours: its Table 6.1 row under the thesis's own label, or the §6.1
+    text for the pooled accuracy (none for the original cases)."""
     if task == "pooled":
         return "§6.1 text (pooled)" if label != "original" else ""
-    return 'Table 6.1 "Original & Raw"' if label == "original" else 'Table 6.1 "Clean & Parsed"'
+    return f'Table 6.1 "{_table_6_1_row(label).title()}"'
 
 
 def _thesis_6_1(label: str, prompt: str, task: str) -> float:
-    row = THESIS_TABLE_6_1.get(("original & raw" if label == "original" else "clean & parsed", prompt))
+    row = THESIS_TABLE_6_1.get((_table_6_1_row(label), prompt))
     if row is None:
         return float("nan")
     value = {"meetingqa": row[0], "paperqa": row[1], "pooled": row[2]}.get(task)
