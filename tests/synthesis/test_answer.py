@@ -124,3 +124,16 @@ def test_a_headline_at_the_floor_gives_what_its_family_reports_instead():
     floored = written_answer(_syn(rows, [SUMMHAY]))
     assert "**Qwen2.5-Coder-1.5B-Instruct** (1.5B parameters): not testable (an arm at the floor) in Summary of a Haystack." in floored
     assert "Coverage" not in floored and "Oracle" not in floored
+
+
+def test_across_sizes_names_the_arm_at_the_floor_a_decision_rests_on():
+    """A win over an arm at the floor (the other arm clearly above it) is counted, and the sentence across sizes
+    says, at that size, which arm was at the floor (the 135M's RAG at chance), so the count is not read as more."""
+    small = "local/smollm2-135m-instruct"
+    rows = [_needle(0.2, 0.1, 0.3),
+            S.comparison("needle", small, "full haystack vs BM25 RAG (recall)", "Full", 0.6, "RAG", 0.3, 0.3, 0.2,
+                         0.4, 12, "cells", "paired bootstrap", "run", floor="RAG: at chance", floored=["RAG"])]
+    text = across_sizes(model_outcomes(_syn(rows, [NEEDLE])))
+    assert text.startswith("Long context beats retrieval with an interval that excludes zero in the "
+                           "needle-in-a-haystack test (135M, its RAG at the floor; 1.5B).")
+    assert "That is 2 of the 2 model × experiment pairs run." in text

@@ -286,7 +286,7 @@ def test_nothing_run_yet_is_said_not_raised(tmp_path):
 
 def test_every_family_and_model_from_the_tables(book_runs):
     syn = S.synthesize(book_runs, n_boot=500)
-    assert syn.models == [SMOL, GEMMA]  # Gemma-3 ran inside the SmolLM2 needle run
+    assert syn.models == [GEMMA, SMOL]  # Gemma-3 ran inside the SmolLM2 needle run; the larger first
     assert syn.problems == []
     c = syn.comparisons.set_index(["family", "model", "other_arm"])
 
@@ -345,7 +345,7 @@ def test_every_family_and_model_from_the_tables(book_runs):
     assert np.isnan(sh.loc["keywords", "ci_low"])
 
     over = S.overview(syn)
-    assert list(over.columns) == [SMOL, GEMMA]
+    assert list(over.columns) == [GEMMA, SMOL]  # the larger first
     assert over.loc[TITLES["thesis"], GEMMA] == S.NOT_RUN
     assert over.loc[TITLES["longrag"], SMOL].startswith("Full better: Full − R&B = +75.0 pp [")
     assert over.loc[TITLES["summhay"], SMOL].startswith(
@@ -493,11 +493,12 @@ def test_claims_by_size_reads_each_models_verdicts(tmp_path):
     assert t.loc["C", "reproduced from"] == "1.5B"  # not reproduced at 270M, reproduced at 1.5B
     # why a model could not test a claim: at the floor, a run that left its arms out (no verdict), another reason
     assert (t.loc["B", "135M"], t.loc["D", "135M"], t.loc["E", "135M"]) == (
-        "not testable (floor)", "not run", "not testable with this model")
+        "not testable with this model (floor)", "not testable with this model (arm not run)",
+        "not testable with this model")
     assert t.loc["D", "reproduced from"] == "270M"  # SmolLM2's run did not test it: no verdict below 270M
     assert t.loc["E", "reproduced from"] == "" and t.loc["E", "1.5B"] == "not checked"  # its run has no claim E
     # a model at the floor cannot test the claim: it does not mark where the finding starts (not "absent" there)
-    assert (t.loc["F", "135M"], t.loc["F", "270M"]) == ("not testable (floor)",) * 2
+    assert (t.loc["F", "135M"], t.loc["F", "270M"]) == ("not testable with this model (floor)",) * 2
     assert t.loc["F", "reproduced from"] == ""  # reproduced on the 1.5B alone, the smaller sizes at the floor
     assert t.loc["G", "reproduced from"] == "270M"  # the smallest of two sizes that reproduce it, none failing
 

@@ -44,7 +44,7 @@ tables, re-run cost), :mod:`.views` (:func:`synthesize` and the views), :mod:`.f
 :mod:`.size_axis` (the answer against model size), :mod:`.answer` (the answer in prose).
 """
 
-from lcrag.synthesis.answer import size_order, written_answer
+from lcrag.synthesis.answer import written_answer
 from lcrag.synthesis.family import (
     COMPARISON_COLUMNS,
     NOT_RUN,
@@ -95,6 +95,7 @@ from lcrag.synthesis.views import (
     model_summary,
     model_view,
     overview,
+    size_order,
     synthesize,
 )
 

@@ -75,21 +75,23 @@ def model_outcomes(syn: Synthesis) -> pd.DataFrame:
             name = family.in_prose
             if r is None:
                 rows.append({"model": model, "family": name, "outcome": "not run", "words": OUTCOMES["not run"],
-                             "evidence": status if status == NO_COMPARISON else ""})
+                             "evidence": status if status == NO_COMPARISON else "", "floored": ""})
                 continue
             key = outcome(r["reading"], r["long_arm"], r["other_arm"])
             evidence = f"{r['long_arm']} − {r['other_arm']} {format_diff(r['diff'], r['ci_low'], r['ci_high'])}"
             evidence += f", {headline_items(r)}"
+            floored = ""
             if ABOVE_FLOOR in str(r["evidence"]):  # one arm at the floor, the other clearly above it
-                evidence += f"; {r['other_arm'] if key == 'long' else r['long_arm']} at the floor"
+                floored = r["other_arm"] if key == "long" else r["long_arm"]
+                evidence += f"; {floored} at the floor"
             if family.others_in_answer:
                 evidence += _others_decided(syn, family, model, r, key)
             if key == "floor":  # an arm at the floor: its difference is no evidence; what the family reports instead is
                 instead = at_floor_instead(syn, family, model, r)
                 evidence = "" if instead is None else instead_words(family, instead)
             rows.append({"model": model, "family": name, "outcome": key, "words": outcome_words(key, family),
-                         "evidence": evidence})
-    return pd.DataFrame(rows, columns=["model", "family", "outcome", "words", "evidence"])
+                         "evidence": evidence, "floored": floored})
+    return pd.DataFrame(rows, columns=["model", "family", "outcome", "words", "evidence", "floored"])
 
 
 def _others_decided(syn: Synthesis, family: Family, model: str, head: pd.Series, key: str) -> str:
@@ -105,14 +107,6 @@ def _others_decided(syn: Synthesis, family: Family, model: str, head: pd.Series,
     items = ", ".join(f"{r.long_arm} − {r.other_arm} {format_diff(r.diff, r.ci_low, r.ci_high)}" for r in decided)
     which = "also a clear difference" if key in ("long", "other") else "a clear difference only"
     return f"; {which} against {arms}: {items}"
-
-
-def size_order(models: list[str], first: str | None = None) -> list[str]:
-    """Models of known size, largest first, then the others in their order; ``first`` (the page's model), when
-    among them, before all."""
-    sized = sorted((m for m in models if size_of(m)), key=lambda m: -parameters(size_of(m)))
-    ordered = sized + [m for m in models if not size_of(m)]
-    return sorted(ordered, key=lambda m: m != first) if first in ordered else ordered
 
 
 def model_paragraph(model: str, outcomes: pd.DataFrame) -> str:
@@ -135,13 +129,12 @@ def across_sizes(outcomes: pd.DataFrame) -> str:
     """Which experiments have a decided difference, and on which model sizes (known sizes only), each in its
     family's words."""
     sized = outcomes[outcomes["model"].map(size_of).notna()]
+    order = {f: i for i, f in enumerate(dict.fromkeys(outcomes["family"]))}
     sentences = []
     for key in ("long", "other"):
         for words, hits in sized[sized["outcome"] == key].groupby("words", sort=False):
-            per_family = [
-                f"{family} ({', '.join(sorted((size_of(m) for m in g['model']), key=parameters))})"
-                for family, g in hits.groupby("family", sort=False)
-            ]
+            hits = hits.sort_values("family", key=lambda f: f.map(order), kind="stable")  # the families' order
+            per_family = [f"{family} ({_sizes(g)})" for family, g in hits.groupby("family", sort=False)]
             what = words.removesuffix(" in")
             sentences.append(f"{what[0].upper()}{what[1:]} with an interval that excludes zero in {join_words(per_family)}")
     if not sentences:
@@ -156,8 +149,16 @@ def across_sizes(outcomes: pd.DataFrame) -> str:
     return ". ".join(sentences) + tail + "."
 
 
+def _sizes(hits: pd.DataFrame) -> str:
+    """``135M, its RAG CQT at the floor; 1.5B``: the sizes of ``hits`` (rows of :func:`model_outcomes`), smallest
+    first, each with the arm at the floor its decision rests on, where one is."""
+    hits = hits.assign(size=hits["model"].map(size_of)).sort_values("size", key=lambda s: s.map(parameters))
+    labels = [f"{r.size}, its {r.floored} at the floor" if r.floored else r.size for r in hits.itertuples()]
+    return ("; " if hits["floored"].astype(bool).any() else ", ").join(labels)
+
+
 def written_answer(syn: Synthesis) -> str:
     """The answer, model by model (largest first), then across sizes: markdown."""
     outcomes = model_outcomes(syn)
-    lines = [f"- {model_paragraph(m, outcomes)}" for m in size_order(syn.models)]
+    lines = [f"- {model_paragraph(m, outcomes)}" for m in syn.models]
     return "\n".join(lines) + "\n\n" + across_sizes(outcomes)

@@ -82,8 +82,10 @@ def _run_model(claim_model: str, run_model: str) -> str:
 
 
 #: What a size's cell says of a claim its run could not test, by the reason its evidence gives
-#: (:func:`lcrag.book.verdicts.untestable_because`): a model at the floor, or a run that left the claim's arms out.
-UNTESTABLE_CELLS = {AT_FLOOR: "not testable (floor)", NOT_RUN: "not run", OTHER_REASON: NOT_TESTABLE, None: NOT_TESTABLE}
+#: (:func:`lcrag.book.verdicts.untestable_because`): a model at the floor, or a run that left the claim's arms out;
+#: the chapter's own verdict (*not testable with this model*) with the reason in brackets.
+UNTESTABLE_CELLS = {AT_FLOOR: f"{NOT_TESTABLE} (floor)", NOT_RUN: f"{NOT_TESTABLE} (arm not run)",
+                    OTHER_REASON: NOT_TESTABLE, None: NOT_TESTABLE}
 
 
 #: The column of :func:`claims_by_size` that holds each claim as the paper states it (with the paper's numbers).
@@ -108,8 +110,7 @@ def claims_legend() -> str:
         NOT_REPRODUCED: "the interval lies entirely on the other side",
         INCONCLUSIVE: "the interval contains both answers: with this many items the data cannot decide",
         UNTESTABLE_CELLS[AT_FLOOR]: "an arm the claim compares is at the floor for this model",
-        UNTESTABLE_CELLS[NOT_RUN]: ("not testable with this model because its run left an arm of the claim out (no "
-                                    "verdict)"),
+        UNTESTABLE_CELLS[NOT_RUN]: "its run left an arm of the claim out (no verdict)",
         NOT_TESTABLE: ("the run cannot test the claim for another reason, given in its chapter (e.g. a level of the "
                        "paper's own model, or the paper's embedding model)"),
         checked_on("1.5B"): ("(or another size) this model's run checks the claim on the model of that size, whose "

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from lcrag.models.registry import title_of
+from lcrag.models.registry import parameters, size_of, title_of
 from lcrag.synthesis.family import (
     COMPARISON_COLUMNS,
     NOT_RUN,
@@ -30,6 +30,14 @@ from lcrag.synthesis.runs import find_runs
 NO_COMPARISON = "run, but without both arms of a comparison"
 
 
+def size_order(models: list[str], first: str | None = None) -> list[str]:
+    """Models of known size, largest first, then the others in their order; ``first`` (the page's model), when
+    among them, before all."""
+    sized = sorted((m for m in models if size_of(m)), key=lambda m: -parameters(size_of(m)))
+    ordered = sized + [m for m in models if not size_of(m)]
+    return sorted(ordered, key=lambda m: m != first) if first in ordered else ordered
+
+
 @dataclass
 class Synthesis:
     """Every family's tables, the comparisons, the runs they came from and what could not be read."""
@@ -39,13 +47,15 @@ class Synthesis:
     comparisons: pd.DataFrame
     problems: list[str] = field(default_factory=list)
     families: list[Family] = field(default_factory=list)
+    first: str | None = None  # the page's model: first in :attr:`models` when among them
 
     @property
     def models(self) -> list[str]:
-        """Every model in the runs or in their tables: run models first, then models found inside runs."""
+        """Every model in the runs or in their tables (run models, then models found inside runs), in
+        :func:`size_order` (:attr:`first`, then the largest first): the order of every table of the synthesis."""
         own = list(dict.fromkeys(self.runs["model"]))
         inside = [m for t in self.tables.values() if "model" in t for m in t["model"].unique()]
-        return own + sorted(set(inside) - set(own))
+        return size_order(own + sorted(set(inside) - set(own)), self.first)
 
     def family(self, name: str) -> Family:
         for f in self.families:
@@ -60,13 +70,16 @@ def synthesize(
     n_boot: int = 2000,
     seed: int = 0,
     families: Sequence[Family] | None = None,
+    first: str | None = None,
 ) -> Synthesis:
     """Read the latest successful runs of the families' chapters (``profiles``, earlier ones win) and compare.
 
     ``families`` defaults to every registered family (:func:`lcrag.synthesis.families`), in their order: each
-    reads its tables, then each compares its arms."""
+    reads its tables, then each compares its arms. ``first``: the model every table shows first (:attr:`Synthesis.first`)."""
     fams = registered_families() if families is None else list(families)
-    return compare_runs(find_runs(root, profiles, chapters=[f.name for f in fams]), fams, n_boot, seed)
+    syn = compare_runs(find_runs(root, profiles, chapters=[f.name for f in fams]), fams, n_boot, seed)
+    syn.first = first
+    return syn
 
 
 def compare_runs(runs: pd.DataFrame, fams: Sequence[Family], n_boot: int = 2000, seed: int = 0) -> Synthesis:
@@ -165,6 +178,8 @@ def detail_table(syn: Synthesis, family: str) -> pd.DataFrame:
     if t.empty:
         return pd.DataFrame({"status": [NOT_RUN]}, index=pd.Index([family], name="experiment"))
     index = list(syn.family(family).detail_index)
+    order = {m: i for i, m in enumerate(syn.models)}  # the synthesis's model order; rows within a model as run
+    t = t.sort_values("model", key=lambda s: s.map(order), kind="stable") if "model" in t else t
     return t.drop(columns=["source"], errors="ignore").set_index(index).round(3)
 
 

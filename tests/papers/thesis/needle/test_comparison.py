@@ -40,8 +40,8 @@ def _cells(rag_lengths: dict[str, tuple[int, ...]]) -> pd.DataFrame:
 def test_the_detail_note_says_rag_ran_at_some_lengths_only_when_it_did():
     """rag="all" (RAG on every cell of every model): no note; rag="longest" for one model: the note names it and its
     counts; a model that ran no RAG at all has no comparison to qualify and is not named."""
-    note = comparison.FAMILY.detail_note
-    assert note is comparison.rag_cells_note
+    note = comparison.rag_cells_note
+    assert comparison.FAMILY.detail_note is comparison.detail_note
     every = {"local/smollm2-135m-instruct": (1000, 8000), "local/gemma3-270m": (1000, 8000)}
     assert note({comparison.NAME: comparison.summary(_cells(every), n_boot=50)}) == ""
     some = {**every, "local/gemma3-270m": (8000,), "none": ()}
@@ -49,3 +49,22 @@ def test_the_detail_note_says_rag_ran_at_some_lengths_only_when_it_did():
     assert text.startswith("The RAG setting ran only at some lengths (") and "on 2 of its 4 cells" in text
     assert "pairs only the cells both ran" in text and "SmolLM2" not in text and "none" not in text
     assert note({}) == "" and note({comparison.NAME: pd.DataFrame()}) == ""
+
+
+def test_the_detail_note_explains_an_interval_above_a_recall_every_cell_shares():
+    """Rows whose cells all score the same recall inside (0, 1) (the Qwen models' complex needle, 0.92 at the answer
+    cap) get the exact interval on the 0-1 scale, which reaches above the value: the note names those rows and
+    says why; a row of 1.0s (or 0s) has no such interval to explain, and a table without one has no note."""
+    cells = pd.DataFrame([{"model": "local/qwen2.5-coder-1.5b-instruct", "needle": n, "setting": s,
+                           "context_tokens": t, "depth": d, "recall": r, "source": "run"}
+                          for n, r in (("simple", 1.0), ("complex", 0.92)) for s in ("full", "rag")
+                          for t in (1000, 8000) for d in (0, 100)])
+    tables = {comparison.NAME: comparison.summary(cells, n_boot=50), f"{comparison.NAME}_cells": cells}
+    text = comparison.detail_note(tables)
+    assert text.startswith("Every cell of some rows has the same recall: Qwen2.5-Coder-1.5B-Instruct's complex "
+                           "needle (full and rag, every cell 0.92).")
+    assert "simple" not in text and "exact one on recall's 0-1 scale" in text
+    hi = tables[comparison.NAME].set_index(["needle", "setting"]).loc[("complex", "full"), "ci_high"]
+    assert hi > 0.92  # what the note explains
+    varied = cells.assign(recall=[0.92 if i % 2 else 0.5 for i in range(len(cells))])
+    assert comparison.same_recall_note({f"{comparison.NAME}_cells": varied}) == ""

@@ -76,6 +76,31 @@ def rag_cells_note(tables: dict[str, pd.DataFrame]) -> str:
             "cells both ran.")
 
 
+def same_recall_note(tables: dict[str, pd.DataFrame]) -> str:
+    """The detail table's note on its rows whose cells all have the same recall (inside (0, 1)): their interval
+    is the exact one on recall's 0-1 scale (:func:`lcrag.stats.bootstrap_ci`), so it reaches above that value
+    even where the answers cannot (the complex needle's answers stop at the chapter's answer cap); "" when none."""
+    t = tables.get(f"{NAME}_cells", pd.DataFrame())
+    if t.empty:
+        return ""
+    from lcrag.models.registry import title_of
+
+    g = t.groupby(["model", "needle", "setting"], sort=False)["recall"].agg(["nunique", "first"]).reset_index()
+    same = g[(g["nunique"] == 1) & (g["first"] > 0) & (g["first"] < 1)]
+    if same.empty:
+        return ""
+    rows = join_words([f"{title_of(m)}'s {needle} needle ({join_words(list(r['setting']))}, every cell "
+                       f"{r['first'].iloc[0]:.2f})" for (m, needle), r in same.groupby(["model", "needle"], sort=False)])
+    return (f"Every cell of some rows has the same recall: {rows}. There is nothing to resample, so their interval "
+            "is the exact one on recall's 0-1 scale, whose upper end lies above the value even where no answer can "
+            "score more (the complex needle's answers stop at the chapter's answer cap).")
+
+
+def detail_note(tables: dict[str, pd.DataFrame]) -> str:
+    """The detail table's notes (:func:`rag_cells_note`, :func:`same_recall_note`), "" when neither applies."""
+    return " ".join(n for n in (rag_cells_note(tables), same_recall_note(tables)) if n)
+
+
 def plot(axes, syn, model: str) -> None:
     """Two panels: the recall of the first two needles by context length and depth, full haystack."""
     from lcrag import plots
@@ -110,5 +135,5 @@ FAMILY = Family(
     rows_table=f"{NAME}_cells",
     plot=plot,
     panels=2,
-    detail_note=rag_cells_note,
+    detail_note=detail_note,
 )
