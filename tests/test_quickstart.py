@@ -30,3 +30,35 @@ def test_the_needle_answer_scores_the_needle_words_the_question_does_not_already
         "Sit in Dolores Park.",
     ]})
     assert qs.score_needle(answers)["recall"].round(3).tolist() == [0.0, 1.0, 0.429]
+
+
+def _bamboo(rows):
+    return pd.DataFrame([{"case": c, "question": q, "options": opts, "answer": "A", "evidence": "", "content": "x",
+                          "task": "meetingqa", "size": "4k"} for c, q, opts in rows])
+
+
+def test_the_questions_are_the_thesis_chapters_cleaned_cases_so_none_is_asked_twice():
+    """MeetingQA 4k case 5 is case 12's question: the thesis's cleaning drops case 5, and so does the quickstart."""
+    four = ["A. a", "B. b", "C. c", "D. d"]
+    df = _bamboo([(c, f"q{c}", four) for c in range(1, 15) if c != 5] + [(5, "q12", four)])
+    df = df.sort_values("case").reset_index(drop=True)
+    df.loc[df["case"] == 3, "options"] = pd.Series([["A. a", "B. b"]], index=df.index[df["case"] == 3])
+    items = qs.bamboo_items(df, 10)
+    assert list(items["case"]) == [1, 2, 4, 6, 7, 8, 9, 10, 11, 12]
+    assert qs.items_sentence(items) == ("10 questions, cases 1, 2, 4, 6, 7, 8, 9, 10, 11, 12 (the cleaning skipped "
+                                        "case 3: 2 options; 5: duplicate of case 12)")
+
+
+def test_the_floor_reading_names_the_settings_at_the_floor_and_leaves_full_minus_rag_untested():
+    answers = pd.DataFrame({"setting": ["full"] * 12 + ["rag"] * 12, "answer": list("ABCD") * 6,
+                            "response": list("ABCD") * 2 + list("AAAA") + ["A"] * 12,
+                            "prompt_tokens": 100, "latency_s": 1.0, "case": list(range(12)) * 2})
+    scored = qs.score_choices(answers)
+    text = qs.floor_reading(qs.accuracy_table(scored))
+    assert text.startswith("At the floor (the exact 95 % interval reaches chance, or lies below it): rag: 3 of 12")
+    assert "full:" not in text and "With a setting at the floor" in text
+    assert "*not testable with this model*" in text
+    counts = qs.letter_counts(scored)
+    assert counts.loc["rag", "A"] == 12 and counts.loc["answer key"].tolist() == [3, 3, 3, 3]
+    above = qs.accuracy_table(scored[scored["setting"] == "full"])
+    assert qs.floor_reading(above).startswith("No setting is at the floor")

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lcrag.book.verdicts import accuracy_at_floor
+from lcrag.book.claims import NOT_TESTABLE
+from lcrag.book.verdicts import accuracy_at_floor, floor_reason
 from lcrag.metrics import bamboo_letter, lenient_letter
 from lcrag.metrics.needle import answer_recall
 from lcrag.papers.thesis.accuracy import CHANCE
+from lcrag.papers.thesis.cases import clean_cases
 from lcrag.papers.thesis.needle.asking import needle_messages
 from lcrag.papers.thesis.needle.haystack import build_haystack
 from lcrag.papers.thesis.needle.needles import SIMPLE_NEEDLE, SIMPLE_QUESTION
@@ -32,9 +34,23 @@ SETTINGS = ("full", "rag")
 
 
 def bamboo_items(df: pd.DataFrame, n_items: int) -> pd.DataFrame:
-    """The first ``n_items`` well-formed questions (four options), in file order."""
-    ok = df[df["options"].map(len) == 4]
-    return ok.head(n_items).reset_index(drop=True)
+    """The first ``n_items`` cases the thesis chapter keeps, in file order: its cleaning
+    (:func:`lcrag.papers.thesis.cases.clean_cases`: four options, one of each pair of duplicates), so the quickstart
+    asks no question twice (MeetingQA 4k case 5 = case 12)."""
+    cleaned = clean_cases(df)
+    items = cleaned[cleaned["kept"]].head(n_items).reset_index(drop=True)
+    last = items["case"].max() if len(items) else 0
+    items.attrs["skipped"] = {int(c): r for c, r in zip(cleaned["case"], cleaned["removed"], strict=True)
+                              if r and c < last}  # the cases the cleaning removed among the first ones
+    return items
+
+
+def items_sentence(items: pd.DataFrame) -> str:
+    """Which cases :func:`bamboo_items` took, and which it skipped before the last one and why: ``3 questions,
+    cases 4, 6, 7 (the cleaning skipped case 5: duplicate of case 12)``."""
+    skipped = "; ".join(f"{c}: {why}" for c, why in items.attrs.get("skipped", {}).items())
+    return (f"{len(items)} questions, cases {', '.join(map(str, items['case']))}"
+            + (f" (the cleaning skipped case {skipped})" if skipped else ""))
 
 
 def bamboo_prompts(items: pd.DataFrame, settings=SETTINGS, top_k: int = 5, chunk_size: int = 512,
@@ -111,13 +127,38 @@ def accuracy_table(scored: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def floor_reading(acc: pd.DataFrame) -> str:
+    """A sentence on an :func:`accuracy_table`: the settings at the floor (their exact 95 % interval reaches chance,
+    book/verdicts.md's rule 3, :func:`lcrag.book.verdicts.floor_reason`) and what that leaves of Full − RAG."""
+    reason = floor_reason({r.setting: {"correct": round(r.accuracy * r.n), "n": int(r.n), "chance": r.chance}
+                           for r in acc.itertuples()})
+    if reason is None:
+        return ("No setting is at the floor (each exact 95 % interval lies above chance), so the Full − RAG "
+                "difference speaks to long context against retrieval, within intervals this wide.")
+    floored = int(acc["at_floor"].sum())
+    which = "a setting" if floored < len(acc) else "both settings" if floored == 2 else "every setting"
+    return (f"At the floor (the exact 95 % interval reaches chance, or lies below it): {reason}. With {which} at "
+            f"the floor, the Full − RAG comparison is *{NOT_TESTABLE}*: it measures the model, not long context "
+            "against retrieval.")
+
+
+def letter_counts(scored: pd.DataFrame) -> pd.DataFrame:
+    """How often each setting answered each letter (``none``: no letter found), above how often each letter is the
+    correct one (row ``answer key``): a setting that answers one letter whatever the question shows here."""
+    counts = pd.crosstab(scored["setting"], scored["pred_lenient"].fillna("none"))
+    key = scored.drop_duplicates("case")["answer"].value_counts().rename("answer key").to_frame().T
+    out = pd.concat([counts, key]).fillna(0).astype(int)
+    return out[sorted(out.columns, key=lambda c: (c == "none", c))].rename_axis(index="setting", columns="letter")
+
+
 # ----------------------------------------------------------------------------- needle
 
 
 def needle_prompts(model, essays: list[str], lengths: list[int], depths: list[float], top_k: int = 5,
                    chunk_size: int = 512, chunk_overlap: int = 50, needle: str = SIMPLE_NEEDLE,
                    question: str = SIMPLE_QUESTION) -> pd.DataFrame:
-    """One Full and one RAG prompt per (length, depth) cell; RAG keeps the top-k BM25 chunks in document order."""
+    """One Full and one RAG prompt per (length, depth) cell; RAG keeps the top-k BM25 chunks in document order.
+    ``needle_retrieved`` (RAG rows): the needle is inside the kept chunks; None on Full rows, which send it whole."""
     rows = []
     for length in lengths:
         for depth in depths:
@@ -128,7 +169,7 @@ def needle_prompts(model, essays: list[str], lengths: list[int], depths: list[fl
             found = any(needle in c for c in kept)
             for setting, context in (("full", hay), ("rag", "\n\n".join(kept))):
                 rows.append({"setting": setting, "context_tokens": length, "depth": depth,
-                             "needle_retrieved": found if setting == "rag" else True,
+                             "needle_retrieved": found if setting == "rag" else None,  # full: the whole haystack
                              "prompt": needle_messages(context, question)})
     return pd.DataFrame(rows)
 
