@@ -110,3 +110,9 @@ def test_the_depth_profile_has_an_error_bar_per_point_from_the_cells():
     lo, hi = bootstrap_ci(first["recall"])
     seg = errs[0].lines[2][0].get_segments()[0]
     np.testing.assert_allclose(sorted(seg[:, 1]), [lo, hi], atol=1e-9)
+
+
+def test_the_accuracy_heatmap_names_both_axes():
+    table = pd.DataFrame({"run": ["Full", "Evidence"], "prompt": ["BAMBOO"] * 2, "accuracy": [0.5, 0.75]})
+    ax = plots.accuracy_heatmap(table)
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("prompt", "run")

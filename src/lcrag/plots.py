@@ -233,7 +233,7 @@ def accuracy_heatmap(table: pd.DataFrame, ax=None, title: str = "", value: str =
     ax = ax or plt.subplots(figsize=(4.5, 3.5) if fmt else (5, 4.2))[1]
     sns.heatmap(grid, vmin=0, vmax=1, annot=annot, fmt=fmt, annot_kws=kws, cmap="viridis",
                 cbar_kws={"label": value}, ax=ax)
-    ax.set(xlabel=columns, ylabel="")
+    ax.set(xlabel=columns, ylabel=rows)
     ax.set_title(title, fontsize=10)
     return ax
 

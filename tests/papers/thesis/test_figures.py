@@ -128,3 +128,14 @@ def test_the_tile_grid_puts_runs_in_rows_and_cases_in_columns_so_many_cases_wide
     assert [t.get_text() for t in ax.get_xticklabels()] == cases
     assert ax.get_xlabel() == "case" and ax.get_ylabel() == "pipeline / prompt"
     assert figures.tile_grid(pd.DataFrame()).texts[0].get_text() == "no F-E case"
+
+
+def test_the_distance_grid_names_its_axes():
+    """The box plots of the ranking distance: the rankers on x (named under the bottom row), the distance on y."""
+    rows = [{"k": k, "alpha": a, "query": q, "ranker": r, "distance": d / 10, "case": d}
+            for k, a in figures.DISTANCE_ROWS for q in figures.DISTANCE_QUERIES
+            for r in ("cosine", "bm25") for d in range(4)]
+    fig = figures.distance_grid(pd.DataFrame(rows), 4)
+    axes = fig.axes
+    assert [a.get_xlabel() for a in axes[-2:]] == ["ranker", "ranker"]
+    assert all(a.get_ylabel() == "distance" for a in axes[::2])

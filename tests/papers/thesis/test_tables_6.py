@@ -26,7 +26,7 @@ def test_table_6_2_with_the_thesis_answers(cases):
     assert len(t) == 100 and (t["gt"] == "-").sum() == 16
     asked = t[t["gt"] != "-"]
     assert int(asked["paper_correct"].sum()) == 65 and (asked["ours"] == asked["paper_answer"]).all()
-    assert t.set_index("case").loc[55, "ours"] == "None"
+    assert t.set_index("case").loc[55, "ours"] == t.set_index("case").loc[55, "paper_answer"] == "no letter"
     assert tables_6.table_6_2_wide(t).shape == (25, 16)
 
 
@@ -35,9 +35,37 @@ def test_table_6_1_names_the_papers_values_and_their_cases():
     MeetingQA under BAMBOO), and ``paper_source`` says where the thesis prints each: the row of Table 6.1 under the
     thesis's own label, or the §6.1 text for the pooled accuracy the table does not print."""
     scored = thesis_shaped()
+    scored = pd.concat([scored, scored.assign(prompt="CTX1")], ignore_index=True)
     t = tables_6.table_6_1(scored, scored.drop_duplicates("case")[["task", "case"]].head(40))
-    assert "thesis" not in t.columns and {"paper_accuracy", "paper_source"} <= set(t.columns)
-    row = t[(t["cases"] == "grid") & (t["task"] == "meetingqa")].iloc[0]
-    assert (row["n"], row["paper_accuracy"], row["paper_source"]) == (40, 77.0, 'Table 6.1 "Clean & Parsed"')
+    assert "thesis" not in t.columns and {"paper_accuracy", "paper_source", "paper_note"} <= set(t.columns)
+    row = t[(t["cases"] == "grid") & (t["task"] == "meetingqa") & (t["prompt"] == "CTX1")].iloc[0]
+    assert (row["n"], row["paper_accuracy"], row["paper_source"]) == (40, 83.33, 'Table 6.1 "Clean & Parsed"')
     pooled = t[(t["cases"] == "grid") & (t["task"] == "pooled") & (t["prompt"] == "BAMBOO")].iloc[0]
     assert (pooled["paper_accuracy"], pooled["paper_source"]) == (81.65, "§6.1 text (pooled)")
+
+
+def test_table_6_1_sets_no_printed_value_beside_ours_that_cannot_be_an_accuracy_on_its_cases():
+    """Table 6.1's BAMBOO "clean & parsed" cells (77.00, 75.00) cannot be accuracies on 84 and 74 cases: they are
+    left out of ``paper_accuracy`` and ``paper_note`` gives them, pointing to the note and H1."""
+    scored = thesis_shaped()
+    scored = pd.concat([scored, scored.assign(prompt="CTX1")], ignore_index=True)
+    t = tables_6.table_6_1(scored, scored.drop_duplicates("case")[["task", "case"]].head(40))
+    bamboo = t[(t["prompt"] == "BAMBOO") & (t["task"] != "pooled")]
+    assert bamboo["paper_accuracy"].isna().all() and set(bamboo["task"]) == {"meetingqa", "paperqa"}
+    assert bamboo["paper_note"].str.startswith(("prints 77.00: not an accuracy", "prints 75.00: not an")).all()
+    others = t[(t["prompt"] != "BAMBOO") | (t["task"] == "pooled")]
+    assert (others["paper_note"] == "").all() and others["paper_accuracy"].notna().all()
+
+
+def test_table_6_2_s_answer_without_a_letter_is_not_shown_as_a_missing_value(cases):
+    """The page shows a table's missing values as a dash (lcrag.book.reading): the thesis's refusal on case 55 must
+    read as such, not as a dash beside the removed cases' "-"."""
+    from lcrag.book.reading import fold_cell
+
+    t = tables_6.table_6_2(pd.DataFrame(columns=["task", "case", "setting", "pipeline", "prompt", "pred_lenient"]),
+                           cases)
+    html = tables_6.table_6_2_wide(t)._repr_html_()
+    cell = {"cell_type": "code", "source": "", "metadata": {},
+            "outputs": [{"output_type": "execute_result", "data": {"text/html": html}}]}
+    shown = fold_cell(cell)["outputs"][0]["data"]["text/html"]
+    assert t.set_index("case").loc[55, "paper_answer"] == tables_6.NO_LETTER and f"<td>{tables_6.NO_LETTER}</td>" in shown

@@ -129,6 +129,8 @@ def distance_grid(dist: pd.DataFrame, n_cases: int):
         for col, query in enumerate(DISTANCE_QUERIES):
             d = dist[(dist["k"] == k) & (dist["alpha"] == alpha) & (dist["query"] == query)]
             plots.distance_distributions(d, ax=axes[row, col], title=f"k={k}, α={alpha}, query = {query}")
+    for ax in axes[-1]:
+        ax.set_xlabel("ranker")
     fig.suptitle(f"Distance to BM25-with-evidence, {n_cases} cases", y=1.0)
     fig.tight_layout()
     return fig

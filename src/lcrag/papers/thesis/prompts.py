@@ -1,4 +1,6 @@
-"""The thesis's three prompts, verbatim (BAMBOO, CTX1, CTX2), and its system message.
+"""The thesis's three prompts (BAMBOO, CTX1, CTX2), and its system message: BAMBOO's as its repository has it (the
+thesis's Fig. 5.3 prints "responding" and quoted, comma-separated options: :func:`format_options`), CTX1 and CTX2
+verbatim.
 
 Inventory ``../shared/papers/thesis.md`` §1.5: BAMBOO's own prompt (its repository's ``prompt.json``), the thesis's
 Fig. 5.4 (CTX1) and Fig. 5.5 (CTX2). :func:`build_prompt` fills one of them for a case and a setting (Full and

@@ -35,7 +35,8 @@ def table_6_1(scored: pd.DataFrame, grid_cases: pd.DataFrame | None = None) -> p
     row's own label (``Table 6.1 "Clean & Parsed"``, ``Table 6.1 "Original & Raw"``: the label is the thesis's, and
     :func:`table_6_1_note` says why its BAMBOO cells cannot be clean-case accuracies), or the §6.1 text for the
     pooled accuracy, which the table does not print. Always its whole set of cases, so on a "grid" row it is not
-    the same cases as ours.
+    the same cases as ours. The cells that cannot be accuracies on their row's cases (:data:`NOT_ACCURACIES`) are
+    left out of ``paper_accuracy``: ``paper_note`` gives the printed value and says why.
     """
     full = scored[scored["setting"] == "full"]
     grid_keys = case_keys(grid_cases) if grid_cases is not None else set()
@@ -65,9 +66,15 @@ def table_6_1(scored: pd.DataFrame, grid_cases: pd.DataFrame | None = None) -> p
                         "logprob": 100 * lp["correct_logprob"].mean() if len(lp) else float("nan"),
                         "paper_accuracy": _thesis_6_1(label, prompt, task),
                         "paper_source": _thesis_6_1_source(label, task),
+                        "paper_note": _thesis_6_1_note(label, prompt, task),
                     }
                 )
     return pd.DataFrame(rows)
+
+
+#: Table 6.1's cells (row, prompt, task) that cannot be accuracies on the cases of their row (:func:`table_6_1_note`):
+#: :func:`table_6_1` sets none of them beside ours.
+NOT_ACCURACIES = frozenset(("clean & parsed", "BAMBOO", task) for task in TASKS)
 
 
 def table_6_1_note() -> str:
@@ -92,12 +99,27 @@ def _thesis_6_1_source(label: str, task: str) -> str:
     return f'Table 6.1 "{_table_6_1_row(label).title()}"'
 
 
+def _thesis_6_1_note(label: str, prompt: str, task: str) -> str:
+    """Why the thesis's cell is not in ``paper_accuracy`` (its printed value, one of :data:`NOT_ACCURACIES`), or ""."""
+    if (_table_6_1_row(label), prompt, task) not in NOT_ACCURACIES:
+        return ""
+    printed = table_cell("thesis", "table_6_1", f"{_table_6_1_row(label)}/{prompt}", task)
+    return f"prints {printed}: not an accuracy on the kept cases (the note above; H1)"
+
+
 def _thesis_6_1(label: str, prompt: str, task: str) -> float:
+    if (_table_6_1_row(label), prompt, task) in NOT_ACCURACIES:
+        return float("nan")
     row = THESIS_TABLE_6_1.get((_table_6_1_row(label), prompt))
     if row is None:
         return float("nan")
     value = {"meetingqa": row[0], "paperqa": row[1], "pooled": row[2]}.get(task)
     return float("nan") if value is None else float(value)
+
+
+#: Table 6.2's cell for an answer without a letter (the thesis prints "None", which the book's pages show as a missing
+#: value, a dash: :data:`lcrag.book.reading.NO_VALUE`).
+NO_LETTER = "no letter"
 
 
 def table_6_2(
@@ -107,7 +129,7 @@ def table_6_2(
     prompt: str = "BAMBOO",
 ) -> pd.DataFrame:
     """Per MeetingQA case: the correct letter, the thesis's CQT + BAMBOO answer (``paper_answer``, ``paper_correct``)
-    and ours ("-" removed, "None" no letter)."""
+    and ours ("-" removed, :data:`NO_LETTER` no letter)."""
     mq = cases[cases["task"] == "meetingqa"].sort_values("case")
     ours = scored[
         (scored["task"] == "meetingqa")
@@ -130,10 +152,10 @@ def table_6_2(
             )
             continue
         thesis = THESIS_TABLE_6_2_WRONG.get(item.case, item.answer)
-        thesis = "None" if thesis is None else thesis
+        thesis = NO_LETTER if thesis is None else thesis
         if item.case in ours.index:
             p = ours.loc[item.case, "pred_lenient"]
-            mine = p if isinstance(p, str) else "None"
+            mine = p if isinstance(p, str) else NO_LETTER
         else:
             mine = ""
         rows.append(
