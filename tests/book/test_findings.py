@@ -118,7 +118,7 @@ def test_an_undecided_headline_says_how_many_items_would_decide_it():
     assert items_needed({**row, "diff": 0.003, "ci_low": -0.078, "ci_high": 0.087, "n": 96}) == (
         " As it is, the interval bounds the difference to within 8.7 pp of zero either way; the difference observed "
         "is too small for more questions to settle which arm is better at any practical size (a paired interval "  # ((0.087 + 0.078) / 2 / 0.003)^2 x 96
-        "would exclude 0 at about 73,000 instead of 96, a planning number, not a result).")
+        "would exclude 0 at about 73,000 questions instead of 96, a planning number, not a result).")
     assert items_needed({**row, "reading": "Full better", "ci_low": 0.01}) == ""
     assert items_needed({**row, "reading": NOT_TESTABLE}) == ""
     assert items_needed({**row, "diff": 0.0, "ci_low": -0.1, "ci_high": 0.1}) == ""

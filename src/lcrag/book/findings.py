@@ -128,8 +128,8 @@ def items_needed(row) -> str:
     head = f" As it is, the interval bounds the difference to within {bound:.1f} pp of zero either way; "
     if k > FAR * n:  # a difference this close to 0 is the finding: no re-run of practical size settles its sign
         return (head + f"the difference observed is too small for more {row['units']} to settle which arm is "
-                f"better at any practical size (a paired interval would exclude 0 at about {k:,} instead of {n}, "
-                "a planning number, not a result).")
+                f"better at any practical size (a paired interval would exclude 0 at about {k:,} {row['units']} "
+                f"instead of {n}, a planning number, not a result).")
     return (head + f"a paired interval would exclude 0 at about {count(k, row['units'])} instead of {n}, if the "
             "difference and its spread held (a planning number, not a result).")
 
