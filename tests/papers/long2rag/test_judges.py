@@ -104,3 +104,24 @@ def test_reparse_reads_the_same_answers_with_another_parser():
     judged = pd.DataFrame({"raw": ["[yes]", "I cannot tell", "[no]"], "judge": ["llm", "llm", "llm"]})
     again = judges.reparse(judged, "strict")  # an unparseable answer among parsed ones (the quick profile's case)
     assert again["value"].tolist()[::2] == [1.0, 0.0] and math.isnan(again["value"].iloc[1])
+
+
+def test_a_judge_that_read_one_half_has_no_all_row_and_the_parse_modes_are_compared():
+    """The P6 judge reads a sample of the held-out half only: an "all" row would repeat that half's (the book's 1.5B
+    run showed both, identical); a judge that read both halves keeps it. The three readings of the answers are
+    compared in a sentence, so that identical rows are said to be so."""
+    judged = pd.DataFrame({"raw": ["[yes] it is", "[no]", "[neutral]", "[yes]"], "human": [1, 0, 0, 0],
+                           "half": "held-out", "record": [1, 3, 5, 7], "judge": "llm"})
+    judged["value"] = judges.reparse(judged, "default")["value"]
+    assert list(judges.llm_agreement(judged)["half"]) == ["held-out"]
+    both = judged.assign(half=["fit", "held-out", "fit", "held-out"])
+    assert list(judges.llm_agreement(both)["half"]) == ["fit", "held-out", "all"]
+    said = judges.parse_modes_sentence(judged)
+    assert said.startswith("The P6 judge read only these 4 pairs (held-out half)")
+    assert said.endswith("give the same label to every one of the 4 answers (unparseable: strict 0, default 0, "
+                         "words 0), so their rows are identical: the parse mode (`parse`) changes nothing on these "
+                         "answers.")
+    words = judged.assign(raw=["[yes]", "The document does not entail the claim.", "[no]", "[yes]"])
+    assert "differ on 1 of the 4 answers (unparseable: strict 1, default 1, words 0)" in (
+        judges.parse_modes_sentence(words))
+    assert judges.parse_modes_sentence(None) == ""

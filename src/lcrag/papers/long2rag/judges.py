@@ -166,9 +166,12 @@ def calibrate(pairs: pd.DataFrame) -> tuple[float, pd.DataFrame]:
 
 
 def llm_agreement(judged: pd.DataFrame) -> pd.DataFrame:
-    """Agreement of an LLM judge's values (:func:`judge_llm` on benchmark pairs) with the human labels."""
+    """Agreement of an LLM judge's values (:func:`judge_llm` on benchmark pairs) with the human labels, per half of
+    the benchmark it read, and over ``all`` its pairs only when it read both halves (a judge that read the held-out
+    half alone has no ``all`` row: it would repeat that half's)."""
     rows = []
-    for half, g in [*judged.groupby("half"), ("all", judged)]:
+    halves = [*judged.groupby("half")]
+    for half, g in halves + ([("all", judged)] if len(halves) > 1 else []):
         rows.append({"judge": judged["judge"].iloc[0], "half": half, "threshold": np.nan,
                      **entailment.binary_agreement(g["value"], g["human"])})
     return pd.DataFrame(rows)
@@ -239,10 +242,35 @@ def agreement_study(bench: pd.DataFrame, human_yes: Sequence[str], model=None, l
         sample = sample_pairs(pairs, llm_pairs, seed=seed)
         judged = judge_llm(model, sample, max_tokens=max_tokens)
         agreement.append(sample_halves(judge_lexical(sample, threshold)))
-        for how in ("strict", "default", "words"):
+        for how in PARSE_MODES:
             read = reparse(judged, how)
             agreement += [llm_agreement(read), sample_halves(read)]
     return threshold, pd.concat(agreement, ignore_index=True), judged
+
+
+#: The three readings of P6's answers the agreement table measures (:data:`lcrag.judges.entailment.PARSERS`).
+PARSE_MODES = ("strict", "default", "words")
+
+
+def parse_modes_sentence(judged: pd.DataFrame | None) -> str:
+    """What the three readings of the P6 judge's answers on the benchmark pairs (``judged``, :func:`judge_llm`)
+    change, from the answers: nothing (its three sets of rows in the agreement table are then identical, as said
+    here) or on how many answers they differ; that the judge read only the sampled pairs of one half, so it has
+    no row over the whole benchmark. "" without judged pairs."""
+    if judged is None or judged.empty:
+        return ""
+    labels = pd.DataFrame({how: reparse(judged, how)["label"].fillna("unparseable") for how in PARSE_MODES})
+    differ = int((labels.nunique(axis=1) > 1).sum())
+    n, halves = len(judged), sorted(judged["half"].unique())
+    unparseable = ", ".join(f"{how} {int((labels[how] == 'unparseable').sum())}" for how in PARSE_MODES)
+    read = (f"The P6 judge read only these {n} pairs ({' and '.join(halves)} half), so its rows are measured on them "
+            "alone, with no row over the whole benchmark. ")
+    if not differ:
+        return read + (f"Its three readings ({', '.join(PARSE_MODES)}) give the same label to every one of the {n} "
+                       f"answers (unparseable: {unparseable}), so their rows are identical: the parse mode (`parse`) "
+                       "changes nothing on these answers.")
+    return read + (f"Its three readings ({', '.join(PARSE_MODES)}) differ on {differ} of the {n} answers "
+                   f"(unparseable: {unparseable}).")
 
 
 def trusted_judge(agreement: pd.DataFrame, judges: Sequence[str]) -> str:
