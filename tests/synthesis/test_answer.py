@@ -137,3 +137,19 @@ def test_across_sizes_names_the_arm_at_the_floor_a_decision_rests_on():
     assert text.startswith("Long context beats retrieval with an interval that excludes zero in the "
                            "needle-in-a-haystack test (135M, its RAG at the floor; 1.5B).")
     assert "That is 2 of the 2 model × experiment pairs run." in text
+
+
+def test_the_chapters_headline_line_shows_the_other_cuts_beside_the_one_least_favourable_to_whole_documents():
+    """Long²RAG's "What we found" (lcrag.synthesis.conclusions): the headline is the mildest cut, with no clear
+    difference; the harshest, which whole documents do beat, is shown beside it, with its reading in bold, so that
+    the line does not read as "truncation changes nothing"."""
+    from lcrag.synthesis.views import conclusions
+
+    rows = [_whole_vs("trunc2048", -0.028, -0.088, 0.021), _whole_vs("trunc1024", 0.039, -0.019, 0.101),
+            _whole_vs("trunc512", 0.119, 0.072, 0.177)]
+    (line,) = conclusions(_syn(rows, [LONG2RAG]), QWEN)
+    assert "**no clear difference**; whole − trunc2048 = -2.8 pp [-8.8, +2.1]" in line
+    assert line.endswith(" The other comparisons: whole − trunc1024 = +3.9 pp [-1.9, +10.1], no clear difference; "
+                         "whole − trunc512 = +11.9 pp [+7.2, +17.7], **whole better**.")
+    (needle,) = conclusions(_syn([_needle(0.2, 0.1, 0.3)], [NEEDLE]), QWEN)
+    assert "other comparisons" not in needle  # a family whose headline alone decides

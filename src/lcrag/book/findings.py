@@ -136,17 +136,25 @@ def items_needed(row) -> str:
 
 def comparison_sentences(chapter: str, run_dir: Path, model: str, n_boot: int = 2000, seed: int = 0) -> list[str]:
     """The headline comparison(s) of long context against retrieval on this run, one sentence per model in it
-    (the needle chapter runs a second model inside the first), each with :func:`items_needed`; none when the
-    chapter declares no comparison."""
+    (the needle chapter runs a second model inside the first), each with :func:`items_needed`, then the family's
+    other comparisons where they decide with the headline (:func:`lcrag.synthesis.views.other_comparisons`: Long²RAG's
+    cuts); none when the chapter declares no comparison."""
     from lcrag.synthesis import compare_runs, conclusions, headline
+    from lcrag.synthesis.views import other_comparisons
 
     family = chapters.chapter(chapter).family
     if family is None:
         return []
     syn = compare_runs(_this_run(chapter, run_dir, model), [family], n_boot=n_boot, seed=seed)
     heads = headline(syn).set_index("model")
-    return [f"{title_of(m)}: {line}" + (items_needed(heads.loc[m]) if m in heads.index else "")
-            for m in syn.models for line in conclusions(syn, m)]
+
+    def after(m: str) -> str:  # what follows the headline: its planning number, then the other comparisons
+        if m not in heads.index:
+            return ""
+        others = other_comparisons(syn, family, m, heads.loc[m]) if family.others_in_answer else ""
+        return items_needed(heads.loc[m]) + others
+
+    return [f"{title_of(m)}: {line}{after(m)}" for m in syn.models for line in conclusions(syn, m, others=False)]
 
 
 def findings_markdown(chapter: str | None = None, run_dir: Path | None = None, model: str | None = None,

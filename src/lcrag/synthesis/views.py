@@ -262,8 +262,9 @@ def instead_words(family: Family, r: pd.Series) -> str:
             f"{format_diff(r['diff'], r['ci_low'], r['ci_high'])}, {headline_items(r)}")
 
 
-def conclusions(syn: Synthesis, model: str) -> list[str]:
-    """One sentence per family for ``model``, from its headline comparison (or "not run yet")."""
+def conclusions(syn: Synthesis, model: str, others: bool = True) -> list[str]:
+    """One sentence per family for ``model``, from its headline comparison (or "not run yet"); with ``others``, a
+    family's other comparisons where they decide with its headline (:func:`other_comparisons`)."""
     h = headline(syn)
     lines = []
     for family in syn.families:
@@ -277,8 +278,26 @@ def conclusions(syn: Synthesis, model: str) -> list[str]:
         if instead is not None:
             words = instead_words(family, instead)
             line += f" {words[0].upper()}{words[1:]}."
+        if others and family.others_in_answer:
+            line += other_comparisons(syn, family, model, r)
         lines.append(line)
     return lines
+
+
+def other_comparisons(syn: Synthesis, family: Family, model: str, head: pd.Series) -> str:
+    """`` The other comparisons: whole − trunc512 = +11.9 pp [+7.2, +17.7], **whole better**; ...``: the rest of
+    ``family``'s comparisons of ``model`` beside its headline ``head``, each with its difference and reading (the
+    decided ones in bold), in the family's order; "" when there is none. For a family whose headline is one of
+    several that decide together (:attr:`Family.others_in_answer`: Long²RAG's cuts, of which the headline is the one
+    least favourable to whole documents), so that a cut that does differ is not hidden behind one that does not."""
+    c = syn.comparisons
+    c = c[(c["family"] == family.name) & (c["model"] == model) & (c["other_arm"] != head["other_arm"])]
+    if c.empty:
+        return ""
+    parts = [f"{r.long_arm} − {r.other_arm} = {format_diff(r.diff, r.ci_low, r.ci_high)}, "
+             + (f"**{r.reading}**" if r.reading in (f"{r.long_arm} better", f"{r.other_arm} better") else r.reading)
+             for r in c.itertuples()]
+    return " The other comparisons: " + "; ".join(parts) + "."
 
 
 def model_summary(syn: Synthesis, model: str) -> str:
