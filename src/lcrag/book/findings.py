@@ -43,7 +43,8 @@ def claims_sentences(claims: pd.DataFrame) -> list[str]:
     """What the claims ledger says: the claims decided on the paper's own numbers (or released files); those on our
     runs, by the model whose outputs decide them (a chapter may decide a claim on another model's outputs, e.g. a
     judge's) and by verdict; the claims that model cannot test, by id; and the checks that need no model, which are
-    not about any model's behaviour."""
+    not about any model's behaviour, each not reproduced with the paper's value and ours (its our value may say
+    how the paper's number does read, e.g. SummHay's ceiling as a recall the paper calls F1)."""
     out: list[str] = []
     if claims.empty:
         return ["This chapter checks no claim."]
@@ -67,6 +68,9 @@ def claims_sentences(claims: pd.DataFrame) -> list[str]:
     if len(computed):
         out.append(f"Of the checks that call no language model (not about a language model's behaviour), "
                    f"{len(computed)} in all: {_counts(computed)}.")
+        if {"paper_value", "our_value"} <= set(computed.columns):  # what a check that failed found instead
+            out += [f"{r.claim_id} is not reproduced as the paper states it: the paper's {r.paper_value}, ours "
+                    f"{r.our_value}." for r in computed[computed["verdict"] == NOT_REPRODUCED].itertuples()]
         unfit = computed[computed["verdict"] == NOT_TESTABLE]
         if len(unfit):
             out.append(f"{', '.join(map(str, unfit['claim_id']))}: not testable here, because the paper's values come "
