@@ -244,3 +244,24 @@ def test_malformed_store_line_names_file_and_line(tmp_path):
         read_store_keys(p)
     p.write_text(ok, encoding="utf-8")
     assert read_store_keys(p) == ["a"]
+
+
+def test_the_latency_note_says_what_latency_s_is_and_how_much_this_run_spent():
+    """A page read from the store shows latency_s (the recorded calls' seconds) of hours beside a wall time of
+    seconds: the note under its cost table says why, from the records' sources (one home: longrag, long2rag and
+    summhay call it)."""
+    from helpers import ROOT
+
+    from lcrag.models import usage
+
+    read_back = [{"source": "store"}, {"source": "disk"}]
+    said = usage.latency_note(read_back)
+    assert said.startswith(f"`latency_s` is {usage.LATENCY_MEANING}. This run read all 2 of its calls back")
+    assert "its own wall time is the run manifest's" in said
+    assert "the other 1 were made in this run" in usage.latency_note([*read_back, {"source": "network"}])
+    assert usage.latency_note([{"source": "network"}]).endswith("All 1 calls were made in this run (its wall time, "
+                                                               "the run manifest's, also counts the rest).")
+    assert usage.latency_note([]) == ""
+    pages = {p: (ROOT / "notebooks" / f"{p}.md").read_text(encoding="utf-8") for p in ("longrag", "long2rag", "summhay")}
+    assert all("usage.latency_note()" in text for text in pages.values())
+    assert not any(usage.LATENCY_MEANING[:30] in text for text in pages.values())  # said once, in usage

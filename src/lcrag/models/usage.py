@@ -79,3 +79,30 @@ def summary(recs: list[UsageRecord] | list[dict] | None = None):
              cost_usd=("cost_usd", lambda s: s.sum(min_count=1)))
     )
     return out.assign(latency_s=out["latency_s"].round(1))[cols]
+
+
+#: What :func:`summary`'s ``latency_s`` is, in words: said once, by :func:`latency_note` under each page's cost table.
+LATENCY_MEANING = ("the model seconds of the recorded calls, summed per model: each call's time from sent to "
+                   "answered, as measured when it was made")
+#: The sources of calls answered without a model call in this run (read back from the response store or the cache).
+READ_BACK = ("store", "disk")
+
+
+def latency_note(recs: list[UsageRecord] | list[dict] | None = None) -> str:
+    """One sentence under a page's :func:`summary`: what its ``latency_s`` is (:data:`LATENCY_MEANING`) and how much
+    of it this run spent, from the records' sources: calls read back (:data:`READ_BACK`) took their seconds when they
+    were recorded, not now, so the run's wall time (its manifest) can be far below the sum; "" without records."""
+    recs = records() if recs is None else recs
+    sources = [r["source"] if isinstance(r, dict) else r.source for r in recs]
+    if not sources:
+        return ""
+    n, back = len(sources), sum(s in READ_BACK for s in sources)
+    head = f"`latency_s` is {LATENCY_MEANING}. "
+    if back == n:
+        return head + (f"This run read all {n:,} of its calls back from the response store or the cache, so it spent "
+                       "none of those seconds: its own wall time is the run manifest's.")
+    if back:
+        return head + (f"{back:,} of this run's {n:,} calls were read back from the response store or the cache and "
+                       f"cost it none of their seconds; the other {n - back:,} were made in this run (its wall time "
+                       "is the run manifest's).")
+    return head + f"All {n:,} calls were made in this run (its wall time, the run manifest's, also counts the rest)."
