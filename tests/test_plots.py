@@ -40,7 +40,7 @@ def test_strategy_bars_draw_the_interval_of_every_bar_on_the_0_1_scale():
     answers = _longrag_answers()
     table = f1_table(answers)  # F1 x 100, as the chapter saves it
     ax = plots.strategy_bars(table, order=["R&B", "E&F", "Closed"], answers=answers)
-    assert ax.get_ylim()[1] <= 1.0 and "0-1" in ax.get_ylabel()
+    assert ax.get_ylim()[1] <= 1.0 and "0-1" in ax.get_ylabel() and ax.get_xlabel() == "strategy"
     bars = [c for c in ax.containers if not isinstance(c, ErrorbarContainer)]
     errs = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
     assert len(bars) == 2 and len(errs) == 2  # one colour per dataset, each with its whiskers
@@ -116,3 +116,10 @@ def test_the_accuracy_heatmap_names_both_axes():
     table = pd.DataFrame({"run": ["Full", "Evidence"], "prompt": ["BAMBOO"] * 2, "accuracy": [0.5, 0.75]})
     ax = plots.accuracy_heatmap(table)
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("prompt", "run")
+
+
+def test_the_position_bars_name_both_axes():
+    table = pd.DataFrame({"summarizer": ["gpt-4o", "claude3-opus"], "top": [30.0, 28.0], "full": [32.0, 31.0],
+                          "bottom": [35.0, 29.0]})
+    ax = plots.position_joint(table)
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("summarizer", "Joint score")

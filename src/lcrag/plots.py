@@ -131,7 +131,7 @@ def position_joint(table: pd.DataFrame, orders=("top", "full", "middle", "bottom
     cols = [o for o in orders if o in table.columns]
     long = table.melt(id_vars="summarizer", value_vars=cols, var_name="order", value_name="joint")
     sns.barplot(data=long, x="summarizer", y="joint", hue="order", ax=ax)
-    ax.set_xlabel("")
+    ax.set_xlabel("summarizer")
     ax.set_ylabel("Joint score")
     ax.set_title(title)
     ax.legend(fontsize=8, title="relevant documents")
@@ -288,7 +288,7 @@ def strategy_bars(table: pd.DataFrame, order=None, value: str = "f1", ax=None, t
     ax.set_xticks(range(len(order)), order)
     ax.set_ylim(0, min(1.0, max(top * 1.1, 0.05)))
     ax.set_ylabel(f"{value.upper() if value in ('f1', 'em') else value} (0-1)")
-    ax.set(xlabel="", title=title)
+    ax.set(xlabel="strategy", title=title)
     ax.legend(title="dataset", fontsize=8)
     return ax
 
