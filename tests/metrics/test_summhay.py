@@ -209,7 +209,7 @@ def test_the_chapter_shows_the_same_worked_examples():
     t = worked_examples.worked_examples()
     assert t["match"].all() and len(t) == 3
     assert list(t["joint"].round(1)) == [21.6, 46.0, 12.9]
-    assert t["example"].str.startswith("the paper's Fig. ").all()  # not the book's own figure numbers
+    assert t["paper_figure"].str.startswith("Fig. ").all()  # the paper's figure, not the book's own numbers
 
 
 def test_summary_keys_parse_to_summarizer_and_setting():

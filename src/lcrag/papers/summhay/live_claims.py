@@ -153,10 +153,9 @@ def equal_settings_sentence(live: pd.DataFrame, per_summary: pd.DataFrame | None
                      for cid, (metric, equal) in found.items())
     n = sorted({k for _, equal in found.values() for _, k in equal})
     bounds = ", ".join(f"±{100 * constant_interval(0.0, k, (-1.0, 1.0))[1]:.1f} points for {k} subtopics" for k in n)
-    return (f"Some settings score the same on every subtopic ({said}): their difference is 0 on each, so the bootstrap "
-            "has nothing to resample, and the interval shown is the exact one for none of the subtopics differing "
-            "(Clopper-Pearson, as for any score equal on every item): up to a share 1 − 0.025^(1/n) "
-            f"of the n subtopics could still differ, each by as much as the whole range, which gives {bounds}. Such "
+    return (f"Some settings score the same on every subtopic ({said}): with a difference of 0 on each there is "
+            "nothing to resample, and the interval is the exact one for none of the subtopics differing (up to a "
+            f"share 1 − 0.025^(1/n) of them could still differ, each by the whole range), which gives {bounds}. Such "
             "a pair decides nothing either way.")
 
 

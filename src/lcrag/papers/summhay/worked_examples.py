@@ -92,11 +92,11 @@ WORKED_EXAMPLES: dict[str, dict] = {
 
 def worked_examples(partial: float = 0.5) -> pd.DataFrame:
     """The paper's worked examples scored with our metrics, next to the scores printed in the figures. Each is named
-    as the paper's figure ("the paper's Fig. 2 ..."): the book numbers figures of its own."""
+    by the paper's figure in the ``paper_figure`` column ("Fig. 2 ..."): the book numbers figures of its own."""
     rows = []
     for name, ex in WORKED_EXAMPLES.items():
         ours = summary_scores(ex["summary"], ex["judgments"], ex["gold"], partial=partial)
-        row = {"example": f"the paper's {name}"}
+        row = {"paper_figure": name}
         for metric in ("coverage", "citation", "joint"):
             row[f"paper_{metric}"] = ex["paper"][metric]
             row[metric] = ours[metric]
