@@ -8,13 +8,14 @@ import pytest
 from lcrag import quickstart as qs
 
 
-def test_the_accuracy_table_gives_the_wilson_interval_chance_the_letter_prior_and_the_floor():
+def test_the_accuracy_table_gives_the_exact_interval_chance_the_letter_prior_and_the_floor():
     answers = pd.DataFrame({"setting": ["full"] * 8 + ["rag"] * 8, "answer": list("ABCDABCD") * 2,
                             "response": ["A", "B", "C", "D", "A", "B", "C", "A"] + ["A. yes"] * 8,
                             "prompt_tokens": 100, "latency_s": 1.0})
     acc = qs.accuracy_table(qs.score_choices(answers)).set_index("setting")
     assert acc.loc["full", "accuracy"] == 7 / 8 and acc.loc["rag", "accuracy"] == 2 / 8
-    assert acc.loc["full", "ci_low"] == pytest.approx(0.529, abs=1e-3)  # Wilson, 7 of 8
+    assert acc.loc["full", "ci_low"] == pytest.approx(0.473, abs=1e-3)  # Clopper-Pearson, 7 of 8
+    assert (acc["at_floor"] == (acc["ci_low"] <= acc["chance"])).all()  # the interval shown is the floor's
     assert (acc["chance"] == 0.25).all()
     assert acc.loc["rag", "letter_prior"] == 0.25  # always "A", A the answer of a quarter of the questions
     assert acc.loc["full", "letter_prior"] == pytest.approx((3 * 2 + 2 * 2 + 2 * 2 + 1 * 2) / 64)

@@ -24,7 +24,7 @@ from lcrag.papers.thesis.needle.haystack import build_haystack
 from lcrag.papers.thesis.needle.needles import SIMPLE_NEEDLE, SIMPLE_QUESTION
 from lcrag.papers.thesis.prompts import SYSTEM, bamboo_prompt
 from lcrag.retrieval import BM25Retriever
-from lcrag.stats import label_permutation, wilson_interval
+from lcrag.stats import exact_interval, label_permutation
 from lcrag.text.chunking import recursive_split
 
 SETTINGS = ("full", "rag")
@@ -113,12 +113,13 @@ def score_choices(answers: pd.DataFrame) -> pd.DataFrame:
 
 
 def accuracy_table(scored: pd.DataFrame) -> pd.DataFrame:
-    """Per setting: accuracy (raw and lenient) with a 95 % interval (Wilson), its baselines (``chance``, the model's
+    """Per setting: accuracy (raw and lenient) with its exact 95 % interval (Clopper-Pearson: the one the floor rule
+    reads, so ``ci_low`` reaches ``chance`` exactly when ``at_floor``), its baselines (``chance``, the model's
     ``letter_prior``: :func:`lcrag.stats.label_permutation`) and the floor flag, mean prompt tokens and latency."""
     rows = []
     for setting, g in scored.groupby("setting", sort=False):
         k, n = int(g["correct_lenient"].sum()), len(g)
-        lo, hi = wilson_interval(k, n)
+        lo, hi = exact_interval(k, n)
         prior, _ = label_permutation(g["pred_lenient"], g["answer"])
         rows.append({"setting": setting, "n": n, "accuracy_raw": g["correct_raw"].mean(),
                      "accuracy": k / n, "ci_low": lo, "ci_high": hi, "chance": CHANCE, "letter_prior": prior,
