@@ -381,3 +381,18 @@ def test_the_chapter_view_escapes_html_in_its_cells(tmp_path, monkeypatch):
     assert "depth &lt; 50 %" in html and "(p &lt; 0.05) &amp; &lt;b&gt;" in html
     assert "depth < 50" not in html and "<b>" not in html
     assert ">0.716<" in html and ">0.5<" in html
+
+
+def test_every_paper_value_the_paper_does_not_print_is_marked_derived_and_the_page_says_what_that_means():
+    """The papers' claims.csv mark a paper value computed from the paper's printed numbers (a difference, a ratio,
+    a count of cells) "[derived]", never "(inventory)"; the claims page explains the mark."""
+    from lcrag import config
+    from lcrag.book.claims_page import DERIVED
+
+    values = pd.concat([pd.read_csv(p, comment="#", dtype=str)["paper_value"].dropna()
+                        for p in sorted((config.project_root() / "src" / "lcrag" / "papers").glob("*/claims.csv"))])
+    assert values.str.contains(DERIVED, regex=False).sum() >= 15
+    assert not values.str.contains("(inventory)", regex=False).any()
+    for derived in ("+8.86 pp", "47x; +0.003 at 3.8x", "12/33", "+0.080 to +0.128"):  # auditor's examples
+        assert values[values.str.contains(derived, regex=False)].str.contains(DERIVED, regex=False).all(), derived
+    assert f"A paper value marked {DERIVED} is not printed in the paper" in summary_markdown(_claims())

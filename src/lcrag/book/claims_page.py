@@ -35,6 +35,10 @@ def paper_name(key: str, short: bool = False) -> str:
     return paper.short if short else paper.name
 
 
+#: The mark of a paper value that the paper does not print but that is computed from numbers it prints
+#: (the papers' ``claims.csv``, e.g. "+8.86 pp [derived]"): the claims page says what it means.
+DERIVED = "[derived]"
+
 #: A word holding two hyphens or more (the thesis's patterns ``F--``, ``--E``, ``---``): Sphinx's smart quotes
 #: would print it with an en or em dash ("F–", "—"), so the page sets it as code, which they leave alone.
 _DASHED = re.compile(r"(?<![\w`-])[\w-]*--[\w-]*(?![\w`-])")  # (one already in backticks is left as it is)
@@ -210,7 +214,9 @@ def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: s
     lines += ["", "## All claims", ""]
     lines.append(
         "One row per claim and model (a chapter may check a claim on the paper's own tables and on our runs). "
-        "*claim* links to the section that checks it, *checked in* to the chapter. In the HTML page, the "
+        "*claim* links to the section that checks it, *checked in* to the chapter. A paper value marked "
+        f"{DERIVED} is not printed in the paper: it is computed from numbers the paper prints (a difference, a "
+        "ratio, a count of table cells), by this book or its inventory of the paper. In the HTML page, the "
         "filters below hide rows and recount the verdicts."
     )
     lines += ["", _DASHBOARD_STYLE, "", *_filter_controls(df), ""]

@@ -12,7 +12,7 @@ import pytest
 
 from lcrag import stats
 from lcrag.book import ClaimsLedger
-from lcrag.book.claims import NOT_REPRODUCED, REPRODUCED, VERDICTS
+from lcrag.book.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, VERDICTS
 from lcrag.book.runner import run_chapter
 from lcrag.data.fetch import fetch
 from lcrag.metrics import needle as metrics
@@ -391,3 +391,19 @@ def test_h4_and_the_synthesis_share_the_chapters_floor_rule():
             assert row["evidence"].endswith("at the floor: Full (mean recall): 4.5 points, below 5; decided: RAG "
                                             "is clearly above the arm at the floor")
     assert needle_claims.recall_floor({"Full": pd.Series([0.05]), "RAG": pd.Series(dtype=float)}) is None
+
+
+def test_a_cluster_claim_left_inconclusive_by_the_floor_rule_says_so_in_its_evidence():
+    """H4c/H4d are inconclusive when the needle is found in fewer than half of the other cells (no drop can show
+    against a floor): the evidence says that this is why, with the share found (SmolLM2's H4c: 38 %), and says
+    nothing of it where the rule did not apply."""
+    rows = [{"model": "m", "needle": n, "setting": "full", "context_tokens": t, "depth": d,
+             "recall": 1.0 if (r == 0 and t < 8000) else 0.0}
+            for r in range(3) for n in ("simple", "complex") for t in (1000, 2000, 4000, 8000) for d in (0, 50, 100)]
+    ledger = ClaimsLedger(None, paper="thesis", model="m")
+    t = needle_claims.check_h4(ledger, analysis.add_found(pd.DataFrame(rows)), window=8000)
+    table = ledger.table().set_index("claim_id")
+    assert t["late_rest_fail"] > 0.5 and table.loc["H4c", "verdict"] == INCONCLUSIVE
+    assert table.loc["H4c", "evidence"].endswith(
+        f"inconclusive here for that reason: the needle is found in only {1 - t['late_rest_fail']:.0%} of the other cells")
+    assert needle_claims._too_few_found(0.2) == "" and needle_claims._too_few_found(float("nan")) == ""

@@ -166,7 +166,7 @@ def _check_table3_claims(ledger) -> None:
         ledger.check(
             cid,
             f"The extractor is the main contributor: Ext > {b} in most cells",
-            paper_value=f"{r['expected_a_higher']}/33 (inventory)",
+            paper_value=f"{r['expected_a_higher']}/33 [derived]",
             our_value=f"{r['a_higher']}/{r['cells']}; not: {r['exceptions']}",
             passed=bool(r["a_higher"] > r["cells"] / 2),
             evidence=ev,

@@ -87,6 +87,15 @@ def h14_verdict(t: dict) -> bool | None:
                   *(less(t[k]["diff"], 0, ci=t[k]["ci"]) for k in ("k10", "alpha0.5")))
 
 
+def _embedder_in(*tables: pd.DataFrame | None) -> str | None:
+    """The embedder named by the first of ``tables`` that names one (:func:`_embedder_of`), else None."""
+    for t in tables:
+        name = _embedder_of(t) if t is not None and len(t) else None
+        if name:
+            return name
+    return None
+
+
 def check_retrieval_claims(ledger, *, t63: pd.DataFrame | None = None, sanity: pd.DataFrame | None = None,
                            distances: pd.DataFrame | None = None, n_boot: int = 2000, seed: int = 0) -> None:
     """H6, H6b (Table 6.3), H14 (ranking distances) and H16 (embedding sanity) into ``ledger``, whose model should
@@ -116,7 +125,8 @@ def check_retrieval_claims(ledger, *, t63: pd.DataFrame | None = None, sanity: p
             f"({_d(t['k10'])}), α=0.5 {t['iqr']['α=0.5']:.3f} ({_d(t['alpha0.5'])})")
         ledger.check(
             "H14", our_value=ours, passed=None if t is None else h14_verdict(t),
-            evidence=f"distance to BM25-with-evidence top-k, Hungarian assignment; no language model; paired "
+            evidence=f"distance to BM25-with-evidence top-k, Hungarian assignment; no language model (the Cosine "
+            f"and SVM rankers embed with {_embedder_in(t63, sanity) or 'an unnamed embedder'}); paired "
             f"bootstrap over {0 if t is None else t['n']} cases (95 %): reproduced when BM25 and Naive lie above "
             "SVM, Cosine not clearly above SVM, and the mean IQR lower at k = 10 and at α = 0.5",
             anchor="thesis-distance")

@@ -194,6 +194,14 @@ def cluster_test(both: pd.DataFrame, in_quadrant, margin: float = CLUSTER_MARGIN
     return out
 
 
+def _too_few_found(rest_fail: float) -> str:
+    """What the evidence adds when :func:`cluster_test`'s floor rule decided (the needle found in fewer than half of
+    the other cells): the share found, "" otherwise."""
+    found = 1 - rest_fail
+    return (f"; inconclusive here for that reason: the needle is found in only {found:.0%} of the other cells"
+            if found < 0.5 else "")
+
+
 def check_h4(ledger, df: pd.DataFrame, window: int, lengths_note: str = "") -> dict:
     """H4's three parts as claims of ``ledger`` (one ledger per model), each *not testable with this model* when the
     full-context cells it reads are at the floor (:func:`h4_floors`); returns :func:`h4_tests`' values."""
@@ -229,7 +237,7 @@ def check_h4(ledger, df: pd.DataFrame, window: int, lengths_note: str = "") -> d
                      evidence=f"both needles; reproduced when the interval lies below +{100 * q.margin:.0f} pp, "
                               "not reproduced when Fisher's one-sided test finds a cluster (p < 0.05) of at least "
                               f"+{100 * q.margin:.0f} pp, inconclusive otherwise or when fewer than half of the "
-                              f"other cells are found{note}",
+                              f"other cells are found{note}{_too_few_found(t[f'{q.prefix}_rest_fail'])}",
                      anchor="needle-claims", floor=floors[claim])
     return t
 
