@@ -96,3 +96,18 @@ def test_an_interval_bound_just_below_zero_prints_its_sign():
     text = claims_runs._fmt(rows)
     assert text == "2wikimqa E&F − Ext +0.6 [-0.02, +2.8] (n=48); 2wikimqa E&F − R&B -5.9 [-17.4, +3.1] (n=48)"
     assert "-0.0," not in text and "+0.0," not in text
+
+
+def test_the_evidence_says_how_often_inputs_were_cut_and_the_filter_fell_back():
+    """SmolLM2's run: R&L's inputs were cut to the window for a third of its answers and the filter kept no chunk
+    for about half the Fil and E&F answers; the strategy claims' evidence says so (the Full arm's cuts are not
+    the strategies'), and says nothing where neither happened."""
+    from lcrag.papers.longrag.claims_runs import inputs_note
+
+    rows = pd.DataFrame({"strategy": ["R&L"] * 3 + ["R&B"] * 3 + ["Fil"] * 2 + ["E&F"] * 2,
+                         "truncated": [True, False, False] + [False] * 7,
+                         "filter_fallback": [None] * 6 + [True, False, True, False]})
+    assert inputs_note(rows) == ("; inputs cut to the generator's window in 1 of 10 answers (most in R&L: 33%); the "
+                                 "filter kept no chunk, so all were kept, in 2 of 4 Fil and E&F answers")
+    clean = rows.assign(truncated=False, filter_fallback=[None] * 6 + [False] * 4)
+    assert inputs_note(clean) == "" and inputs_note(rows.drop(columns=["truncated", "filter_fallback"])) == ""

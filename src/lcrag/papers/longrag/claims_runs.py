@@ -111,6 +111,24 @@ def _pick_generator(results: pd.DataFrame, generator: str | None, ledger) -> str
     raise ValueError(f"results hold several generators {gens}: pass generator=")
 
 
+def inputs_note(rows: pd.DataFrame) -> str:
+    """What the evidence adds about the strategies' answers' inputs, where the rows record it: how many were cut to the
+    generator's window (``truncated``, the strategy cut most often) and how often the CoT filter kept no chunk and
+    fell back to all of them (``filter_fallback``, Fil and E&F); "" when neither happened."""
+    parts = []
+    if "truncated" in rows and rows["truncated"].fillna(False).astype(bool).any():
+        cut = rows["truncated"].fillna(False).astype(bool)
+        share = cut.groupby(rows["strategy"]).mean()
+        parts.append(f"inputs cut to the generator's window in {int(cut.sum())} of {len(cut)} answers (most in "
+                     f"{share.idxmax()}: {share.max():.0%})")
+    if "filter_fallback" in rows:
+        fell = rows["filter_fallback"].dropna().astype(bool)
+        if fell.any():
+            parts.append(f"the filter kept no chunk, so all were kept, in {int(fell.sum())} of {len(fell)} Fil and "
+                         "E&F answers")
+    return "".join(f"; {p}" for p in parts)
+
+
 def run_claims(
     ledger,
     results: pd.DataFrame,
@@ -133,7 +151,8 @@ def run_claims(
     rows = results[results["generator"] == gen]
     main = rows[rows["setting"] == DEFAULT_SETTING] if "setting" in rows.columns else rows
     diffs = strategy_differences(main, RUN_PAIRS, n=n, seed=seed)
-    ev = f"our runs ({gen}); per dataset F1 difference in points, paired bootstrap 95% CI over questions"
+    ev = f"our runs ({gen}); per dataset F1 difference in points, paired bootstrap 95% CI over questions" + (
+        inputs_note(main[main["strategy"].isin({s for pair in RUN_PAIRS for s in pair})]))
 
     def pair(a: str, b: str) -> pd.DataFrame:
         return diffs[(diffs["a"] == a) & (diffs["b"] == b)]
