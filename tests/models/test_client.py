@@ -366,3 +366,16 @@ def test_an_estimate_reads_as_one_line():
                                       "estimated), at most 60 completion tokens; at most 0.00 USD")
     assert estimate_sentence({**est, "cost_usd_max": None, "tokens_exact": False}).endswith(
         "(estimated), at most 60 completion tokens; no price known")
+
+
+def test_each_provider_gets_its_own_key_when_both_are_set(fault_server, monkeypatch):
+    other = FAKE_KEY.replace("FAKEKEY", "OPENAIKEY")
+    monkeypatch.setenv("OPENAI_API_KEY", other)
+    make_model(fault_server).chat(MSG, max_tokens=5)
+    assert fault_server.requests[-1]["auth"] == f"Bearer {FAKE_KEY}"  # a compatible server: LCRAG_API_KEY first
+    monkeypatch.setenv("OPENAI_BASE_URL", fault_server.base_url)
+    Model(parse_spec("openai/gpt-4o-mini"), retry=RetryPolicy(max_retries=0, timeout_s=5.0)).chat(MSG, max_tokens=5)
+    assert fault_server.requests[-1]["auth"] == f"Bearer {other}"  # OpenAI: OPENAI_API_KEY first
+    monkeypatch.delenv("OPENAI_API_KEY")
+    Model(parse_spec("openai/gpt-4o-mini"), retry=RetryPolicy(max_retries=0, timeout_s=5.0)).chat(MSG, max_tokens=6)
+    assert fault_server.requests[-1]["auth"] == f"Bearer {FAKE_KEY}"  # and LCRAG_API_KEY when it is the only one

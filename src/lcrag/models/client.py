@@ -28,7 +28,7 @@ from lcrag.models import model_files, server, token_counts, usage
 from lcrag.models import tokens as tok
 from lcrag.models.answers import MalformedResponse, normalise
 from lcrag.models.cache import DiskCache, content_key
-from lcrag.models.registry import ModelInfo, UnknownModelError, cost_usd, parse_spec
+from lcrag.models.registry import ModelInfo, UnknownModelError, api_key, cost_usd, parse_spec
 from lcrag.models.retry import RetryPolicy, failure_kind
 from lcrag.models.store import default_store
 from lcrag.progress import progress as bar
@@ -82,7 +82,6 @@ class Model:
     info: ModelInfo
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_concurrency: int = 1
-    api_key_env: tuple[str, ...] = ("LCRAG_API_KEY", "OPENAI_API_KEY")
 
     def __post_init__(self):
         self._client_lock = threading.Lock()
@@ -249,7 +248,7 @@ class Model:
             return client, self.info.name, serving
         with self._client_lock:
             if self._client is None:
-                key = next((os.environ[v] for v in self.api_key_env if os.environ.get(v)), None)
+                key = api_key(self.info.provider)
                 if key is None and self.info.provider == "openai":
                     raise AuthError(f"{self.spec} needs an API key: set OPENAI_API_KEY (or LCRAG_API_KEY)")
                 self._client = openai.OpenAI(base_url=self.info.base_url, api_key=key or "none",

@@ -43,6 +43,7 @@ import numpy as np
 from lcrag import config
 from lcrag.models import embedding_store
 from lcrag.models.cache import DiskCache, content_key
+from lcrag.models.registry import api_key
 
 DEFAULT_EMBEDDER = "local/all-minilm-l6-v2"
 KEY_MEMO_SIZE = 100_000  # texts whose cache key an embedder remembers
@@ -288,7 +289,7 @@ class OpenAIEmbedder(Embedder):
 
     def _client_or_raise(self):
         if self._client is None:
-            key = os.environ.get("OPENAI_API_KEY") or os.environ.get("LCRAG_API_KEY")
+            key = api_key("openai" if self.base_url is None else "openai-compatible")
             if self.base_url is None and not key:
                 raise EmbeddingError(f"{self.name}: set OPENAI_API_KEY (or LCRAG_API_KEY) to call OpenAI")
             from openai import OpenAI

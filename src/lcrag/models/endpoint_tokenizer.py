@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
+from lcrag.models.registry import api_key
+
 PROBE_TIMEOUT_S = 5.0
 TIMEOUT_S = 120.0  # a long document (a 32k-token haystack) on a busy server
-API_KEY_ENV = ("LCRAG_API_KEY", "OPENAI_API_KEY")
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def server_root(base_url: str) -> str:
 
 def _post(url: str, body: dict, timeout: float) -> dict:
     headers = {"Content-Type": "application/json"}
-    key = next((os.environ[v] for v in API_KEY_ENV if os.environ.get(v)), None)
+    key = api_key("openai-compatible")
     if key:
         headers["Authorization"] = f"Bearer {key}"
     req = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")

@@ -24,6 +24,18 @@ from dataclasses import dataclass, replace
 
 from lcrag import config
 
+#: Where each remote provider's API key is read from, first set wins (the environment only; never stored). A
+#: compatible server's own key comes first for it, OpenAI's for OpenAI, so a user with both set sends each its own.
+API_KEY_ENV = {
+    "openai": ("OPENAI_API_KEY", "LCRAG_API_KEY"),
+    "openai-compatible": ("LCRAG_API_KEY", "OPENAI_API_KEY"),
+}
+
+
+def api_key(provider: str) -> str | None:
+    """The API key for ``provider`` ("openai" or "openai-compatible") from the environment, or None."""
+    return next((os.environ[v] for v in API_KEY_ENV[provider] if os.environ.get(v)), None)
+
 
 class UnknownModelError(ValueError):
     """A spec names a provider or a local model we do not know."""
