@@ -79,7 +79,8 @@ class Registry:
         for item in items:
             if isinstance(item, Chapter):
                 if item.name in chapters:
-                    raise ValueError(f"chapter {item.name!r} is registered twice")
+                    raise ValueError(f"chapter {item.name!r} is registered twice: {chapters[item.name].title!r} and "
+                                     f"{item.title!r} (each chapter name once; LCRAG_CHAPTERS adds modules)")
                 family = getattr(item.family, "name", item.name)
                 if family != item.name:
                     raise ValueError(f"chapter {item.name!r} carries the family of {family!r}: name them alike")

@@ -182,8 +182,9 @@ NO_VERDICT = (UNTESTABLE_CELLS[NOT_RUN], UNTESTABLE_CELLS[AT_FLOOR], NOT_CHECKED
 def _reproduced_from(verdicts: pd.Series) -> str:
     """The size from which a finding appears: every size with a verdict from it up (in increasing order) reads
     "reproduced", and either the size with a verdict just below it shows the finding absent (not reproduced) or it
-    is the smallest of at least two sizes with verdicts. Empty otherwise: one size alone shows no threshold, an
-    inconclusive size below cannot say where the finding starts, and sizes at the floor below have no verdict."""
+    is the smallest of at least two sizes with verdicts, then marked "(no smaller size tests it)" where smaller sizes
+    have no verdict (at the floor, or the arm not run): the finding may start lower. Empty otherwise: one size alone
+    shows no threshold, an inconclusive size below cannot say where the finding starts."""
     ran = verdicts[~verdicts.isin(NO_VERDICT) & ~verdicts.str.startswith(CHECKED_ON.split("{")[0])]
     if ran.empty or ran.iloc[-1] != REPRODUCED:
         return ""
@@ -191,7 +192,10 @@ def _reproduced_from(verdicts: pd.Series) -> str:
     while first > 0 and ran.iloc[first - 1] == REPRODUCED:
         first -= 1
     if first == 0:
-        return str(ran.index[0]) if len(ran) >= 2 else ""
+        if len(ran) < 2:
+            return ""
+        untested_below = list(verdicts.index).index(ran.index[0]) > 0
+        return str(ran.index[0]) + (" (no smaller size tests it)" if untested_below else "")
     below = ran.iloc[first - 1]
     return str(ran.index[first]) if below == NOT_REPRODUCED else ""
 

@@ -48,6 +48,7 @@ def comparisons(runs: pd.DataFrame, arms: pd.DataFrame, problems: list[str]) -> 
     out = []
     for model, g in arms.groupby("model", sort=False):
         prompt, n = g["prompt"].iloc[0], int(g["n"].iloc[0])
+        oracle_note = _oracle_floor_note(g, n)
         p = paired[(paired["model"] == model) & (paired["n"] == n)]
         for other in sorted((a for a in g["arm"] if a != "Full"), key=lambda a: a == "Evidence"):  # RAG first
             label_full, label_other = f"Full / {prompt}", f"{other} / {prompt}"
@@ -64,11 +65,22 @@ def comparisons(runs: pd.DataFrame, arms: pd.DataFrame, problems: list[str]) -> 
             out.append(comparison(
                 NAME, model, f"Full vs {other} ({prompt} prompt, accuracy)", "Full", float(full_acc), other,
                 float(other_acc), float(sign * r["diff"]), lo, hi, n, "cases",
-                f"the chapter's paired bootstrap over {n} cases", r["source"].replace("accuracy", "paired_tests"),
+                f"the chapter's paired bootstrap over {n} cases" + (oracle_note if other != "Evidence" else ""),
+                r["source"].replace("accuracy", "paired_tests"),
                 floor=accuracy_floor(arms := {"Full": (round(full_acc * n), n), other: (round(other_acc * n), n)}),
                 floored=[a for a, kn in arms.items() if accuracy_floor({a: kn})],
                 long_context=context.get((model, prompt, n), "")))  # fmt: skip
     return out
+
+
+def _oracle_floor_note(g: pd.DataFrame, n: int) -> str:
+    """What a Full vs RAG row adds when the gold Evidence (one model's :func:`arms`) is at the floor too: the model
+    fails on short contexts, not only on retrieved ones, so the gap is not retrieval's alone; "" otherwise."""
+    ev = g[g["arm"] == "Evidence"]
+    if ev.empty or not accuracy_floor({"Evidence": (k := round(float(ev["accuracy"].iloc[0]) * n), n)}):
+        return ""
+    return (f"; the gold Evidence is at the floor too ({k} of {n} right): this model fails on short contexts, not "
+            "only on retrieved ones")
 
 
 def full_context(runs: pd.DataFrame) -> dict[tuple[str, str, int], str]:

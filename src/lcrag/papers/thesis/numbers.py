@@ -95,6 +95,9 @@ GPT35_USD_PER_M = {  # gpt-3.5-turbo-0125, as the thesis quotes
 # Fig. 6.3 (BAMBOO prompt, CQT, 158 cases); --- is derived (158 minus the rest).
 _fig_6_3 = thesis_table("fig_6_3")
 THESIS_FIG_6_3 = {p: int(n) for p, n in zip(_fig_6_3["pattern"], _fig_6_3["count"], strict=True)}
+#: The Fig. 6.3 counts the text does not print (computed from the others): marked [derived] where shown.
+FIG_6_3_DERIVED = frozenset(p for p, s in zip(_fig_6_3["pattern"], _fig_6_3["source"], strict=True)
+                            if str(s).startswith("derived"))
 # Table 6.1 (%), MeetingQA / PaperQA, and the pooled values §6.1 and §6.5 state; row 1 is BAMBOO's published numbers.
 THESIS_TABLE_6_1 = _table_6_1()
 THESIS_REPRODUCTION_RAW = {  # §6.1 text: the thesis's raw reproduction
@@ -120,3 +123,18 @@ THESIS_SANITY = {
     (a, b): float(c)
     for a, b, c in zip(*(thesis_table("embedding_sanity")[k] for k in ("a", "b", "cosine")), strict=True)
 }
+
+
+THESIS_GENERATORS = ("gpt-3.5",)  # the thesis's generator: gpt-3.5-turbo-0125
+
+
+GENERATOR_LEVEL = "a level of the thesis's generator (GPT-3.5-Turbo)"
+
+
+def other_generator(model: str | None, what: str = GENERATOR_LEVEL) -> str | None:
+    """Why a claim about ``what`` (a level of the thesis's generator: an accuracy; or a single case's pattern) cannot
+    be tested on ``model``'s run; None when it is the thesis's generator. Another model's level says how good that
+    model is, not whether the thesis measured its own correctly."""
+    if model and any(g in str(model).lower() for g in THESIS_GENERATORS):
+        return None
+    return f"{what}; {model or 'another model'} is another generator, whose value is shown, not compared"

@@ -4,6 +4,8 @@ its tables."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -142,3 +144,13 @@ def test_the_judge_at_the_floor_is_said_and_wordy_answers_are_counted_on_found()
     assert "at the floor" in text
     varied = analysis.judge_score_sentence(scored.assign(judge_score=[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 5]))
     assert "at the floor" not in varied and "2 of the 11" in varied
+
+
+def test_a_rank_correlation_needs_more_than_one_item_off_a_tie():
+    """Qwen-0.5B's complex needle under RAG: 41 of 42 cells at one recall and one expected rating, one cell off both:
+    Spearman's rho is -1 there and says nothing, so it is not given; two items off the tie give a rho."""
+    recall = pd.Series([0.92] * 41 + [0.84])
+    expected = pd.Series([6.5] * 41 + [6.547])
+    assert math.isnan(analysis._spearman(recall, expected))
+    recall2, expected2 = pd.Series([0.92] * 40 + [0.84, 0.5]), pd.Series([6.5] * 40 + [6.547, 7.0])
+    assert analysis._spearman(recall2, expected2) == pytest.approx(-1.0)  # both off-tie items agree in order

@@ -71,10 +71,12 @@ def judge_score_sentence(scored: pd.DataFrame, floor_share: float = 0.9) -> str:
 
 
 def _spearman(a: pd.Series, b: pd.Series) -> float:
+    """Spearman's rho of the pairs where both are known; NaN (shown "—") when either side barely varies: fewer than
+    two items differ from its most common value (one item off a tie of 41 gives a rho of ±1 that says nothing)."""
     from scipy.stats import spearmanr
 
     ok = a.notna() & b.notna()
-    if a[ok].nunique() < 2 or b[ok].nunique() < 2:
+    if any(len(x) - x.value_counts().iloc[0] < 2 if len(x) else True for x in (a[ok], b[ok])):
         return float("nan")
     return float(spearmanr(a[ok], b[ok]).statistic)
 
