@@ -34,3 +34,5 @@ def test_full_vs_rag_says_when_the_gold_evidence_is_at_the_floor_too():
         "retrieved ones")
     assert comparison._oracle_floor_note(arms(143), 158) == ""
     assert comparison._oracle_floor_note(arms(143).iloc[:2], 158) == ""  # no Evidence arm
+    gemma = arms(34).assign(accuracy=[33 / 158, 28 / 158, 34 / 158])
+    assert comparison._oracle_floor_note(gemma, 158) == ""  # Full at the floor too: the row is not testable anyway

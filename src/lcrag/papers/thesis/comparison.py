@@ -74,9 +74,12 @@ def comparisons(runs: pd.DataFrame, arms: pd.DataFrame, problems: list[str]) -> 
 
 
 def _oracle_floor_note(g: pd.DataFrame, n: int) -> str:
-    """What a Full vs RAG row adds when the gold Evidence (one model's :func:`arms`) is at the floor too: the model
-    fails on short contexts, not only on retrieved ones, so the gap is not retrieval's alone; "" otherwise."""
-    ev = g[g["arm"] == "Evidence"]
+    """What a Full vs RAG row adds when Full is above the floor and the gold Evidence (one model's :func:`arms`) at
+    it too: the model fails on short contexts, not only on retrieved ones, so the gap is not retrieval's alone; ""
+    otherwise."""
+    ev, full = g[g["arm"] == "Evidence"], g[g["arm"] == "Full"]
+    if full.empty or accuracy_floor({"Full": (round(float(full["accuracy"].iloc[0]) * n), n)}):
+        return ""
     if ev.empty or not accuracy_floor({"Evidence": (k := round(float(ev["accuracy"].iloc[0]) * n), n)}):
         return ""
     return (f"; the gold Evidence is at the floor too ({k} of {n} right): this model fails on short contexts, not "
