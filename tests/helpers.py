@@ -147,3 +147,16 @@ def with_grid(base: pd.DataFrame, runs: dict[tuple[str, str, str], list[bool]]) 
              "prompt": pr, "correct": ok, "correct_raw": ok} for (st, pl, pr), oks in runs.items()
             for i, ok in enumerate(oks)]
     return pd.concat([base, pd.DataFrame(rows)], ignore_index=True)
+
+
+def kinds_confounded(n: int = 20) -> pd.DataFrame:
+    """Long²RAG per-response KPR rows (one judge ``j``, variants ``none`` and ``trunc2048``, ``n`` news and ``n``
+    conversation items) as the book's runs are in miniature: the conversation items have both longer inputs and
+    lower KPR than the news items in every variant; within a kind, input length and KPR are unrelated (rho -0.04)."""
+    import pandas as pd
+
+    perm = [(7 * i + 3) % n for i in range(n)]
+    return pd.DataFrame([{"judge": "j", "question_id": f"{kind}{i % 5 + 1}/s{i}", "variant": v,
+                          "input_tokens": base + shift + 10 * i, "completion_tokens": 50, "recall": level + 0.01 * perm[i]}
+                         for kind, base, level in (("news", 1800, 0.35), ("conv", 2200, 0.10))
+                         for v, shift in (("none", 3000), ("trunc2048", 0)) for i in range(n)])

@@ -334,6 +334,12 @@ def test_every_family_and_model_from_the_tables(book_runs):
         ((1 + 1 + 0.5 + 1) / 4, (0.5 + 0 + 0.5 + 0) / 4)
     )
     assert k["reading"] != S.NOT_TESTABLE  # whole documents above the floor: the truncated arm may be anywhere
+    # the untruncated variant is "whole" for readers (detail table, figure ticks), "none" only in the stored data
+    assert set(syn.tables["long2rag"]["variant"]) == {"whole", "trunc512"}
+    assert "none" in set(syn.tables["long2rag_questions"]["variant"])
+    ticks = [t.get_text() for ax in S.plot_model(syn, SMOL).axes if ax.get_title().startswith("long2rag")
+             for t in ax.get_xticklabels()]
+    assert ticks == ["whole", "trunc512"]
 
     # summhay: no interval; the best real retriever is keywords
     sh = syn.comparisons[(syn.comparisons["family"] == "summhay")
@@ -634,7 +640,7 @@ def test_truncating_to_the_floor_is_the_long2rag_effect_not_a_floor(book_runs):
     j.loc[j["variant"] == "none", "value"] = j.loc[j["variant"] == "none", "value"] * 0.0
     write_run(book_runs, "long2rag", SMOL, tables)
     row = S.synthesize(book_runs, n_boot=200).comparisons.set_index("family").loc["long2rag"]
-    assert row["reading"] == S.NOT_TESTABLE and "whole documents (none) (mean KPR): 0.0 points, below 5" in row["evidence"]
+    assert row["reading"] == S.NOT_TESTABLE and "whole (mean KPR): 0.0 points, below 5" in row["evidence"]
 
 
 def test_the_written_answer_follows_the_headlines_largest_model_first(book_runs):

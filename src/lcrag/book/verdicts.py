@@ -38,8 +38,8 @@ FLOOR_SCORE = 0.05  # an F1 / KPR / recall below this (0-1 scale) is at the floo
 FLOOR_UNPARSEABLE = 0.5  # more than half the answers unparseable
 MIN_JUDGE_PAIRS = 30  # human-labelled pairs a judge needs before it may decide claims
 #: Cohen's kappa with the human labels ("moderate" agreement, Landis and Koch) a second judge needs before its
-#: agreement may corroborate a verdict the deciding judge cannot give alone (Long²RAG's C14: the lexical judge
-#: favours long answers by construction).
+#: agreement may corroborate a verdict the deciding judge cannot give alone (Long²RAG's C10 and C14: the lexical
+#: judge favours long answers by construction).
 MIN_CHECK_KAPPA = 0.4
 CONFIDENCE = 0.95
 #: How a claim's evidence names the datasets (or other units) that decided nothing because an arm is at the floor

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from helpers import kinds_confounded
 
 from lcrag.papers.long2rag import lengths, numbers
 
@@ -69,3 +70,19 @@ def test_the_input_bins_are_scaled_to_the_longest_input_and_say_which_variants_f
         "mostly one between variants.")
     small = lengths.length_study(judgments, responses, 4096, 256, numbers.PAPER_INPUT_EDGES, numbers.PAPER_OUTPUT_EDGES)
     assert small.in_edges == [1024, 2048, 3200, 4096]  # a window the inputs fill: the window, as before
+
+
+def test_the_input_trend_is_read_within_each_kind_of_item_not_across_them():
+    """The referee's finding on the 1.5B: C10's falling trend within each variant was the news/conversation split
+    (conversations: longer inputs, lower KPR), not the length. Within variant and kind there is no trend."""
+    per = kinds_confounded()
+    assert [lengths.haystack_kind(q) for q in ("news3/x", "conv1/y", "q0")] == ["news", "conversations", ""]
+    across = lengths.within_variant_rank(per, "input_tokens", n_boot=500, by=lambda q: "")  # within variant only
+    assert across.hi < -0.5 and across.cells == ["none", "trunc2048"]
+    t = lengths.within_variant_rank(per, "input_tokens", n_boot=500)
+    assert t.lo < 0 < t.hi and abs(t.rho) < 0.1
+    assert t.cells == ["none/conversations", "trunc2048/conversations", "none/news", "trunc2048/news"]
+    assert (t.questions, t.responses) == (40, 80)
+    assert t.kinds["conversations"][1] > t.kinds["news"][1] and t.kinds["conversations"][2] < t.kinds["news"][2]
+    shuffled = lengths.within_variant_rank(per.sample(frac=1, random_state=1), "input_tokens", n_boot=500)
+    assert (shuffled.rho, shuffled.lo, shuffled.hi) == (t.rho, t.lo, t.hi)  # the rows' order does not matter

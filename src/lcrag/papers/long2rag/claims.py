@@ -4,7 +4,8 @@
   tables (:mod:`.numbers`), and records the rest as inconclusive, their data "not released" (:data:`lcrag.book.verdicts.NOT_RELEASED`),
   with the reason.
 - :func:`run_claims` decides the behavioural ones on our runs (truncation lowers KPR, KPR falls with input length,
-  two judges rank alike, ...) with 95 % bootstrap intervals.
+  two judges rank alike, ...) with 95 % bootstrap intervals; the length trends (C10, C14) are
+  :mod:`.trend_claims`'s.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from lcrag.book.verdicts import MIN_CHECK_KAPPA, NOT_RELEASED
+from lcrag.book.verdicts import NOT_RELEASED
 from lcrag.data.long2rag import CATEGORIES
 from lcrag.papers.long2rag.checks import table3_correlations
-from lcrag.papers.long2rag.lengths import within_variant_rank
 from lcrag.papers.long2rag.numbers import PAPER_NUMBERS, paper_table1_wide, paper_table2, paper_table4
+from lcrag.papers.long2rag.trend_claims import LEXICAL_INPUT_NOTE, LEXICAL_LENGTH_NOTE, _verdict, trend_claim  # noqa: F401
 from lcrag.stats import signed_interval
 
 PAPER_TABLES_MODEL = "the paper's published tables"
@@ -33,7 +34,8 @@ API_MODELS = ("GPT-4o", "GPT-4-Turbo", "Claude-3-Sonnet")
 FIG5_MODELS = ("GPT-4o", "Claude-3-Sonnet", "Qwen2-72B", "Mixtral-8x22B", "Qwen2-7B", "Phi-3-mini-128K")
 
 
-#: The untruncated variant (``none``) as claims C12/C13 and the synthesis's comparison name it.
+#: The untruncated variant (``none``, as the data and prompts key it) as readers see it: claims C12/C13, the floor
+#: reasons and the synthesis's comparisons, tables and figure.
 WHOLE = "whole"
 
 
@@ -159,15 +161,6 @@ def paper_claims(ledger):
 # ============================================================================================ claims on our runs
 
 
-def _verdict(lo: float, hi: float, sign: int = 1) -> bool | None:
-    """A claim that ``sign * difference > 0``: True when the 95 % interval lies on that side of 0, False when it
-    lies on the other side, None (inconclusive) when it contains 0 or cannot be computed."""
-    if np.isnan(lo) or np.isnan(hi):
-        return None
-    lo, hi = sorted((sign * lo, sign * hi))
-    return True if lo > 0 else False if hi < 0 else None
-
-
 def _all_verdict(verdicts: list[bool | None]) -> bool | None:
     """Every comparison must hold: reproduced when all do, not reproduced when one goes the other way."""
     if any(v is False for v in verdicts):
@@ -192,8 +185,9 @@ def kpr_floor(means: Mapping[str, float]) -> str | None:
 
 def variant_floor(wide: pd.DataFrame, variants) -> str | None:
     """:func:`kpr_floor` of these ``variants``' mean KPR over the questions of ``wide`` (:func:`question_kpr`);
-    variants not run are left out; ``none`` (no processing) is named ``whole documents (none)``."""
-    return kpr_floor({("whole documents (none)" if v == "none" else v): wide[v].mean() for v in variants if v in wide})
+    variants not run are left out; ``none`` (no processing, the key the data keep) is named :data:`WHOLE` for
+    readers."""
+    return kpr_floor({(WHOLE if v == "none" else v): wide[v].mean() for v in variants if v in wide})
 
 
 def truncation_floor(wide: pd.DataFrame) -> str | None:
@@ -204,90 +198,6 @@ def truncation_floor(wide: pd.DataFrame) -> str | None:
     *not testable with this model* when the whole documents' (``none``) mean KPR over the questions of ``wide``
     (:func:`question_kpr`) is below 0.05, whatever the truncated variants score; None otherwise."""
     return variant_floor(wide, ["none"])
-
-
-def length_claim(ledger, cid: str, column: str, mine: pd.DataFrame, ev: str, pooled: str | None,
-                 cap: int | None = None, n_boot: int = 2000, seed: int = 0,
-                 check: tuple[str, pd.DataFrame] | None = None, undecided: str = "") -> None:
-    """C10 (KPR falls as the input grows, ``column`` ``input_tokens``) or C14 (KPR grows with generation length,
-    ``completion_tokens``) on one judge's responses ``mine``: the within-variant rank trend
-    (:func:`lcrag.papers.long2rag.lengths.within_variant_rank`), reproduced when its interval lies on the claim's
-    side of 0 (below for C10, above for C14), not reproduced when on the other, else inconclusive. Not on length
-    bins: the bins hold different variants (the truncated documents fill the short input bins; the truncated
-    documents' short answers and the answers that hit the ``cap``, the ends of the generation axis), so comparing
-    them measures the variants. ``pooled``: the floor reason of all the responses, if any. ``check``: (name,
-    responses) of a second judge whose trend must agree for a verdict (a judge that favours long answers by
-    construction cannot decide a length claim alone): the claim is inconclusive when the two disagree.
-    ``undecided``: why no verdict may be given whatever the trends (the evidence says it; the trend is shown)."""
-    what, sign = {"input_tokens": ("input", -1), "completion_tokens": ("answer", 1)}[column]
-    text = ("KPR falls as the input grows" if sign < 0 else "KPR grows with generation length") + \
-        " (rank trend within each document variant)"
-    if column not in mine:
-        ledger.check(cid, text, paper_value="figure", our_value=None, passed=None,
-                     evidence=f"no {what} lengths given; {ev}")
-        return
-    t = within_variant_rank(mine, column, cap, n_boot, seed)
-    if np.isnan(t.rho):
-        ledger.check(cid, text, paper_value="figure", our_value=None, passed=None, floor=pooled,
-                     evidence=f"no document variant in which both the {what}'s length and KPR vary over three "
-                     f"or more questions; {ev}")
-        return
-    at_cap = f"; {t.capped} of {t.responses} answers hit the {cap}-token cap (tied at the top rank)" if cap else ""
-    passed, checked = _verdict(t.lo, t.hi, sign), ""
-    if check is not None:
-        name, theirs = check
-        c = within_variant_rank(theirs, column, cap, n_boot, seed)
-        other = _verdict(c.lo, c.hi, sign)
-        checked = f"; judged by {name}: {signed_interval(c.rho, c.lo, c.hi, scale=1, digits=3)}"
-        agrees, passed = other == passed, (passed if other == passed else None)
-        if not undecided:  # the second judge may corroborate: its trend decides
-            ev += (f"; decided only where the {name} judge's trend agrees ("
-                   + ("it does" if agrees else "it does not: inconclusive") + ")")
-        else:  # it may not: why first, then its trend, which is shown and decides nothing
-            undecided += f"; its trend {'agrees' if agrees else 'does not agree'} with this one, but decides nothing"
-    if undecided:
-        passed, ev = None, f"{ev}; inconclusive: {undecided}"
-    ledger.check(cid, text, paper_value="figure",
-                 our_value=f"Spearman rho({what} length, KPR) within a variant, mean over {len(t.variants)} variants "
-                 f"x {t.questions} questions: {signed_interval(t.rho, t.lo, t.hi, scale=1, digits=3)}{at_cap}{checked}",
-                 passed=passed, floor=pooled,
-                 evidence=f"{ev}; within each variant ({', '.join(t.variants)}), so that the variants' own differences "
-                 "in length and KPR are not read as a trend; 95 % percentile bootstrap interval over questions")
-
-
-#: Why the lexical judge's KPR rises with answer length by construction (C14's evidence says so)
-LEXICAL_LENGTH_NOTE = ("the lexical judge scores a key point by its best-matching sentence of the answer, so a "
-                       "longer answer has more chances to match: part of a rising trend is the judge's")
-
-
-def generation_claim(ledger, mine: pd.DataFrame, ev: str, pooled: str | None, cap: int | None = None,
-                     n_boot: int = 2000, seed: int = 0, judge: str = "",
-                     others: pd.DataFrame | None = None, held_out: Mapping[str, float] | None = None) -> None:
-    """C14, KPR grows with generation length: :func:`length_claim` on ``completion_tokens``. With the lexical
-    ``judge``, which favours long answers (:data:`LEXICAL_LENGTH_NOTE`), the evidence says so and the first other
-    judge of ``others`` (the LLM judge's responses) must show the same trend for a verdict, and must agree with the
-    humans at least moderately (``held_out``: each judge's Cohen's kappa on the judged sample's held-out half, at
-    least :data:`~lcrag.book.verdicts.MIN_CHECK_KAPPA`): a weak judge's agreement corroborates nothing."""
-    if judge != "lexical":
-        return length_claim(ledger, "C14", "completion_tokens", mine, ev, pooled, cap, n_boot, seed)
-    names = [] if others is None else [j for j in dict.fromkeys(others["judge"]) if j != judge]
-    check = (names[0], others[others["judge"] == names[0]]) if names else None
-    length_claim(ledger, "C14", "completion_tokens", mine, f"{ev}; {LEXICAL_LENGTH_NOTE}", pooled, cap, n_boot,
-                 seed, check=check, undecided=_weak_check(names[0] if names else None, held_out or {}))
-
-
-def _weak_check(name: str | None, held_out: Mapping[str, float]) -> str:
-    """Why the second judge ``name`` cannot corroborate the lexical judge's C14 (none, unmeasured, or its kappa
-    with the humans below :data:`~lcrag.book.verdicts.MIN_CHECK_KAPPA`), or "" when it can."""
-    if name is None:
-        return "no second judge scored the answers to corroborate the lexical judge"
-    kappa = held_out.get(name, float("nan"))
-    if np.isnan(kappa):
-        return f"the {name} judge's agreement with the humans was not measured, so it cannot corroborate"
-    if kappa < MIN_CHECK_KAPPA:
-        return (f"the {name} judge agrees with the humans too weakly to corroborate (Cohen's kappa {kappa:.3f} on "
-                f"the judged sample's held-out half, below {MIN_CHECK_KAPPA})")
-    return ""
 
 
 def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mapping | None = None, scope: str = "",
@@ -301,11 +211,12 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mappin
     ``per_response`` is :func:`lcrag.metrics.kpr.response_kpr` (one row per judge and response); ``judge``
     decides (the chapter passes the judge that agrees best with the humans); ``agreement`` is :func:`.judges.judge_rank_agreement`'s result;
     ``cap`` is the generation cap (``max_new_tokens``); ``held_out``, each judge's kappa with the human labels on
-    the judged sample's held-out half (:func:`generation_claim`).
+    the judged sample's held-out half (:func:`lcrag.papers.long2rag.trend_claims.trend_claim`).
 
     C12 and C13 compare variants paired over questions; C10 and C14 are the rank trends of KPR with input and
-    with answer length within each variant (:func:`length_claim`: the length bins mix the variants, and the
-    input bins scaled from the paper's hold one variant kind each). A claim
+    with answer length within each variant and kind of item, news or conversations
+    (:mod:`lcrag.papers.long2rag.trend_claims`: the length bins mix the variants, and the input bins scaled from
+    the paper's hold one variant kind each; the conversation items have longer inputs and lower KPR). A claim
     is reproduced when every interval lies on its side of 0, not reproduced when one lies on the other side, and
     inconclusive otherwise (or when not run).
 
@@ -354,8 +265,8 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mappin
     else:
         ledger.check("C13", text, paper_value="Table 2", our_value=None, passed=None,
                      evidence=f"not run in this profile; {ev}")
-    length_claim(ledger, "C10", "input_tokens", mine, ev, pooled, None, n_boot, seed)
-    generation_claim(ledger, mine, ev, pooled, cap, n_boot, seed, judge=judge, others=per_response, held_out=held_out)
+    for cid in ("C10", "C14"):  # the lexical judge's trends need a second judge (trend_claim)
+        trend_claim(ledger, cid, mine, ev, pooled, cap, n_boot, seed, judge, per_response, held_out)
     c15 = {"claim_id": "C15", "text": "Two judges rank the same systems alike (Spearman >= 0.95)",
            "paper_value": TABLE3_DERIVED}
     if agreement is not None and not np.isnan(agreement.get("spearman", np.nan)):

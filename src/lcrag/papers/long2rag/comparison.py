@@ -69,11 +69,13 @@ def judge_note(agreement: pd.DataFrame, judge: str, judges: list[str]) -> str:
 
 
 def summary(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """KPR (macro over questions) per model, judge and variant, with a bootstrap interval over questions."""
+    """KPR (macro over questions) per model, judge and variant, with a bootstrap interval over questions: the
+    detail table and the figure's bars, where the untruncated variant (``none`` in the data) reads :data:`WHOLE`."""
     out = group_means(questions, ["model", "judge", "variant"], "recall", "kpr",
                       lambda g: {"questions": int(g["recall"].notna().sum()), "source": g["source"].iloc[0]},
                       n_boot, seed)
-    return out.reindex(columns=["model", "judge", "variant", "questions", "kpr", "ci_low", "ci_high", "source"])
+    out = out.reindex(columns=["model", "judge", "variant", "questions", "kpr", "ci_low", "ci_high", "source"])
+    return out.assign(variant=out["variant"].replace({"none": WHOLE}))
 
 
 def comparisons(

@@ -4,8 +4,8 @@ The paper's bin edges (:data:`.numbers.PAPER_INPUT_EDGES`, :data:`.numbers.PAPER
 longest input (at most the window) and generation cap (:func:`scaled_edges`), each response binned (:func:`length_bins`,
 :func:`with_length_bins`; the answers that hit the generation cap get a bin of their own, named so) and KPR averaged
 per bin (:func:`kpr_by_length`, through :mod:`lcrag.metrics.kpr`; :func:`bins_sentence` says which variants fill
-each input bin). The trend claims on input and on generation length are decided within each document variant
-(:func:`within_variant_rank`), not on the bins, which mix the variants.
+each input bin). The trend claims on input and on generation length are decided within each document variant and
+kind of haystack, news or conversations (:func:`within_variant_rank`), not on the bins, which mix the variants.
 """
 
 from __future__ import annotations
@@ -117,38 +117,74 @@ def _spearman(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
         return np.where(den > 0, (rx * ry).sum(axis=axis) / np.where(den > 0, den, 1), 0.0)
 
 
+#: The two kinds of SummHay haystack the items come from, by the haystack named in the question id
+#: (``news1/<subtopic>``), as the claims name them.
+KINDS = {"news": "news", "conv": "conversations"}
+
+
+def haystack_kind(question_id: str) -> str:
+    """``news`` or ``conversations``: the kind of SummHay haystack of an item (:data:`KINDS`, from the haystack
+    that begins its id); "" for an id of no such haystack (one stratum for them all)."""
+    head = str(question_id).split("/", 1)[0].rstrip("0123456789")
+    return KINDS.get(head, "") if "/" in str(question_id) else ""
+
+
 class RankTrend(NamedTuple):
-    rho: float  # mean over the variants of Spearman's rho (length, KPR) across questions; NaN without a variant
+    rho: float  # mean over the cells (variant x haystack kind) of Spearman's rho (length, KPR) across questions
     lo: float
     hi: float
-    variants: list[str]  # the variants where both the length and the KPR vary
+    variants: list[str]  # the variants with a cell where both the length and the KPR vary
     questions: int
-    responses: int  # of those variants
+    responses: int  # of those cells
     capped: int  # of those responses, the ones that stopped at the cap (tied at the top rank)
+    cells: list[str]  # ``variant/kind`` (``none/news``), or the variant alone where no kind is known
+    #: per kind: (questions, mean length, mean KPR) over all its responses, what differs between the kinds
+    kinds: dict[str, tuple[int, float, float]]
 
 
 def within_variant_rank(per_response: pd.DataFrame, column: str = "completion_tokens", cap: int | None = None,
-                        n_boot: int = 2000, seed: int = 0) -> RankTrend:
-    """Does KPR grow with answer length *within* a document variant? Spearman's rho between ``column`` and
-    ``recall`` across the questions of each variant (one judge's :func:`lcrag.metrics.kpr.response_kpr` rows),
-    averaged over the variants in which both vary, with a 95 % percentile bootstrap interval over questions
-    (each question's answers in every variant resampled together). Comparing within a variant keeps the variants'
-    own differences (the truncated documents give both shorter answers and lower KPR) out of the trend, and ranks
-    keep the answers that hit the generation ``cap`` (their true length unknown, at least ``cap``) where they
-    belong, tied at the top. Questions missing a variant are left out."""
-    from lcrag.stats import paired_statistic_ci
+                        n_boot: int = 2000, seed: int = 0, by=haystack_kind) -> RankTrend:
+    """Does KPR grow with ``column``'s length *within* a document variant and a haystack kind? Spearman's rho
+    between ``column`` and ``recall`` across the questions of each cell, a variant x a kind of haystack (``by`` of
+    the question id, :func:`haystack_kind`: news or conversations), in one judge's
+    :func:`lcrag.metrics.kpr.response_kpr` rows, averaged over the cells in which both vary over three or more
+    questions, with a 95 % percentile bootstrap interval over questions, resampled within each kind (each
+    question's answers in every variant together). Within a variant, the variants' own differences (the truncated
+    documents give both shorter inputs and lower KPR) stay out of the trend; within a kind, the kinds' (the
+    conversation items have both longer inputs and lower KPR than the news items: across them, length would stand
+    for the kind). Ranks keep the answers that hit the generation ``cap`` (their true length unknown, at least
+    ``cap``) where they belong, tied at the top. Questions missing a variant are left out of that kind's cells."""
+    from scipy.stats import bootstrap
 
-    length = per_response.pivot_table(index="question_id", columns="variant", values=column)
-    recall = per_response.pivot_table(index="question_id", columns="variant", values="recall")
-    keep = [v for v in length if length[v].nunique() > 1 and recall[v].nunique() > 1]
-    rows = pd.concat([length[keep], recall[keep]], axis=1, keys=["length", "recall"]).dropna()
-    if not keep or len(rows) < 3:
-        return RankTrend(np.nan, np.nan, np.nan, keep, len(rows), 0, 0)
-    cols = [rows[(part, v)].to_numpy(float) for v in keep for part in ("length", "recall")]
+    kind = per_response["question_id"].map(by) if len(per_response) else pd.Series(dtype=str)
+    per = per_response.assign(kind=kind)
+    strata, cells, variants, rows_used, capped = [], [], set(), 0, 0
+    for k, g in per.groupby("kind", sort=True):
+        length = g.pivot_table(index="question_id", columns="variant", values=column)
+        recall = g.pivot_table(index="question_id", columns="variant", values="recall")
+        keep = [v for v in length if length[v].nunique() > 1 and recall[v].nunique() > 1]
+        rows = pd.concat([length[keep], recall[keep]], axis=1, keys=["length", "recall"]).dropna()
+        if not keep or len(rows) < 3:
+            continue
+        strata.append([(rows[("length", v)].to_numpy(float), rows[("recall", v)].to_numpy(float)) for v in keep])
+        cells += [f"{v}/{k}" if k else v for v in keep]
+        variants |= set(keep)
+        rows_used += len(rows)
+        capped += int((rows["length"] >= cap).to_numpy().sum()) if cap is not None else 0
+    kinds = {k: (g["question_id"].nunique(), float(g[column].mean()), float(g["recall"].mean()))
+             for k, g in per.groupby("kind", sort=True) if k and column in g}
+    if not strata:
+        return RankTrend(np.nan, np.nan, np.nan, [], rows_used, 0, 0, [], kinds)
 
-    def mean_rho(*c, axis=-1):
-        return np.mean([_spearman(c[i], c[i + 1], axis) for i in range(0, len(c), 2)], axis=0)
+    def mean_rho(*idx, axis=-1):
+        rhos = [_spearman(x[np.asarray(i, dtype=int)], y[np.asarray(i, dtype=int)], axis)
+                for i, stratum in zip(idx, strata, strict=True) for x, y in stratum]
+        return np.mean(np.stack(rhos), axis=0)
 
-    rho, lo, hi = paired_statistic_ci(cols, mean_rho, n_boot=n_boot, seed=seed)
-    capped = int((rows["length"] >= cap).to_numpy().sum()) if cap is not None else 0
-    return RankTrend(rho, lo, hi, keep, len(rows), rows["length"].size, capped)
+    index = [np.arange(len(s[0][0]), dtype=float) for s in strata]
+    rho = float(mean_rho(*index))
+    res = bootstrap(index, mean_rho, n_resamples=n_boot, method="percentile", vectorized=True, paired=False,
+                    rng=np.random.default_rng(seed))
+    lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    responses = sum(len(x) for s in strata for x, _ in s)
+    return RankTrend(rho, min(lo, rho), max(hi, rho), sorted(variants), rows_used, responses, capped, cells, kinds)
