@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from helpers import ROOT, rendered_text
 
+from lcrag import chapters
 from lcrag.book.claims import (
     COLUMNS,
     ClaimsLedger,
@@ -279,7 +280,7 @@ def test_a_declared_claim_typed_again_or_an_undeclared_one_without_text_is_refus
     assert ledger.check("C99", "a claim whose text depends on the run", "x", 1, True).text.startswith("a claim")
 
 
-@pytest.mark.parametrize("paper", ["thesis", "longrag", "summhay", "long2rag"])
+@pytest.mark.parametrize("paper", [p.key for p in chapters.papers()])
 def test_each_declared_paper_number_is_typed_once(paper):
     """A number the claims file declares appears in no module or notebook of the paper: the code reads it."""
     from lcrag.papers.tables import declared_claims

@@ -27,6 +27,14 @@ COINCIDENCES = {
 }
 
 
+def test_every_chapter_of_a_paper_is_checked():
+    """A chapter added to a paper fails here until it joins :data:`TYPED_ONCE` (so it is never skipped silently)."""
+    from lcrag import chapters
+
+    missing = [c.name for c in chapters.chapters() if c.paper is not None and c.name not in TYPED_ONCE]
+    assert missing == [], f"add {missing} to TYPED_ONCE: chapter -> (its paper, its package under lcrag/papers)"
+
+
 def _distinctive_numbers(paper: str) -> set[str]:
     """The numbers printed in ``paper``'s tables (in its cells of numbers, not in names or sources) that are
     unlikely to be typed by chance: two decimals or more, one decimal after two digits or more, or an integer of

@@ -10,10 +10,11 @@ import pytest
 from helpers import ROOT
 
 import lcrag.book.claims as claims_module
+from lcrag import chapters
 from lcrag.book.claims import NOT_REPRODUCED, REPRODUCED, ClaimsLedger, declared_test
 from lcrag.papers.tables import declared_claims, paper_table, parse_claims, table_cell, table_path
 
-PAPERS = ("thesis", "longrag", "summhay", "long2rag")
+PAPERS = tuple(p.key for p in chapters.papers())  # every registered paper: a new one is checked without an edit
 TABLES = [(paper, p.name.removesuffix(".csv")) for paper in PAPERS
           for p in resources.files(f"lcrag.papers.{paper}").joinpath("tables").iterdir() if p.name.endswith(".csv")]
 
