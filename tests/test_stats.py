@@ -139,6 +139,9 @@ def test_pearson_interval_is_fishers_z():
     assert (lo, hi) == pytest.approx((np.tanh(0.5493 - 0.392), np.tanh(0.5493 + 0.392)), abs=1e-3)
     assert lo < 0.5 < hi and 0.5 - lo > hi - 0.5  # skewed toward 0
     assert np.isnan(pearson_interval(0.5, 3)[0])
+    # SummHay's C17: r(words per bullet, delta) = -0.078 on 200 summaries spans zero, and even r = 0 reaches 0.139
+    assert pearson_interval(-0.078, 200) == pytest.approx((-0.2142, 0.0610), abs=5e-4)
+    assert pearson_interval(0.0, 200) == pytest.approx((-0.1387, 0.1387), abs=5e-4)
 
 
 def test_rows_ci_resamples_whole_rows():

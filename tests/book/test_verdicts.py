@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from lcrag.book import verdicts as V
-from lcrag.book.claims import ClaimsLedger, greater, read_claims
+from lcrag.book.claims import ClaimsLedger, absent, greater, read_claims
 
 
 def test_an_accuracy_whose_interval_contains_chance_is_at_the_floor():
@@ -143,3 +143,13 @@ def test_not_testable_is_defined_for_both_of_its_reasons():
     assert '"not testable:"' in verdicts and '"at the floor:"' in verdicts and '"not run:"' in verdicts
     glossary = (root / "glossary.md").read_text(encoding="utf-8").split("\nverdict\n", 1)[1].split("\n\n", 1)[0]
     assert "at the floor" in glossary and "as the paper ran it" in glossary
+
+
+def test_an_absent_effect_needs_its_interval_inside_the_margin():
+    """book/verdicts.md: an absence claim is reproduced only by an equivalence test; an interval that merely holds 0
+    is inconclusive, and it is not reproduced only when significant and at least the margin."""
+    assert absent(0.01, (-0.05, 0.07), 0.1) is True
+    assert absent(-0.078, (-0.214, 0.061), 0.1) is None  # no effect found, but none ruled out: inconclusive
+    assert absent(0.3, (0.17, 0.42), 0.1) is False  # significant and above the margin
+    assert absent(0.06, (0.01, 0.11), 0.1) is None  # significant but smaller than the margin
+    assert absent(float("nan"), (-0.1, 0.1), 0.1) is None

@@ -114,11 +114,13 @@ def test_a_headline_at_the_floor_gives_what_its_family_reports_instead():
     syn = _syn(rows, [SUMMHAY])
     text = written_answer(syn)
     assert ("**Qwen2.5-Coder-1.5B-Instruct** (1.5B parameters): not testable (an arm at the floor) in Summary of a Haystack (on Coverage "
-            "alone: no clear difference, Full − vector -6.8 pp [-17.7, +1.4], 9 subtopics).") in text
+            "alone: no clear difference, Full 30.0 − vector 36.8 = -6.8 pp [-17.7, +1.4], means over 9 subtopics).") in text
     assert text.endswith("no experiment has a difference whose interval excludes zero yet.")
     (line,) = conclusions(syn, QWEN)
     assert line.startswith("Summary of a Haystack: Full vs Oracle vs retrievers: **not testable with this model**")
-    assert line.endswith("On Coverage alone: no clear difference, Full − vector -6.8 pp [-17.7, +1.4], 9 subtopics.")
+    # the arms' values beside their difference, both means over the subtopics (not the table's micro-averages)
+    assert line.endswith("On Coverage alone: no clear difference, Full 30.0 − vector 36.8 = -6.8 pp [-17.7, +1.4], "
+                         "means over 9 subtopics.")
 
     rows[3] = _summhay("Full vs vector (best retriever) (Coverage)", "vector", -0.068, -0.177, 0.014, floor)
     floored = written_answer(_syn(rows, [SUMMHAY]))

@@ -138,6 +138,19 @@ def less(
     return greater(b, a, margin, flipped)
 
 
+def absent(effect: float | None, ci: tuple[float, float], margin: float) -> bool | None:
+    """Is an effect absent, no larger than ``margin`` either way (an equivalence test, book/verdicts.md)? True when
+    its 95 % interval ``ci`` lies inside [-margin, margin]; False when the effect is significant (the interval
+    excludes 0) and at least ``margin`` in size; None otherwise: a test that merely fails to find the effect is
+    inconclusive. None also when anything is missing."""
+    if _missing(effect) or any(_missing(x) for x in ci):
+        return None
+    lo, hi = ci
+    if -margin <= lo and hi <= margin:
+        return True
+    return False if (lo > 0 or hi < 0) and abs(effect) >= margin else None
+
+
 #: Float rounding allowed on an inclusive bound (``within``, ``at least``, ``at most``): 6.94 computed as a
 #: difference of two printed numbers may be 6.9400000001.
 SLACK = 1e-9

@@ -256,10 +256,15 @@ def at_floor_instead(syn: Synthesis, family: Family, model: str, head: pd.Series
 
 
 def instead_words(family: Family, r: pd.Series) -> str:
-    """``on Coverage alone: no clear difference, Full − vector -6.8 pp [-17.7, +1.4], 9 subtopics``: the
-    comparison :func:`at_floor_instead` picked, in words."""
-    return (f"{family.at_floor_name}: {r['reading']}, {r['long_arm']} − {r['other_arm']} "
-            f"{format_diff(r['diff'], r['ci_low'], r['ci_high'])}, {headline_items(r)}")
+    """``on Coverage alone: no clear difference, Full 28.3 − vector 35.1 = -6.8 pp [-18.1, +1.1], means over 9
+    subtopics``: the comparison :func:`at_floor_instead` picked, in words, its arms' values beside their difference
+    and what those values are (means over the items compared, unless the row's ``values`` says otherwise)."""
+    values = r.get("values", "")
+    values = values if isinstance(values, str) else ""  # (a missing text cell reads as NaN)
+    over = f"{headline_items(r)}; values: {values}" if values else f"means over {headline_items(r)}"
+    return (f"{family.at_floor_name}: {r['reading']}, {r['long_arm']} {100 * r['long_value']:.1f} − "
+            f"{r['other_arm']} {100 * r['other_value']:.1f} = {format_diff(r['diff'], r['ci_low'], r['ci_high'])}, "
+            f"{over}")
 
 
 def conclusions(syn: Synthesis, model: str, others: bool = True) -> list[str]:

@@ -1,8 +1,10 @@
-"""Table 4 as the chapter shows it: each value at the paper's printed precision, so the counted matches show."""
+"""Table 4 as the chapter shows it: each value at the paper's printed precision, so the counted matches show; its
+conclusions with their intervals, which decide C17."""
 
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from lcrag.papers.summhay import evaluator_study as es
 from lcrag.papers.summhay.names import TABLE4_EVALUATORS
@@ -33,3 +35,66 @@ def test_the_display_keeps_the_paper_s_row_order_and_writes_no_negative_zero():
     assert list(shown.index) == list(PAPER_TABLE4)
     assert shown.loc[ours.loc[0, "row"], ("ours", "gpt-4o")] == "0.000"
     assert not pd.Series(shown.to_numpy().ravel()).str.fullmatch(r"-0\.0+").any()
+
+
+def _deltas(n_per: int = 40, slope: float = 0.0, seed: int = 1) -> pd.DataFrame:
+    """Per-summary deltas in :func:`es.summary_deltas`'s shape: three summarizers, every Table 4 evaluator."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for e in TABLE4_EVALUATORS:
+        for i, s in enumerate(("gpt-4o", "claude3-opus", "gpt3.5")):
+            length = rng.uniform(10, 30, n_per)
+            delta = 0.02 * (i + 1) + slope * (length - 20) + rng.normal(0, 0.1, n_per)
+            rows += [{"evaluator": e, "summarizer": s, "words_per_bullet": w, "delta": d, "auto": 0.5 - 0.01 * w,
+                      "human": 0.5 - 0.01 * w - d, "record": f"{s}{k}"}
+                     for k, (w, d) in enumerate(zip(length, delta, strict=True))]
+    return pd.DataFrame(rows)
+
+
+def test_bias_intervals_give_table4s_values_with_their_intervals():
+    """The Average is Table 4's (mean over summarizers of their mean delta), the correlations Table 4's, each with
+    its 95 % interval: the Average's over the summaries drawn again, each correlation's Fisher's z on n."""
+    from lcrag.stats import pearson_interval
+
+    d = _deltas()
+    b = es.bias_intervals(d, n_boot=500).set_index("evaluator")
+    t4 = es.table4(d).set_index("row")
+    for e in TABLE4_EVALUATORS:
+        assert b.loc[e, "average"] == pytest.approx(t4.loc["Average", e])
+        assert b.loc[e, "r_delta"] == pytest.approx(t4.loc["Length to Delta Corr.", e])
+        assert b.loc[e, "r_score"] == pytest.approx(t4.loc["Length to Score Corr.", e])
+        assert b.loc[e, "average_lo"] < b.loc[e, "average"] < b.loc[e, "average_hi"]
+        assert (b.loc[e, "r_delta_lo"], b.loc[e, "r_delta_hi"]) == pearson_interval(b.loc[e, "r_delta"], 120)
+    assert (b["n"] == 120).all()
+    assert b.loc["gpt-4o", "r_score"] == pytest.approx(-1.0)  # the score falls with length exactly here
+
+
+def test_c17_is_decided_by_the_intervals_never_by_point_values():
+    """The released file's values (r(length, delta) -0.078 on 200 summaries, GPT-4o's r(length, score) -0.119)
+    were "reproduced" on point values; their intervals reach across the margin and across 0: inconclusive. A
+    correlation with delta clearly beyond the margin is not reproduced; with many summaries and none, reproduced."""
+    from lcrag.papers.summhay.artefact_claims import bias_claim
+    from lcrag.stats import pearson_interval
+
+    def table(r_delta: float, r_score: float, n: int, average=(0.047, 0.03, 0.06)) -> pd.DataFrame:
+        rows = []
+        for e in TABLE4_EVALUATORS:
+            dl, dh = pearson_interval(r_delta, n)
+            sl, sh = pearson_interval(r_score, n)
+            rows.append({"evaluator": e, "average": average[0], "average_lo": average[1], "average_hi": average[2],
+                         "n": n, "r_delta": r_delta, "r_delta_lo": dl, "r_delta_hi": dh, "r_score": r_score,
+                         "r_score_lo": sl, "r_score_hi": sh})
+        return pd.DataFrame(rows)
+
+    released = bias_claim(table(-0.078, -0.119, 200), 0.1)
+    assert released["passed"] is None
+    assert "r(words per bullet, Δ) -0.078 [-0.214, +0.061]" in released["our_value"]
+    assert "mean Δ 0.047 [0.030, 0.060]" in released["our_value"]
+    assert "inside ±0.1, the book's margin" in released["evidence"]
+    assert "even r = 0 spans ±0.139" in released["evidence"]
+    assert bias_claim(table(0.01, -0.15, 5000), 0.1)["passed"] is True
+    assert bias_claim(table(0.35, -0.15, 200), 0.1)["passed"] is False
+    assert bias_claim(table(0.01, 0.2, 5000), 0.1)["passed"] is False  # length raises the score: not "negative"
+    assert bias_claim(table(0.01, -0.15, 5000, (0.01, -0.01, 0.03)), 0.1)["passed"] is None  # bias not shown > 0

@@ -201,3 +201,20 @@ def test_settings_equal_on_every_subtopic_get_the_exact_interval_and_a_sentence_
                          citation={"random": [10.0 + i % 2 for i in range(n)], "oracle": [40.0] * n})
     assert live_claims.equal_settings_sentence(varied, per2) == ""
     assert live_claims.equal_settings_sentence(varied, None) == ""
+
+
+def test_claims_comparing_settings_show_the_means_their_differences_are_taken_over():
+    """The book's 1.5B run showed "random 23.6" (the live table's micro-average over insights) beside "vector − random
+    +13.3", a mean over subtopics (random 21.7 there): each claim's value now gives the settings' means over the
+    subtopics beside their paired differences, one averaging throughout, and never the pooled values."""
+    n = 9
+    live, per = _live({"random": [20.0 + i % 3 for i in range(n)], "vector": [40.0 + i % 4 for i in range(n)],
+                       "oracle": [50.0 + i % 2 for i in range(n)]})
+    live.loc[live["setting"] == "random", "coverage"] = 23.6  # pooled over insights: weighted otherwise
+    t = _claims(live, per)
+    c6 = t.loc["C6", "our_value"]
+    assert c6.startswith("means over 9 subtopics: random 21.0, oracle 50.4, vector 41.3; oracle − random +29.4 [")
+    assert "; vector − random +20.3 [" in c6 and "23.6" not in c6
+    assert t.loc["C4", "our_value"].startswith("means over 9 subtopics: oracle 30.3, random 12.6, vector 24.8; oracle − "
+                                               "random +17.7 [")
+    assert t.loc["C1", "our_value"].startswith("oracle: pooled over insights ")

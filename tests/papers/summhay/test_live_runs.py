@@ -481,7 +481,7 @@ def test_live_claims_at_the_floor_are_not_testable():
                      pd.DataFrame([{"random": 0.4, "reverse": 2.3, "sensitivity": 1.9}]))
     assert {c: low.loc[c, "verdict"] for c in ("C1", "C4", "C14")} == dict.fromkeys(
         ("C1", "C4", "C14"), "not testable with this model")
-    assert "keywords (joint): 0.8 points, below 5" in low.loc["C4", "evidence"]
+    assert "keywords (pooled joint): 0.8 points, below 5" in low.loc["C4", "evidence"]
     assert low.loc["C18", "verdict"] == "reproduced"  # no model in it: the floor does not apply
     high = _claims_of(_live({"oracle": 30.0, "keywords": 20.0, "random": 10.0}),
                       pd.DataFrame([{"random": 20.0, "reverse": 31.0, "sensitivity": 11.0}]))

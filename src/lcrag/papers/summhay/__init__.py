@@ -13,7 +13,8 @@ Where things are:
 - :mod:`~lcrag.papers.summhay.rescoring` — the released summaries rescored from their GPT-4o judgments
   (``rescore``, ``system_scores``) next to Tables 2, 3, 5 and #Wb; the Vect/LongE ``swap_check``;
 - :mod:`~lcrag.papers.summhay.evaluator_study` — ``eval_benchmark_data.json``: ``benchmark_labels``, Table 1
-  (``agreement``, ``table1``), Table 4 (``summary_deltas``, ``table4``, ``table4_variants``);
+  (``agreement``, ``table1``), Table 4 (``summary_deltas``, ``table4``, ``table4_variants``) and its conclusions with
+  their intervals (``bias_intervals``, which decide C17);
 - :mod:`~lcrag.papers.summhay.our_judges` — our judges without an LLM (thresholds fitted on one half,
   :data:`~lcrag.papers.summhay.our_judges.HALVES`) and ``judges_table`` for every evaluator;
 - :mod:`~lcrag.papers.summhay.prompts` — the released summarization prompts (verbatim) and our synthetic-haystack

@@ -2,8 +2,8 @@
 
 :func:`benchmark_labels` puts every coverage label of the 200 annotated summaries (human and the six LLM evaluators)
 in long form; :func:`agreement` and :func:`table1` compute Table 1's coverage correlation and linking accuracy;
-:func:`summary_deltas`, :func:`table4` and :func:`compare_table4` Table 4's bias; :func:`table4_variants` tests
-explanations for the difference. No LLM call.
+:func:`summary_deltas`, :func:`table4` and :func:`compare_table4` Table 4's bias, :func:`bias_intervals` its conclusions
+with their intervals; :func:`table4_variants` tests explanations for the difference. No LLM call.
 """
 
 from __future__ import annotations
@@ -223,6 +223,35 @@ def table4(deltas: pd.DataFrame) -> pd.DataFrame:
     out = pd.concat([by, avg.to_frame().T, pd.DataFrame(corr).T[by.columns]])
     out.index.name = "row"
     return out.reset_index()
+
+
+def _average_of_means(x: np.ndarray) -> np.ndarray:
+    """Table 4's Average of ``x`` (..., summaries, [summarizer code, delta]): the mean over summarizers of each one's
+    mean delta (a summarizer that a draw left out is left out of that draw's average)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        each = [(x[..., 1] * (x[..., 0] == k)).sum(-1) / (x[..., 0] == k).sum(-1)
+                for k in range(int(x[..., 0].max()) + 1)]
+        return np.nanmean(np.stack(each), axis=0)
+
+
+def bias_intervals(deltas: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Table 4's conclusions with their 95 % intervals, one row per evaluator: its Average (the mean over summarizers
+    of their mean delta, as :func:`table4`) with the BCa interval of that same average over the summaries drawn
+    again (each summarizer's mean recomputed on each draw), and the correlations of words per bullet with the score
+    (``r_score``) and with delta (``r_delta``) over its ``n`` summaries, each with its Fisher-z interval."""
+    from lcrag.stats import pearson_interval, rows_ci
+
+    rows = []
+    for e in [e for e in TABLE4_EVALUATORS if e in set(deltas["evaluator"])]:
+        g = deltas[deltas["evaluator"] == e]
+        values = np.column_stack([pd.factorize(g["summarizer"], sort=True)[0], g["delta"]])
+        row = {"evaluator": e, "average": float(_average_of_means(values)), "n": len(g)}
+        row["average_lo"], row["average_hi"] = rows_ci(values, _average_of_means, n_boot=n_boot, seed=seed)
+        for name, col in (("r_score", "auto"), ("r_delta", "delta")):
+            r = float(np.corrcoef(g["words_per_bullet"], g[col])[0, 1])
+            row[name], (row[f"{name}_lo"], row[f"{name}_hi"]) = r, pearson_interval(r, len(g))
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def compare_table4(ours: pd.DataFrame) -> pd.DataFrame:
