@@ -46,6 +46,10 @@ def test_claims_not_testable_for_another_reason_are_not_called_at_the_floor():
     assert "The model is at the floor on the arms of H7:" in text
     assert "This run left out what H3 compare" in text
     assert "H1 cannot be tested on this model's run whatever its size: it is about the paper's own set-up" in text
+    # a second model with the same set-up claim: explained once, named again in short
+    two = pd.concat([claims, claims.iloc[:1].assign(model="local/n")])
+    text = " ".join(claims_sentences(two))
+    assert text.count("whatever its size") == 1 and text.endswith("H1: the paper's own set-up, as above.")
 
 
 def test_no_model_checks_that_need_the_papers_embedding_model_are_named():

@@ -53,12 +53,13 @@ def claims_sentences(claims: pd.DataFrame) -> list[str]:
         out.append(f"Of the paper's claims checked on its own published numbers or released files, {len(own)} in "
                    f"all: {_counts(own)}.")
     ours = claims[claims["source"] == OUR_RUN]
+    set_up: set[str] = set()  # the claims already said to be about the paper's own set-up (said once per page)
     for model, part in ours.groupby(ours["model"].astype(str), sort=False):
         by = f" with {title_of(model)}" if model and model != "nan" else ""
         out.append(f"Of the claims about behaviour checked on our run{by}, {len(part)} in all: {_counts(part)}.")
         evidence = part["evidence"] if "evidence" in part.columns else pd.Series("", index=part.index)
         why = evidence.map(untestable_because).where(part["verdict"] == NOT_TESTABLE)
-        out += _untestable_sentences(part, why)
+        out += _untestable_sentences(part, why, set_up)
         partial = part[evidence.astype(str).str.contains(PARTIAL_FLOOR, regex=False)]
         if len(partial):
             verb = "were" if len(partial) > 1 else "was"
@@ -83,9 +84,10 @@ def _ids(claims: pd.DataFrame) -> str:
     return ", ".join(map(str, claims["claim_id"]))
 
 
-def _untestable_sentences(part: pd.DataFrame, why: pd.Series) -> list[str]:
+def _untestable_sentences(part: pd.DataFrame, why: pd.Series, set_up: set[str]) -> list[str]:
     """Why a model's *not testable* claims are: at the floor, left out of the run, or another reason its evidence
-    gives (:func:`lcrag.book.verdicts.untestable_because`), one sentence each."""
+    gives (:func:`lcrag.book.verdicts.untestable_because`), one sentence each; the last explained once per page
+    (``set_up``: the claim sets already explained, updated), then named again in short."""
     out = []
     untestable = part["verdict"] == NOT_TESTABLE
     other, not_run = part[why == OTHER_REASON], part[why == NOT_RUN]
@@ -95,7 +97,10 @@ def _untestable_sentences(part: pd.DataFrame, why: pd.Series) -> list[str]:
                    "paper, and wait for a more capable one.")
     if len(not_run):
         out.append(f"This run left out what {_ids(not_run)} compare (the evidence column says what).")
-    if len(other):
+    if len(other) and _ids(other) in set_up:
+        out.append(f"{_ids(other)}: the paper's own set-up, as above.")
+    elif len(other):
+        set_up.add(_ids(other))
         out.append(f"{_ids(other)} cannot be tested on this model's run whatever its size: "
                    f"{'they are' if len(other) > 1 else 'it is'} about the paper's own set-up (its model's level, "
                    "its judge, its embedding model: the evidence column says which).")
