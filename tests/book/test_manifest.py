@@ -230,7 +230,13 @@ def test_store_without_a_book_run_is_a_problem(tmp_path, monkeypatch):
     monkeypatch.delenv("LCRAG_STORE_DIR", raising=False)
     _store(tmp_path, "quickstart", "m1", ["a"])
     (c,) = check_store(root=tmp_path)
-    assert not c.ok and "no successful book run" in c.problem
+    assert not c.ok and c.problem == "no successful book run to compare with (run `lcrag book` first)"
+    _book_run(tmp_path, "quickstart", "m1", ["a"], "2025-01-02", book=False)  # a plain `lcrag run` replaced it
+    (c,) = check_store(root=tmp_path)
+    assert "holds a run made outside `lcrag book`" in c.problem and "run `lcrag book` again" in c.problem
+    _store(tmp_path, "renamed", "m1", ["a"])  # a chapter no longer registered
+    problems = {c.chapter: c.problem for c in check_store(root=tmp_path)}
+    assert problems["renamed"].startswith("no chapter 'renamed' is registered or has a notebook")
 
 
 def test_malformed_store_line_names_file_and_line(tmp_path):

@@ -105,7 +105,7 @@ def check_store(chapter: str | None = None, *, root: Path | None = None) -> list
                     0,
                     [],
                     [],
-                    problem="no successful book run to compare with (run `lcrag book` first)",
+                    problem=_no_book_run(ch, slug, root),
                 )
             )
             continue
@@ -124,6 +124,23 @@ def check_store(chapter: str | None = None, *, root: Path | None = None) -> list
             )
         )
     return out
+
+
+def _no_book_run(chapter: str, slug: str, root: Path) -> str:
+    """Why a store file has no book run to compare with, and what to do: its chapter is not registered (renamed or
+    removed), the chapter's run directory holds a run made outside `lcrag book` (which replaces the book's), or
+    the book has not run it yet."""
+    from lcrag import chapters
+    from lcrag.book.profiles import notebooks_dir
+
+    if chapter not in {c.name for c in chapters.chapters()} and not (notebooks_dir(root) / f"{chapter}.md").exists():
+        return (f"no chapter {chapter!r} is registered or has a notebook (renamed or removed?): delete "
+                f"responses/{chapter}/ if it is gone")
+    others = list(runs_dir(root).glob(f"{slug}/*/{chapter}/{mf.MANIFEST_FILE}"))
+    if others:
+        return (f"no successful book run to compare with: {others[0].parent} holds a run made outside `lcrag book` "
+                "(or a failed one), which replaced the book's; run `lcrag book` again")
+    return "no successful book run to compare with (run `lcrag book` first)"
 
 
 def _used_keys(run: Path) -> set[str] | None:
