@@ -155,6 +155,7 @@ def test_summary_markdown():
     assert "| all papers | 1 | 1 | 1 | 0 | 3 |" in md
     assert "## Verdicts per source of evidence" in md and "| our run | 1 | 1 | 1 | 0 | 3 |" in md
     assert "{ref}`H1 <thesis-h1>`" in md and "{doc}`thesis_bamboo`" in md
+    assert "{ref}`C1 <summhay-claims>`" in md  # no section of its own: the chapter's claims section
     assert "a \\| b" in md  # pipes in cells are escaped
     assert "not counted: longrag" in md
     empty = summary_markdown(pd.DataFrame(columns=list(COLUMNS)))
@@ -397,3 +398,14 @@ def test_every_paper_value_the_paper_does_not_print_is_marked_derived_and_the_pa
     for derived in ("+8.86 pp", "47x; +0.003 at 3.8x", "12/33", "+0.080 to +0.128"):  # auditor's examples
         assert values[values.str.contains(derived, regex=False)].str.contains(DERIVED, regex=False).all(), derived
     assert f"A paper value marked {DERIVED} is not printed in the paper" in summary_markdown(_claims())
+
+
+def test_every_chapter_that_checks_claims_labels_its_claims_section():
+    """The claims page links a claim without an anchor of its own to ``<chapter>-claims``: each chapter with a
+    claims ledger defines that label in its notebook (else the link would point nowhere)."""
+    from lcrag.book.claims_page import claims_section
+
+    papers_chapters = [c.name for c in chapters.chapters() if c.paper is not None]  # the ones with claims
+    assert papers_chapters
+    for name in papers_chapters:
+        assert f"({claims_section(name)})=" in (ROOT / "notebooks" / f"{name}.md").read_text(encoding="utf-8"), name

@@ -116,11 +116,11 @@ def test_an_undecided_headline_says_how_many_items_would_decide_it():
 
     row = {"reading": "no clear difference", "diff": -0.024, "ci_low": -0.082, "ci_high": 0.055, "n": 20,
            "units": "questions"}
-    assert items_needed(row) == (" As it is, the interval bounds the difference to within 8.2 pp of zero either way; "
+    assert items_needed(row) == (" As it is, the interval keeps the difference between -8.2 and +5.5 pp; "
                                  "a paired interval would exclude 0 at about 163 questions instead of 20, if the "
                                  "difference and its spread held (a planning number, not a result).")
     assert items_needed({**row, "diff": 0.003, "ci_low": -0.078, "ci_high": 0.087, "n": 96}) == (
-        " As it is, the interval bounds the difference to within 8.7 pp of zero either way; the difference observed "
+        " As it is, the interval keeps the difference between -7.8 and +8.7 pp; the difference observed "
         "is too small for more questions to settle which arm is better at any practical size (a paired interval "  # ((0.087 + 0.078) / 2 / 0.003)^2 x 96
         "would exclude 0 at about 73,000 questions instead of 96, a planning number, not a result).")
     assert items_needed({**row, "reading": "Full better", "ci_low": 0.01}) == ""

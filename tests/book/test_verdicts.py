@@ -22,8 +22,8 @@ def test_the_floor_reason_says_whether_the_interval_reaches_chance_or_lies_below
     must not say it contains chance; 40 of 158 contains it."""
     assert V.accuracy_at_floor(28, 158, 0.25)
     below = V.accuracy_floor_text(28, 158, 0.25)
-    assert below == "28 of 158 right (0.18), interval [12.1, 24.6] % lies below chance 25 %"
-    assert V.accuracy_floor_text(40, 158, 0.25) == "40 of 158 right (0.25), interval [18.7, 32.8] % reaches chance 25 %"
+    assert below == "28 of 158 right (0.18), exact interval [12.1, 24.6] % lies below chance 25 %"
+    assert V.accuracy_floor_text(40, 158, 0.25) == "40 of 158 right (0.25), exact interval [18.7, 32.8] % reaches chance 25 %"
     assert "contains" not in V.floor_reason({"RAG CQT": {"correct": 28, "n": 158, "chance": 0.25}})
     assert V.floor_reason({"RAG CQT": {"correct": 28, "n": 158, "chance": 0.25}}) == f"RAG CQT: {below}"
     assert V.accuracy_floor_text(0, 0, 0.25) == "0 of 0 right"
@@ -40,7 +40,7 @@ def test_floor_reason_names_each_arm_at_the_floor_and_why():
     reason = V.floor_reason({"Full": {"correct": 30, "n": 158, "chance": 0.25},
                              "RAG": {"correct": 90, "n": 158, "chance": 0.25},
                              "judge": {"values": [5, 5, 5]}, "CTX2": {"unparseable": 56, "n": 56}})
-    assert "Full: 30 of 158 right (0.19), interval [13.2, 26.0] % reaches chance 25 %" in reason
+    assert "Full: 30 of 158 right (0.19), exact interval [13.2, 26.0] % reaches chance 25 %" in reason
     assert "RAG" not in reason and "judge: constant (5" in reason and "CTX2: 56 of 56 answers unparseable" in reason
     assert V.floor_reason({"Full": {"correct": 100, "n": 158, "chance": 0.25}, "LC": {"score": 0.4}}) is None
 

@@ -215,7 +215,7 @@ def test_a_comparison_with_an_arm_at_the_floor_is_read_only_for_the_arm_above_it
     c = S.synthesize(tmp_path, n_boot=500).comparisons.set_index(["family", "other_arm"])
     rag = c.loc[("thesis", "RAG CQT")]
     assert rag["reading"] == "Full better"
-    assert "at the floor: RAG CQT: 10 of 40 right (0.25), interval [12.7, 41.2] % reaches chance 25 %" in rag["evidence"]
+    assert "at the floor: RAG CQT: 10 of 40 right (0.25), exact interval [12.7, 41.2] % reaches chance 25 %" in rag["evidence"]
     assert rag["evidence"].endswith("; decided: Full is clearly above the arm at the floor")
     assert c.loc[("thesis", "Evidence"), "reading"] != S.NOT_TESTABLE  # Full 0.8 and Evidence 0.7: above it
     read = S.family.floor_reading

@@ -15,6 +15,12 @@ from lcrag.book.claims import VERDICTS
 from lcrag.book.verdicts import SOURCES
 
 
+def claims_section(chapter: str) -> str:
+    """The MyST label of a chapter's claims section, ``<chapter>-claims``: every chapter that checks claims labels
+    it so (``notebooks/<chapter>.md``), and the claims page links there a claim that names no section of its own."""
+    return f"{chapter}-claims"
+
+
 def verdict_counts(df: pd.DataFrame, by: str = "paper") -> pd.DataFrame:
     """Claims per ``by`` (paper, or source) and verdict (every verdict as a column) with a total row."""
     counts = pd.crosstab(df[by], df["verdict"]).reindex(columns=list(VERDICTS), fill_value=0)
@@ -214,8 +220,8 @@ def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: s
     lines += ["", "## All claims", ""]
     lines.append(
         "One row per claim and model (a chapter may check a claim on the paper's own tables and on our runs). "
-        "*claim* links to the section that checks it, *checked in* to the chapter. A paper value marked "
-        f"{DERIVED} is not printed in the paper: it is computed from numbers the paper prints (a difference, a "
+        "*claim* links to the section that checks it (else the chapter's claims), *checked in* to the chapter. A "
+        f"paper value marked {DERIVED} is not printed in the paper: it is computed from numbers the paper prints (a difference, a "
         "ratio, a count of table cells), by this book or its inventory of the paper. In the HTML page, the "
         "filters below hide rows and recount the verdicts."
     )
@@ -224,7 +230,8 @@ def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: s
     lines.append("| " + " | ".join(DASHBOARD_COLUMNS) + " |")
     lines.append("|---" * len(DASHBOARD_COLUMNS) + "|")
     for r in df.itertuples(index=False):
-        claim = f"{{ref}}`{_md(r.claim_id)} <{r.anchor}>`" if r.anchor else _md(r.claim_id)
+        anchor = r.anchor or claims_section(r.chapter)  # the section that checks it, else the chapter's claims
+        claim = f"{{ref}}`{_md(r.claim_id)} <{anchor}>`"
         cells = [
             _md(paper_name(r.paper, short=True)),
             claim,

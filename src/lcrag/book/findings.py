@@ -123,8 +123,8 @@ def items_needed(row) -> str:
     """For a headline comparison (a row of :func:`lcrag.synthesis.headline`) whose interval contains 0: how many
     items would let a paired interval exclude 0 if the difference and its spread stayed as observed
     (:func:`lcrag.synthesis.size_axis.n_to_decide`), as a sentence; "" for one decided, at the floor (more
-    items do not lift a model off it) or without an interval. It first says how far from zero the interval lets the
-    difference be: a narrow interval around zero is a finding too (the arms agree within that many points), and past
+    items do not lift a model off it) or without an interval. It first says where the interval keeps the
+    difference: a narrow interval around zero is a finding too (the arms agree within that many points), and past
     :data:`FAR` times the items run it says that no re-run of practical size would settle the sign."""
     from lcrag.synthesis.family import count
     from lcrag.synthesis.size_axis import n_to_decide
@@ -132,9 +132,9 @@ def items_needed(row) -> str:
     k = n_to_decide(row)
     if k is None:
         return ""
-    bound = 100 * max(abs(row["ci_low"]), abs(row["ci_high"]))
     n = int(row["n"])
-    head = f" As it is, the interval bounds the difference to within {bound:.1f} pp of zero either way; "
+    head = (f" As it is, the interval keeps the difference between {100 * row['ci_low']:+.1f} and "
+            f"{100 * row['ci_high']:+.1f} pp; ")
     if k > FAR * n:  # a difference this close to 0 is the finding: no re-run of practical size settles its sign
         return (head + f"the difference observed is too small for more {row['units']} to settle which arm is "
                 f"better at any practical size (a paired interval would exclude 0 at about {k:,} {row['units']} "

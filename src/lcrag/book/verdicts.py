@@ -64,8 +64,8 @@ def accuracy_at_floor(n_correct: int, n: int, chance: float, confidence: float =
 
 
 def accuracy_floor_text(n_correct: int, n: int, chance: float, confidence: float = CONFIDENCE) -> str:
-    """Why an accuracy is at the floor, saying which of the two it is: ``"28 of 158 right (0.18), interval
-    [12.1, 24.6] % lies below chance 25 %"`` or ``"40 of 158 right (0.25), interval [18.7, 32.8] % reaches chance
+    """Why an accuracy is at the floor, saying which of the two it is: ``"28 of 158 right (0.18), exact interval
+    [12.1, 24.6] % lies below chance 25 %"`` or ``"40 of 158 right (0.25), exact interval [18.7, 32.8] % reaches chance
     25 %"`` (it contains chance). No cases: ``"0 of 0 right"``."""
     if n <= 0:
         return f"{n_correct} of {n} right"
@@ -73,8 +73,8 @@ def accuracy_floor_text(n_correct: int, n: int, chance: float, confidence: float
 
     lo, hi = exact_interval(n_correct, n, confidence)
     where = "lies below" if hi < chance else "reaches"
-    return (f"{n_correct} of {n} right ({n_correct / n:.2f}), interval [{100 * lo:.1f}, {100 * hi:.1f}] % {where} "
-            f"chance {100 * chance:g} %")
+    return (f"{n_correct} of {n} right ({n_correct / n:.2f}), exact interval [{100 * lo:.1f}, {100 * hi:.1f}] % "
+            f"{where} chance {100 * chance:g} %")
 
 
 def score_at_floor(score: float, threshold: float = FLOOR_SCORE) -> bool:
@@ -97,7 +97,7 @@ def floor_reason(arms: dict[str, dict]) -> str | None:
     """Why a comparison is not testable, or None. ``arms`` maps an arm's name to what is known of it:
     ``{"correct": k, "n": n, "chance": p}`` (accuracy), ``{"score": x}`` (0-1 score), ``{"unparseable": u,
     "n": n}``, ``{"values": [...]}`` (a judge's values); several keys may be given. The reason names every arm
-    at the floor and why, e.g. ``"RAG: 42 of 158 right (0.27), interval [19.9, 34.2] % reaches chance 25 %"``
+    at the floor and why, e.g. ``"RAG: 42 of 158 right (0.27), exact interval [19.9, 34.2] % reaches chance 25 %"``
     (:func:`accuracy_floor_text`)."""
     reasons = []
     for name, a in arms.items():

@@ -71,6 +71,12 @@ def test_the_comparisons_come_least_severe_cut_first_and_the_family_states_its_r
     rows = comparison.comparisons(_responses({"none": WHOLE, "trunc512": LOWER, "trunc2048": LOWER,
                                               "trunc1024": LOWER}), {"m": "j"}, n_boot=200)
     assert [r["other_arm"] for r in rows] == ["trunc2048", "trunc1024", "trunc512"]
+    # a cut down to the floor is the effect measured, so the row is read, and the floored cut is named
+    (row,) = comparison.comparisons(_responses({"none": WHOLE, "trunc512": [0.03] * 8}), {"m": "j"}, n_boot=200)
+    assert row["reading"] == "whole better"
+    assert row["evidence"].endswith("; the cut at the floor (trunc512 (mean KPR): 3.0 points, below 5): a cut down "
+                                    "to it is the effect measured")
+    assert "at the floor" not in rows[0]["evidence"]  # LOWER is at 15 points: above the floor
     f = comparison.FAMILY
     assert f.headline_pick is comparison.headline and "C12" in f.headline_rule
     assert f.wins == ("whole documents beat truncated ones", "truncated documents beat whole ones")

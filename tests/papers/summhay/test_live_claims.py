@@ -133,7 +133,7 @@ def test_claims_comparing_settings_are_decided_by_paired_intervals_over_subtopic
     assert t.loc["C7", "verdict"] == "reproduced" and "oracle − random" in t.loc["C7", "our_value"]
     assert t.loc["C4", "verdict"] == "reproduced"  # Oracle's Joint above each other setting's, subtopic by subtopic
     assert t.loc["C1", "verdict"] == "reproduced" and "mean over subtopics" in t.loc["C1", "our_value"]
-    assert "paired bootstrap 95 % intervals over 9 subtopics" in t.loc["C6", "evidence"]
+    assert "paired bootstrap 95 % intervals over the subtopics the settings share (9 in all" in t.loc["C6", "evidence"]
 
 
 def test_a_lower_pooled_value_alone_decides_nothing():
@@ -218,3 +218,18 @@ def test_claims_comparing_settings_show_the_means_their_differences_are_taken_ov
     assert t.loc["C4", "our_value"].startswith("means over 9 subtopics: oracle 30.3, random 12.6, vector 24.8; oracle − "
                                                "random +17.7 [")
     assert t.loc["C1", "our_value"].startswith("oracle: pooled over insights ")
+
+
+def test_a_claim_over_fewer_subtopics_than_the_run_says_how_many_and_why():
+    """The 1.5B's C7: citation means over 7 subtopics beside an evidence of 9 (two subtopics had no citation score
+    in a compared setting): the value says "7 of the 9" and why, the evidence that 9 is the run's total."""
+    n = 9
+    cite = {"random": [10.0 + i % 2 for i in range(n)], "oracle": [40.0 + i % 3 for i in range(n)]}
+    cite["random"][0] = cite["random"][1] = float("nan")  # no citation to score in those two summaries
+    live, per = _live({"random": [20.0 + i % 3 for i in range(n)], "oracle": [50.0 + i % 2 for i in range(n)]},
+                      citation=cite)
+    t = _claims(live, per)
+    assert t.loc["C7", "our_value"].startswith("means over 7 of the 9 subtopics (the others lack a citation score in "
+                                               "one of these settings): oracle ")
+    assert t.loc["C6", "our_value"].startswith("means over 9 subtopics: ")
+    assert "the subtopics the settings share (9 in all" in t.loc["C7", "evidence"]

@@ -232,7 +232,7 @@ def test_claims_on_arms_at_chance_are_not_testable():
     )
     for claim in ("H1", "H2", "H7", "H8"):  # (H5 is MeetingQA alone, where RAG has 40 of 84 here)
         assert t.loc[claim, "verdict"] == NOT_TESTABLE, claim
-    assert "at the floor: Evidence BAMBOO: 40 of 158 right (0.25), interval [18.7, 32.8] % reaches chance 25 %; Full BAMBOO" in (
+    assert "at the floor: Evidence BAMBOO: 40 of 158 right (0.25), exact interval [18.7, 32.8] % reaches chance 25 %; Full BAMBOO" in (
         t.loc["H8", "evidence"])
     # only RAG at chance: the claims that compare it are not testable, Evidence vs Full is (and fails: no gain)
     rag_at_chance = {"F-E": 110, "FRE": 40, "---": 8}

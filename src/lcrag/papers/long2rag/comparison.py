@@ -105,11 +105,14 @@ def comparisons(
                 continue
             floor = variant_floor(both, ["none", variant]) if whole_floor else None  # a cut alone: the effect
             floored = [a for a, v in ((WHOLE, "none"), (variant, variant)) if floor and variant_floor(both, [v])]
+            cut_floor = None if whole_floor else variant_floor(both, [variant])  # read, and named
+            named = f"; the cut at the floor ({cut_floor}): a cut down to it is the effect measured" if cut_floor else ""
             diff, lo, hi = bootstrap_diff(both["none"], both[variant], n=n_boot, seed=seed)
             out.append(comparison(
                 NAME, model, f"whole documents vs {variant} (KPR, {judge} judge)", WHOLE, float(both["none"].mean()),
                 variant, float(both[variant].mean()), diff, lo, hi, len(both), "questions",
-                f"paired bootstrap over {len(both)} questions; judge {judge} ({(notes or {}).get(model, RULE)})",
+                f"paired bootstrap over {len(both)} questions; judge {judge} ({(notes or {}).get(model, RULE)})"
+                + named,
                 g["source"].iloc[0], floor=floor, floored=floored,
                 long_context=(context or {}).get(model, "")))  # fmt: skip
     return out

@@ -126,7 +126,7 @@ FAMILY = Family(
     headline_rule="Full against the best real retriever of each model, on Joint (by pooled Joint; not the Oracle "
                   "ceiling): the retriever may differ between models; the same on Coverage alone is in each "
                   "model's table, and where Joint is at the floor (a summarizer that cites no document), the "
-                  "answer gives Coverage alone beside it",
+                  "answer gives Coverage alone beside it when Coverage is above the floor",
     headline_name="best retriever",
     at_floor=lambda r: r["comparison"].endswith("(Coverage)") and r["other_arm"] != "oracle",
     at_floor_name="on Coverage alone",

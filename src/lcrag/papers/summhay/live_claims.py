@@ -118,12 +118,16 @@ class _Subtopics:
         settings = list(dict.fromkeys([*shared, *(s for pair in pairs for s in pair)]))
         both = self.wide[metric][[s for s in settings if s in self.wide[metric]]].dropna()
         means = ", ".join(f"{s} {both[s].mean():.1f}" for s in both.columns)
-        return f"means over {len(both)} subtopics: {means}; " + "; ".join(parts)
+        n_all = len(self.wide)
+        over = (f"{len(both)} subtopics" if len(both) == n_all else
+                f"{len(both)} of the {n_all} subtopics (the others lack a {metric} score in one of these settings)")
+        return f"means over {over}: {means}; " + "; ".join(parts)
 
     @property
     def evidence(self) -> str:
         n = 0 if self.wide is None else len(self.wide)
-        return (f"paired bootstrap 95 % intervals over {n} subtopics (per-summary scores)" if n >= 2 else
+        return (f"paired bootstrap 95 % intervals over the subtopics the settings share ({n} in all; per-summary "
+                "scores)" if n >= 2 else
                 "per-summary scores of fewer than 2 subtopics: no interval, so no setting is decided above another")
 
 

@@ -61,7 +61,7 @@ def test_the_detail_note_explains_an_interval_above_a_recall_every_cell_shares()
                           for t in (1000, 8000) for d in (0, 100)])
     tables = {comparison.NAME: comparison.summary(cells, n_boot=50), f"{comparison.NAME}_cells": cells}
     text = comparison.detail_note(tables)
-    assert text.startswith("Every cell of some rows has the same recall: Qwen2.5-Coder-1.5B-Instruct's complex "
+    assert text.startswith("Every cell of some rows has the same recall, below 1: Qwen2.5-Coder-1.5B-Instruct's complex "
                            "needle (full and rag, every cell 0.92).")
     assert "simple" not in text and "exact one on recall's 0-1 scale" in text
     hi = tables[comparison.NAME].set_index(["needle", "setting"]).loc[("complex", "full"), "ci_high"]

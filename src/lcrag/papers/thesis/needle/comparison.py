@@ -91,7 +91,7 @@ def same_recall_note(tables: dict[str, pd.DataFrame]) -> str:
         return ""
     rows = join_words([f"{title_of(m)}'s {needle} needle ({join_words(list(r['setting']))}, every cell "
                        f"{r['first'].iloc[0]:.2f})" for (m, needle), r in same.groupby(["model", "needle"], sort=False)])
-    return (f"Every cell of some rows has the same recall: {rows}. There is nothing to resample, so their interval "
+    return (f"Every cell of some rows has the same recall, below 1: {rows}. There is nothing to resample, so their interval "
             "is the exact one on recall's 0-1 scale, whose upper end lies above the value even where no answer can "
             "score more (the complex needle's answers stop at the chapter's answer cap).")
 
