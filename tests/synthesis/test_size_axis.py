@@ -146,3 +146,17 @@ def test_no_label_sits_on_a_point_or_its_whisker():
     ax, boxes = _annotated(part, (-21, 10))
     marks = [size_axis._marks(ax, r) for r in part.itertuples()]
     assert len(boxes) == 4 and not any(b.overlaps(m) for b in boxes for m in marks)
+
+
+def test_a_label_says_how_many_items_its_point_pairs_where_the_models_differ():
+    """The book's needle panel labelled 135M and 270M alike ("1k-8k tokens") although their grids held 96 and 48
+    cells: where the models' item counts differ, each label gives its own."""
+    part = pd.DataFrame({"parameters": [1.35e8, 2.7e8, 1.5e9], "diff": [-0.37, 0.07, -0.01],
+                         "other_arm": ["RAG"] * 3, "long_context": ["1k-8k tokens", "1k-8k tokens", "1k-32k tokens"],
+                         "n": [96, 48, 84], "units": ["cells"] * 3})
+    ax, _ = _annotated(part, (-50, 30))
+    assert [t.get_text().replace("\n", " ") for t in ax.texts] == [
+        "1k-8k tokens, 96 cells", "1k-8k tokens, 48 cells", "1k-32k tokens, 84 cells"]
+    same = part.assign(n=84)
+    ax, _ = _annotated(same, (-50, 30))
+    assert all("cells" not in t.get_text() for t in ax.texts)

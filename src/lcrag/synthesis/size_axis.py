@@ -23,7 +23,7 @@ from lcrag.book.verdicts import AT_FLOOR, NOT_RUN, OTHER_REASON, OUR_RUN, untest
 from lcrag.models.registry import parameters, size_of
 from lcrag.plots import place_label, text_box
 from lcrag.synthesis.family import NOT_RUN as NO_RUN_YET
-from lcrag.synthesis.family import NOT_TESTABLE, UNCLEAR
+from lcrag.synthesis.family import NOT_TESTABLE, UNCLEAR, count
 from lcrag.synthesis.views import Synthesis, headline
 
 SIZE_COLUMNS = ("family", "model", "size", "parameters", "comparison", "long_arm", "other_arm", "diff", "ci_low",
@@ -285,19 +285,21 @@ def _draw(ax, t: pd.DataFrame, colour, label: str | None = None, offset: float =
 
 
 def _annotate(ax, part: pd.DataFrame) -> None:
-    """Label each point with what differs between the family's models: the other arm its headline picked, and
-    how long the long-context arm was (``long_context``, without its parenthesis), in small text kept inside the
+    """Label each point with what differs between the family's models: the other arm its headline picked, how
+    long the long-context arm was (``long_context``, without its parenthesis), and how many items it pairs, in small text kept inside the
     panel (:func:`lcrag.plots.place_label`: right of the point, or left of it near the right edge, above or below it, on two lines
     if need be) and clear of the other labels and of every point and whisker (:func:`_marks`), with a thin line to
     its point, so that no label reads as its neighbour's."""
     shown = [c for c in ("other_arm", "long_context") if _varies(part, c)]
-    if not shown:
+    items = {"n", "units"} <= set(part.columns) and _varies(part, "n")  # the items paired, where the models ran different numbers (a needle grid, a subset)
+    if not shown and not items:
         return
     placed = [_marks(ax, r) for r in part.itertuples()]  # no label over a point or its whisker
     renderer = ax.figure.canvas.get_renderer()
     inside = ax.get_window_extent(renderer)
     for i, r in enumerate(part.itertuples()):  # every other label below its point first
-        text = ", ".join(_label(str(getattr(r, c))) for c in shown if str(getattr(r, c) or ""))
+        text = ", ".join([*(_label(str(getattr(r, c))) for c in shown if str(getattr(r, c) or "")),
+                          *([count(int(r.n), str(r.units))] if items else [])])
         xy = (r.parameters, 100 * r.diff)
         label = ax.annotate(text, xy, xytext=(4, 5), textcoords="offset points", fontsize=6.5, clip_on=True,
                             arrowprops={"arrowstyle": "-", "color": "0.6", "lw": 0.6, "shrinkA": 1, "shrinkB": 3})
