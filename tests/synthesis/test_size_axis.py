@@ -160,3 +160,6 @@ def test_a_label_says_how_many_items_its_point_pairs_where_the_models_differ():
     same = part.assign(n=84)
     ax, _ = _annotated(same, (-50, 30))
     assert all("cells" not in t.get_text() for t in ax.texts)
+    cut = part.assign(long_context=["cut to the window in 10 of 96 cells", "1k-8k tokens", "1k-32k tokens"])
+    ax, _ = _annotated(cut, (-50, 30))
+    assert ax.texts[0].get_text().replace("\n", " ") == "cut to the window in 10 of 96 cells"  # the count once

@@ -298,8 +298,9 @@ def _annotate(ax, part: pd.DataFrame) -> None:
     renderer = ax.figure.canvas.get_renderer()
     inside = ax.get_window_extent(renderer)
     for i, r in enumerate(part.itertuples()):  # every other label below its point first
-        text = ", ".join([*(_label(str(getattr(r, c))) for c in shown if str(getattr(r, c) or "")),
-                          *([count(int(r.n), str(r.units))] if items else [])])
+        words = [_label(str(getattr(r, c))) for c in shown if str(getattr(r, c) or "")]
+        n = count(int(r.n), str(r.units)) if items else ""
+        text = ", ".join([*words, *([n] if n and not any(n in w for w in words) else [])])  # the count once
         xy = (r.parameters, 100 * r.diff)
         label = ax.annotate(text, xy, xytext=(4, 5), textcoords="offset points", fontsize=6.5, clip_on=True,
                             arrowprops={"arrowstyle": "-", "color": "0.6", "lw": 0.6, "shrinkA": 1, "shrinkB": 3})
