@@ -113,7 +113,7 @@ def test_the_claims_and_the_synthesis_share_the_chapters_floor_rule(tmp_path, ar
         assert (t.loc[claim, "verdict"] == NOT_TESTABLE) is floored, (arm, right)
         assert row["reading"] != SYNTHESIS_NOT_TESTABLE and row["reading"] == "Full better", (arm, right)
         assert ("clearly above the arm at the floor" in row["evidence"]) is floored
-        why = f"{right} of 158 right ({right / 158:.2f}), interval [24.5, 39.5] % reaches chance 25 %"
+        why = f"{right} of 158 right ({right / 158:.2f}), exact interval [24.5, 39.5] % reaches chance 25 %"
         assert (why in t.loc[claim, "evidence"]) is floored and (why in row["evidence"]) is floored
         # the same counts give the same answer from the chapter's floor_of and the shared rule
         run = ("rag", "CQT", "BAMBOO") if arm == "RAG CQT" else ("evidence", "-", "BAMBOO")
