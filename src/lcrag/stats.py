@@ -240,7 +240,7 @@ def label_permutation(pred: Sequence, gold: Sequence, n_perm: int = 2000, seed: 
     return (prior, (hits + 1) / (n_perm + 1))
 
 
-def bootstrap_diff(a: Sequence[float], b: Sequence[float], n: int = 2000,
+def bootstrap_diff(a: Sequence[float], b: Sequence[float], n_boot: int = 2000,
                    seed: int = 0) -> tuple[float, float, float]:
     """Mean of the paired differences ``a - b`` and its 95 % bootstrap interval: ``(mean, lo, hi)``; NaNs for
     empty input."""
@@ -249,7 +249,7 @@ def bootstrap_diff(a: Sequence[float], b: Sequence[float], n: int = 2000,
         raise ValueError(f"paired values must have the same length, got {x.size} and {y.size}")
     if x.size == 0:
         return (float("nan"), float("nan"), float("nan"))
-    lo, hi = paired_bootstrap_ci(x, y, n_boot=n, seed=seed)
+    lo, hi = paired_bootstrap_ci(x, y, n_boot=n_boot, seed=seed)
     return (float((x - y).mean()), lo, hi)
 
 

@@ -296,9 +296,9 @@ def test_other_paper_verdicts(paper_ledger):
 
 def test_bootstrap_diff():
     a, b = [1, 1, 0, 1, 0, 1, 1, 1], [0, 1, 0, 0, 0, 1, 0, 1]
-    mean, lo, hi = bootstrap_diff(a, b, n=2000, seed=0)
+    mean, lo, hi = bootstrap_diff(a, b, n_boot=2000, seed=0)
     assert mean == pytest.approx(3 / 8) and 0 <= lo < mean < hi <= 1
-    assert bootstrap_diff(a, b, n=2000, seed=0) == (mean, lo, hi)
+    assert bootstrap_diff(a, b, n_boot=2000, seed=0) == (mean, lo, hi)
     # identical arms: no spread, but not a zero-width interval (lcrag.stats.constant_interval)
     assert bootstrap_diff(a, a) == pytest.approx((0.0, -(1 - 0.025 ** (1 / len(a))), 1 - 0.025 ** (1 / len(a))))
     with pytest.raises(ValueError, match="same length"):

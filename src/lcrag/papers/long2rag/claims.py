@@ -236,7 +236,7 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mappin
 
     def paired(a: str, b: str) -> tuple[str, bool | None]:
         both = wide[[a, b]].dropna()
-        d, lo, hi = bootstrap_diff(both[a], both[b], n=n_boot, seed=seed)  # KPR points (pp), as the synthesis
+        d, lo, hi = bootstrap_diff(both[a], both[b], n_boot=n_boot, seed=seed)  # KPR points (pp), as the synthesis
         return (f"KPR {WHOLE if a == 'none' else a} - {b} {signed_interval(d, lo, hi, ' pp')}",
                 _verdict(lo, hi))
 

@@ -107,7 +107,7 @@ def comparisons(
             floored = [a for a, v in ((WHOLE, "none"), (variant, variant)) if floor and variant_floor(both, [v])]
             cut_floor = None if whole_floor else variant_floor(both, [variant])  # read, and named
             named = f"; the cut at the floor ({cut_floor}): a cut down to it is the effect measured" if cut_floor else ""
-            diff, lo, hi = bootstrap_diff(both["none"], both[variant], n=n_boot, seed=seed)
+            diff, lo, hi = bootstrap_diff(both["none"], both[variant], n_boot=n_boot, seed=seed)
             out.append(comparison(
                 NAME, model, f"whole documents vs {variant} (KPR, {judge} judge)", WHOLE, float(both["none"].mean()),
                 variant, float(both[variant].mean()), diff, lo, hi, len(both), "questions",

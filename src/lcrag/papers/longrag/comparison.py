@@ -57,7 +57,7 @@ def comparisons(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> l
             if not floor:  # the datasets above the floor decide; with none, every pair is shown, not testable
                 scope = dataset_scope(list(dict.fromkeys(both.index.get_level_values("dataset"))), deciding)
                 both = both[both.index.get_level_values("dataset").isin(deciding)]
-            diff, lo, hi = bootstrap_diff(both["Full"], both[strategy], n=n_boot, seed=seed)
+            diff, lo, hi = bootstrap_diff(both["Full"], both[strategy], n_boot=n_boot, seed=seed)
             out.append(comparison(
                 NAME, model, f"Full vs {strategy} (F1)", "Full", float(both["Full"].mean()), strategy,
                 float(both[strategy].mean()), diff, lo, hi, len(both), "questions",

@@ -79,7 +79,7 @@ def strategy_differences(
             if not len(x):
                 continue
             ids = part.loc[part["strategy"].isin([a, b]), "question_id"]
-            mean, lo, hi = bootstrap_diff(x, y, n=n, seed=seed)
+            mean, lo, hi = bootstrap_diff(x, y, n_boot=n, seed=seed)
             records.append(
                 {
                     "generator": gen,

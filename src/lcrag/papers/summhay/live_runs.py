@@ -197,7 +197,7 @@ def paired_over_subtopics(per: pd.DataFrame, metric: str, a: str, b: str, n_boot
     both = wide[[a, b]].dropna()
     if len(both) < 2:
         return None
-    diff, lo, hi = bootstrap_diff(both[a], both[b], n=n_boot, seed=seed)
+    diff, lo, hi = bootstrap_diff(both[a], both[b], n_boot=n_boot, seed=seed)
     return float(both[a].mean()), float(both[b].mean()), diff, lo, hi, len(both)
 
 

@@ -45,7 +45,7 @@ def comparisons(cells: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> list[
         both = wide[["full", "rag"]].dropna()
         if both.empty:
             continue
-        diff, lo, hi = bootstrap_diff(both["full"], both["rag"], n=n_boot, seed=seed)
+        diff, lo, hi = bootstrap_diff(both["full"], both["rag"], n_boot=n_boot, seed=seed)
         lengths = sorted(both.index.get_level_values("context_tokens").unique())
         out.append(comparison(
             NAME, model, "full haystack vs BM25 RAG (mean recall)", "Full", float(both["full"].mean()), "RAG",
