@@ -107,7 +107,8 @@ def test_a_new_chapter_runs_counts_its_claims_and_joins_the_synthesis(toy_regist
 
     claims = (book / EXECUTED_DIR / f"{CLAIMS_PAGE}.md").read_text()
     assert "| Toy paper (Fixture 2025) | 1 | 1 | 0 | 0 | 2 |" in claims
-    assert "| Toy | T2 | **not reproduced** | the short arm scores 0.5 |" in claims
+    # its claims link to the section that checks them, the toy notebook's labelled claims section
+    assert "| Toy | {ref}`T2 <toy-claims>` | **not reproduced** | the short arm scores 0.5 |" in claims
 
     comparisons = pd.read_csv(runs / "synthesis" / "comparisons.csv")
     assert comparisons[["family", "model", "long_value", "other_value", "diff", "n", "reading"]].values.tolist() == [

@@ -150,12 +150,13 @@ def test_verdict_counts():
 
 
 def test_summary_markdown():
-    md = summary_markdown(_claims(), failed=["longrag"])
+    md = summary_markdown(_claims(), failed=["longrag"], sections={"summhay"})
     assert "| Thesis (Lu 2024) | 1 | 0 | 1 | 0 | 2 |" in md
     assert "| all papers | 1 | 1 | 1 | 0 | 3 |" in md
     assert "## Verdicts per source of evidence" in md and "| our run | 1 | 1 | 1 | 0 | 3 |" in md
     assert "{ref}`H1 <thesis-h1>`" in md and "{doc}`thesis_bamboo`" in md
     assert "{ref}`C1 <summhay-claims>`" in md  # no section of its own: the chapter's claims section
+    assert "| H2 |" in md  # no anchor, and its chapter labels no claims section: plain text, no link to nowhere
     assert "a \\| b" in md  # pipes in cells are escaped
     assert "not counted: longrag" in md
     empty = summary_markdown(pd.DataFrame(columns=list(COLUMNS)))
@@ -405,7 +406,10 @@ def test_every_chapter_that_checks_claims_labels_its_claims_section():
     claims ledger defines that label in its notebook (else the link would point nowhere)."""
     from lcrag.book.claims_page import claims_section
 
+    from lcrag.book.claims_page import labelled_sections
+
     papers_chapters = [c.name for c in chapters.chapters() if c.paper is not None]  # the ones with claims
     assert papers_chapters
     for name in papers_chapters:
         assert f"({claims_section(name)})=" in (ROOT / "notebooks" / f"{name}.md").read_text(encoding="utf-8"), name
+    assert labelled_sections([*papers_chapters, "quickstart"], ROOT / "notebooks") == set(papers_chapters)

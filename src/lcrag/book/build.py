@@ -23,10 +23,10 @@ from typing import Any
 from lcrag import config
 from lcrag.book import manifest as mf
 from lcrag.book.claims import CLAIMS_FILE, read_claims
-from lcrag.book.claims_page import summary_markdown
+from lcrag.book.claims_page import labelled_sections, summary_markdown
 from lcrag.book.downloads import files_dir, page_with_downloads
 from lcrag.book.lineup import page_models, read_companions
-from lcrag.book.profiles import UsageError, available_chapters, chapter_source, resolve
+from lcrag.book.profiles import UsageError, available_chapters, chapter_source, notebooks_dir, resolve
 from lcrag.book.reading import folded_page
 from lcrag.book.runner import RunResult, default_out_dir, run_chapter
 from lcrag.book.teaching import (
@@ -267,7 +267,8 @@ def build_book(
     import pandas as pd
 
     claims = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["paper", "verdict"])
-    write_if_changed(executed / f"{CLAIMS_PAGE}.md", summary_markdown(claims, failed=not_counted))
+    sections = labelled_sections(claims["chapter"].unique() if "chapter" in claims else (), notebooks_dir(root))
+    write_if_changed(executed / f"{CLAIMS_PAGE}.md", summary_markdown(claims, failed=not_counted, sections=sections))
     timed = timed_chapters(listed, available_chapters(root), last)  # book/teaching.md includes it
     write_if_changed(
         executed / f"{QUICK_TIMES_PAGE}.md", quick_times_markdown(read_quick_times(root / QUICK_TIMES_FILE), timed)

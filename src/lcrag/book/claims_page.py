@@ -6,6 +6,8 @@ dashboard table of every claim with filters (paper, model, verdict), generated b
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterable
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -19,6 +21,12 @@ def claims_section(chapter: str) -> str:
     """The MyST label of a chapter's claims section, ``<chapter>-claims``: every chapter that checks claims labels
     it so (``notebooks/<chapter>.md``), and the claims page links there a claim that names no section of its own."""
     return f"{chapter}-claims"
+
+
+def labelled_sections(chapters_: Iterable[str], notebooks: Path) -> set[str]:
+    """The chapters whose notebook (``notebooks/<chapter>.md``) labels its claims section (:func:`claims_section`)."""
+    return {c for c in chapters_ if (p := notebooks / f"{c}.md").exists()
+            and f"({claims_section(c)})=" in p.read_text(encoding="utf-8")}
 
 
 def verdict_counts(df: pd.DataFrame, by: str = "paper") -> pd.DataFrame:
@@ -155,12 +163,14 @@ _FILTER_SCRIPT = """<script>
 </script>"""
 
 
-def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: str = "Claims") -> str:
+def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: str = "Claims",
+                     sections: Collection[str] = ()) -> str:
     """The claims dashboard: verdict counts per paper, then every claim in one filterable table.
 
     ``df`` concatenates the ``claims.csv`` of the runs used in the book; ``failed`` names chapters
     whose run failed (their claims are not counted, and the page says so). Each claim links to the
-    section of the chapter that checks it (its ``anchor``, a MyST label) and to the chapter. In the
+    section of the chapter that checks it (its ``anchor``, a MyST label), else to its chapter's claims section
+    where ``sections`` names the chapter as having one (:func:`labelled_sections`), and to the chapter. In the
     HTML page a filter bar (paper, verdict, model, free text) hides rows and recounts the verdicts;
     it is a small inline script that needs no network.
     """
@@ -230,8 +240,8 @@ def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: s
     lines.append("| " + " | ".join(DASHBOARD_COLUMNS) + " |")
     lines.append("|---" * len(DASHBOARD_COLUMNS) + "|")
     for r in df.itertuples(index=False):
-        anchor = r.anchor or claims_section(r.chapter)  # the section that checks it, else the chapter's claims
-        claim = f"{{ref}}`{_md(r.claim_id)} <{anchor}>`"
+        anchor = r.anchor or (claims_section(r.chapter) if r.chapter in sections else "")
+        claim = f"{{ref}}`{_md(r.claim_id)} <{anchor}>`" if anchor else _md(r.claim_id)
         cells = [
             _md(paper_name(r.paper, short=True)),
             claim,
