@@ -404,9 +404,7 @@ def test_every_paper_value_the_paper_does_not_print_is_marked_derived_and_the_pa
 def test_every_chapter_that_checks_claims_labels_its_claims_section():
     """The claims page links a claim without an anchor of its own to ``<chapter>-claims``: each chapter with a
     claims ledger defines that label in its notebook (else the link would point nowhere)."""
-    from lcrag.book.claims_page import claims_section
-
-    from lcrag.book.claims_page import labelled_sections
+    from lcrag.book.claims_page import claims_section, labelled_sections
 
     papers_chapters = [c.name for c in chapters.chapters() if c.paper is not None]  # the ones with claims
     assert papers_chapters
