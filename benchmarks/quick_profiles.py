@@ -10,9 +10,11 @@ computed. The embedded servers of both models are started first and their start-
 (``server_start_s``), so a chapter's time does not depend on its place in the order. Run it on a quiet machine:
 the times are what a student waits.
 
-Writes (merges into) ``book/quick_times.json``: one record per chapter (chapter, profile, model, status, wall_s,
-notebook_s, calls, network_calls, date, cores, machine, server_start_s, commit); a chapter measured again replaces
-its record. ``lcrag book`` turns the file into the table of the teaching page.
+Writes (merges into) ``book/quick_times.json``: one record per chapter and machine (chapter, profile, model,
+status, wall_s, notebook_s, calls, network_calls, date, cores, machine, amx, parameters_sha, server_start_s, commit); a chapter
+measured again on the same CPU replaces its record, one measured on another CPU adds a column to the table.
+``lcrag book`` turns the file into the table of the teaching page, leaving out a time measured with other
+parameters than the chapter's quick profile has now (``parameters_sha``).
 """
 
 from __future__ import annotations
@@ -26,11 +28,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from lcrag import config
-from lcrag.book.profiles import available_chapters, chapter_profiles
+from lcrag.book.profiles import available_chapters, chapter_profiles, resolve
 from lcrag.book.runner import run_chapter
 from lcrag.book.teaching import (
     QUICK_TIMES_FILE,
     merge_quick_times,
+    parameters_digest,
     read_quick_times,
     timed_chapters,
     write_quick_times,
@@ -82,6 +85,8 @@ def measure(chapter: str, profile: str, model: str | None, work: Path) -> dict:
         "date": res.manifest.get("finished") or datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "cores": os.cpu_count(),
         "machine": f"{platform.system()} {platform.machine()}, {llama_load.cpu_model()}",
+        "amx": llama_load.has_amx(),
+        "parameters_sha": parameters_digest(resolve(chapter, profile, root=config.project_root())),
         "commit": (res.manifest.get("git") or {}).get("commit"),
         "error": res.error,
     }

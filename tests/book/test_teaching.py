@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from lcrag.book import teaching as T
 
@@ -71,9 +73,66 @@ def test_table_says_not_measured_yet_for_a_missing_chapter():
         [rec("needle", 185, 60), rec("extra", 5, 1, status="failed")], ["quickstart", "needle"]
     )
     lines = md.splitlines()
-    assert lines[2] == f"| quickstart | {T.NOT_MEASURED} | | | | |"
-    assert lines[3] == "| needle | 3 min 05 s | 60 | ok | 2026-11-22 | 2 |"
-    assert lines[4] == "| extra | 5 s | 1 | failed | 2026-11-22 | 2 |"  # measured but not listed: still shown
+    assert lines[0] == "| chapter | quick profile, cold (unnamed CPU) | model calls |"
+    assert lines[2] == f"| quickstart | {T.NOT_MEASURED} |  |"
+    assert lines[3] == "| needle | 3 min 05 s | 60 |"
+    assert lines[4] == "| extra | 5 s (failed) | 1 |"  # measured but not listed: still shown
+    assert lines[-1] == "Measured on an unnamed CPU (2 cores) on 2026-11-22."
+
+
+INTEL = "Linux x86_64, Intel(R) Xeon(R) Processor"
+AMD = "Linux x86_64, AMD EPYC 9R14 96-Core Processor"
+
+
+def test_each_cpu_keeps_its_own_times():
+    old = [rec("thesis", 300, machine=INTEL, amx=True), rec("needle", 200, machine=INTEL, amx=True)]
+    new = [rec("needle", 250, machine=AMD, date="2026-11-29T19:40:00+00:00"), rec("thesis", 310, machine=INTEL, amx=True)]
+    merged = T.merge_quick_times(old, new)
+    assert [(r["chapter"], r["wall_s"]) for r in merged] == [("thesis", 310), ("needle", 200), ("needle", 250)]
+    lines = T.quick_times_markdown(merged, ["needle", "thesis"]).splitlines()
+    assert lines[0] == (
+        "| chapter | quick profile, cold (Intel Xeon, AMX) | quick profile, cold (AMD EPYC 9R14 96-Core) "
+        "| model calls |"
+    )
+    assert lines[1] == "|---|---|---|---|"
+    assert lines[2:4] == ["| needle | 3 min 20 s | 4 min 10 s | 10 |", f"| thesis | 5 min 10 s | {T.NOT_MEASURED} | 10 |"]
+    assert lines[-1] == (
+        "Measured on Intel Xeon, AMX (2 cores) on 2026-11-22; on AMD EPYC 9R14 96-Core (2 cores) on 2026-11-29."
+    )
+    assert "quick profile changed" not in "\n".join(lines)
+    lines = T.quick_times_markdown([*merged, rec("thesis", 90, 12, machine=AMD)], ["needle", "thesis"]).splitlines()
+    assert lines[3] == "| thesis | 5 min 10 s | 1 min 30 s | 10 / 12 |"  # the profile changed in between: both counts
+    assert lines[-1].endswith("the runs did not make the same calls: some calls depend on earlier answers.")
+
+
+def test_a_time_of_other_parameters_is_left_out():
+    records = [rec("needle", 100, parameters_sha="aaa"), rec("thesis", 200, parameters_sha="old"), rec("long2rag")]
+    lines = T.quick_times_markdown(records, ["needle", "thesis"], {"needle": "aaa", "thesis": "new"}).splitlines()
+    assert lines[2:4] == ["| needle | 1 min 40 s | 10 |", f"| thesis | {T.NOT_MEASURED} |  |"]
+    assert len(lines) == 6  # long2rag: no digest recorded, so out of date too
+    assert lines[-1].endswith(
+        "Left out: 2 times measured with other parameters than the quick profile now has (long2rag, thesis)."
+    )
+
+
+def test_the_digest_follows_the_resolved_parameters(tmp_path):
+    from helpers import ROOT, copy_book
+
+    book = copy_book(tmp_path / "book")
+    for name in ("profiles.yml", "needle.md"):
+        shutil.copy(ROOT / "notebooks" / name, book / "notebooks" / name)
+    before = T.quick_digests(["needle", "absent"], book)
+    assert list(before) == ["needle"]  # "absent" has no notebook
+    assert before["needle"] == T.parameters_digest(T.resolve("needle", "quick", root=book))
+    profiles = book / "notebooks" / "profiles.yml"
+    text = profiles.read_text()
+    assert "\nneedle:\n" in text and "  quick:\n" in text
+    profiles.write_text(text.replace("\nneedle:\n", "\nneedle:\n  # a comment changes nothing\n"))
+    assert T.quick_digests(["needle"], book) == before
+    data = yaml.safe_load(text)
+    data["needle"]["quick"]["lengths"] = [500]
+    profiles.write_text(yaml.safe_dump(data))
+    assert T.quick_digests(["needle"], book) != before
 
 
 def test_timed_chapters_follow_the_toc_then_the_placeholders():
@@ -91,11 +150,14 @@ def test_build_book_writes_the_table_the_teaching_page_includes(tmp_path, monkey
 
     for var in ("LCRAG_STORE", "LCRAG_STORE_DIR", "LCRAG_RUN_DIR", "LCRAG_HOME"):
         monkeypatch.delenv(var, raising=False)
-    book = copy_book(tmp_path / "book")
-    (book / "book" / "quick_times.json").write_text(json.dumps([rec("quickstart", 61, 40)]))
+    book = copy_book(tmp_path / "book")  # no notebook: no chapter has a quick profile to measure now
+    (book / "book" / "quick_times.json").write_text(
+        json.dumps([rec("quickstart", 61, 40, parameters_sha="older"), rec("thesis", 99)])
+    )
     build_book(root=book, build=False, progress=False, log=lambda s: None)
     table = (book / "book" / "executed" / "quick_times.md").read_text()
-    assert "| quickstart | 1 min 01 s | 40 | ok | 2026-11-22 | 2 |" in table
+    assert f"| quickstart | {T.NOT_MEASURED} |  |" in table
+    assert "Left out: 2 times measured with other parameters than the quick profile now has (quickstart, thesis)." in table
     assert "{include} executed/quick_times.md" in (book / "book" / "teaching.md").read_text()
 
 

@@ -32,6 +32,7 @@ from lcrag.book.runner import RunResult, default_out_dir, run_chapter
 from lcrag.book.teaching import (
     QUICK_TIMES_FILE,
     QUICK_TIMES_PAGE,
+    quick_digests,
     quick_times_markdown,
     read_quick_times,
     timed_chapters,
@@ -271,7 +272,8 @@ def build_book(
     write_if_changed(executed / f"{CLAIMS_PAGE}.md", summary_markdown(claims, failed=not_counted, sections=sections))
     timed = timed_chapters(listed, available_chapters(root), last)  # book/teaching.md includes it
     write_if_changed(
-        executed / f"{QUICK_TIMES_PAGE}.md", quick_times_markdown(read_quick_times(root / QUICK_TIMES_FILE), timed)
+        executed / f"{QUICK_TIMES_PAGE}.md",
+        quick_times_markdown(read_quick_times(root / QUICK_TIMES_FILE), timed, quick_digests(timed, root)),
     )
 
     result = BookResult(runs=runs, pages=pages, failed=failed, html=None, companion_runs=companion_runs)
