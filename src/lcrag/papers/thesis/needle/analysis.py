@@ -53,9 +53,9 @@ def scorer_agreement(df: pd.DataFrame, by: Sequence[str] = ("model", "needle")) 
 
 
 def judge_score_sentence(scored: pd.DataFrame, floor_share: float = 0.9) -> str:
-    """Whether the judge's written scores are at the floor (:doc:`verdicts`: a judge that gives (almost) every
-    answer one score tells nothing about them), from the scores it gave: its most common score and how many of
-    the judged answers got it, and how many answers it counts as found."""
+    """Whether the judge's written scores barely vary (``floor_share`` or more of the answers get one score: close
+    to the floor of :doc:`verdicts`, one score for every answer, and as uninformative), from the scores it gave:
+    its most common score and how many of the judged answers got it, and how many answers it counts as found."""
     s = scored["judge_score"].dropna()
     if s.empty:
         return "The judge gave no score."
@@ -65,8 +65,9 @@ def judge_score_sentence(scored: pd.DataFrame, floor_share: float = 0.9) -> str:
     head = (f"The judge gave {k} of the {n} answers it scored the same score, {score:g}, and counted {found} as "
             f"found (a score of {FOUND_JUDGE} or more)")
     if k / n >= floor_share:
-        return head + (": its written scores are at the floor, so the claims below use the deterministic scorer "
-                       "(the expected rating is a reading of the judge that Kamradt's harness does not make).")
+        return head + (f": its written scores barely vary ({100 * k / n:.0f} % of them one score; the floor would be all), so "
+                       "the claims below use the deterministic scorer (the expected rating is a reading of the judge "
+                       "that Kamradt's harness does not make).")
     return head + "; its scores vary with the answers, and the agreement table above says how far they follow them."
 
 
