@@ -273,3 +273,45 @@ def test_c10_on_the_lexical_judge_needs_the_other_judge_to_agree_as_c14_does():
     assert c10([per("llm", falling)], kappa=0.24)["verdict"] == "inconclusive"
     alone = c10([])
     assert alone["verdict"] == "inconclusive" and "no second judge scored the answers" in alone["evidence"]
+
+
+def _two_judges(llm: dict[str, list[float]], whole_tokens: int, cut_tokens: int = 150) -> pd.DataFrame:
+    """The lexical judge finds whole documents clearly better than trunc512; the "llm" judge scores ``llm``; the
+    whole documents' answers are ``whole_tokens`` long, the cut ones' ``cut_tokens``."""
+    lexical = {"none": [0.6, 0.7, 0.8, 0.9, 0.6, 0.7], "trunc512": [0.4, 0.5, 0.5, 0.6, 0.4, 0.5]}
+    frames = [_responses(recalls, judge) for judge, recalls in (("lexical", lexical), ("llm", llm))]
+    per = pd.concat(frames, ignore_index=True)
+    return per.assign(completion_tokens=[whole_tokens if v == "none" else cut_tokens for v in per["variant"]])
+
+
+def test_c12_on_the_lexical_judge_needs_a_second_judge_when_the_better_arm_wrote_longer_answers():
+    """The lexical judge favours longer answers by construction (C10 and C14 need a second judge for it): a pair it
+    decides for the variant whose answers are longer stands only where a second judge with Cohen's kappa >= 0.4 on
+    the held-out half finds the same; the evidence says why (the book's run: whole 169.0 vs trunc512 145.6 tokens,
+    the LLM judge's kappa 0.240)."""
+    agrees = {"none": [0.7, 0.8, 0.9, 0.9, 0.7, 0.8], "trunc512": [0.3, 0.4, 0.4, 0.5, 0.3, 0.4]}
+    differs = {"none": [0.5] * 6, "trunc512": [0.5, 0.6, 0.4, 0.5, 0.5, 0.5]}
+
+    def c12(per, kappa):
+        ledger = ClaimsLedger("long2rag", paper="long2rag", model="m")
+        long2rag_claims.run_claims(ledger, per, "lexical", n_boot=300, held_out={"llm": kappa})
+        return ledger.table().set_index("claim_id").loc["C12"]
+
+    weak = c12(_two_judges(agrees, 169), 0.240)
+    assert weak["verdict"] == "inconclusive"
+    assert ("whole - trunc512: not corroborated: whole's answers are longer (mean 169.0 vs 150.0 tokens), which the "
+            "lexical judge favours; the llm judge agrees with the humans too weakly to corroborate (Cohen's kappa "
+            "0.240 on the judged sample's held-out half, below 0.4); it finds whole - trunc512 +") in weak["evidence"]
+    strong = c12(_two_judges(agrees, 169), 0.5)
+    assert strong["verdict"] == "reproduced" and "corroborated: whole's answers are longer" in strong["evidence"]
+    assert "the llm judge agrees (whole - trunc512 +" in strong["evidence"]
+    other = c12(_two_judges(differs, 169), 0.5)
+    assert other["verdict"] == "inconclusive" and "the llm judge does not find whole better" in other["evidence"]
+    # the better arm's answers are the shorter ones: the judge's bias works against it, the verdict stands
+    short = c12(_two_judges(differs, 120), 0.1)
+    assert short["verdict"] == "reproduced" and "corroborated" not in short["evidence"]
+    # no second judge at all (judge_answers "trusted")
+    alone = _two_judges(agrees, 169)
+    alone = c12(alone[alone["judge"] == "lexical"], 0.5)
+    assert alone["verdict"] == "inconclusive" and "no second judge scored the answers" in alone["evidence"]
+
