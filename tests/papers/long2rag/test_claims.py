@@ -20,8 +20,13 @@ def test_paper_claims():
     values = ledger.table().set_index("claim_id")["our_value"]
     assert values["C19"] == "GPT-4o - Phi-3: length +106.42, KPP -0.014"  # Table 4: 939.35 - 832.93, 0.323 - 0.337
     c13 = ledger.table().set_index("claim_id").loc["C13"]
-    assert c13["our_value"] == ("GPT-4o snippet 0.403 vs trunks 0.549-0.568; Qwen2-72B snippet 0.379 vs trunks "
-                                "0.353-0.408 (above trunc512, trunc1024)")  # Table 2
+    # Table 2: which model fits and which does not, and the looser reading (below the trunk sizes' mean) beside
+    assert c13["our_value"] == ("GPT-4o snippet 0.403 below every trunk size (0.549-0.568): fits; Qwen2-72B snippet "
+                                "0.379 below trunc2048 0.408 but not below trunc512 0.353 and trunc1024 0.375: does "
+                                "not fit")
+    assert ("the looser reading (the snippet below the trunk sizes' mean: the sentence compares it with truncation as "
+            "a whole) gives the same verdict: GPT-4o 0.403 below 0.5580; Qwen2-72B 0.379 not below 0.3787") in c13[
+        "evidence"]
     # §5.6 claims the snippet's "more pronounced" degradation, nothing of the summary: the text tests the snippet
     # alone, and the summary's place is ours, said in the evidence
     assert "snippet" in c13["text"] and "summary" not in c13["text"] and "§5.6" in c13["paper_value"]
@@ -315,3 +320,12 @@ def test_c12_on_the_lexical_judge_needs_a_second_judge_when_the_better_arm_wrote
     alone = c12(alone[alone["judge"] == "lexical"], 0.5)
     assert alone["verdict"] == "inconclusive" and "no second judge scored the answers" in alone["evidence"]
 
+
+def test_c13_on_the_papers_table_says_which_model_fits_and_the_looser_reading():
+    t2 = pd.DataFrame({"trunc512": [0.5, 0.3], "trunc1024": [0.5, 0.4], "trunc2048": [0.5, 0.5],
+                       "snippet": [0.4, 0.35]}, index=["A", "B"])
+    c = long2rag_claims.snippet_claim(t2, ["trunc512", "trunc1024", "trunc2048"])
+    assert c["passed"] is False  # B's snippet is above its trunc512
+    assert c["our_value"] == ("A snippet 0.400 below every trunk size (0.500-0.500): fits; B snippet 0.350 below "
+                              "trunc1024 0.400 and trunc2048 0.500 but not below trunc512 0.300: does not fit")
+    assert "gives another verdict: A 0.400 below 0.5000; B 0.350 below 0.4000" in c["evidence"]
