@@ -155,3 +155,39 @@ def test_the_chapters_headline_line_shows_the_other_cuts_beside_the_one_least_fa
                          "whole − trunc512 = +11.9 pp [+7.2, +17.7], **whole better**.")
     (needle,) = conclusions(_syn([_needle(0.2, 0.1, 0.3)], [NEEDLE]), QWEN)
     assert "other comparisons" not in needle  # a family whose headline alone decides
+
+
+def test_a_difference_only_the_length_biased_judge_shows_is_not_a_win_anywhere_the_synthesis_writes():
+    """A Long²RAG row the lexical judge decides for the arm with the longer answers, uncorroborated
+    (lcrag.papers.long2rag.trend_claims.lexical_pair), reads S.UNCORROBORATED: the chapter's line gives the reason,
+    the answer does not count it as a clear difference, and the size axis draws it hollow."""
+    from lcrag.synthesis.views import conclusions
+
+    why = ("not corroborated: whole's answers are longer (mean 169.0 vs 145.6 tokens), which the lexical judge "
+           "favours; the llm judge agrees with the humans too weakly to corroborate")
+    cut = {**_whole_vs("trunc512", 0.119, 0.072, 0.177), "reading": S.UNCORROBORATED}
+    cut["evidence"] += f"; {why}"
+    rows = [_whole_vs("trunc2048", -0.028, -0.088, 0.021), cut]
+    syn = _syn(rows, [LONG2RAG])
+    (line,) = conclusions(syn, QWEN)
+    assert line.endswith("whole − trunc512 = +11.9 pp [+7.2, +17.7], not corroborated (length-biased judge): "
+                         + why.removeprefix("not corroborated: ") + ".")
+    text = written_answer(syn)
+    assert "a clear difference only" not in text and "**whole better**" not in line
+    alone = written_answer(_syn([{**cut, "other_arm": "trunc2048"}], [LONG2RAG]))
+    assert "a difference only a judge biased towards longer answers shows, not corroborated, in Long²RAG (" in alone
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import PathCollection
+
+    from lcrag.synthesis.size_axis import _draw
+
+    fig, ax = plt.subplots()
+    points = pd.DataFrame({"parameters": [1.5e9, 0.5e9], "diff": [0.119, 0.119], "ci_low": [0.072, 0.072],
+                           "ci_high": [0.177, 0.177], "reading": [S.UNCORROBORATED, "whole better"]})
+    _draw(ax, points, "C0")
+    filled, hollow = [c for c in ax.collections if isinstance(c, PathCollection)]
+    assert filled.get_offsets()[:, 0].tolist() == [0.5e9] and hollow.get_offsets()[:, 0].tolist() == [1.5e9]
+    plt.close(fig)

@@ -146,7 +146,9 @@ def long2rag_tables() -> dict[str, pd.DataFrame]:
             {"judge": SMOL, "half": "sample fit", "n": 40, "kappa": 0.0},
         ]
     )
-    return {"judgments": pd.DataFrame(rows), "judge_agreement": agreement}
+    lengths = pd.DataFrame([{"question_id": f"q{q}", "variant": v, "completion_tokens": 100}
+                            for q in range(4) for v in ("none", "trunc512")])  # alike: the lexical judge decides
+    return {"judgments": pd.DataFrame(rows), "judge_agreement": agreement, "responses": lengths}
 
 
 def summhay_live() -> pd.DataFrame:
@@ -747,13 +749,19 @@ def test_the_needle_detail_note_follows_the_runs(book_runs, tmp_path):
 
 def test_how_to_read_states_when_an_arm_at_the_floor_makes_a_row_not_testable():
     """The page's reading rules say the floor's exception in one clear clause (the thesis's, the needle's and
-    Long²RAG's rows are read when the other arm is clearly above the floored one: family.floor_reading)."""
+    Long²RAG's rows are read when the other arm is itself above the floor and clearly above the floored one:
+    family.floor_reading; both arms at the floor, however far apart, are not testable), as book/verdicts.md does."""
     from lcrag import config
 
     text = " ".join((config.project_root() / "notebooks" / "synthesis.md").read_text(encoding="utf-8").split())
-    assert ("in the thesis's, the needle's and Long²RAG's rows, only when the other arm is not clearly above the "
-            "floored one") in text
-    assert ": and the other arm" not in text
+    assert ("in the thesis's, the needle's and Long²RAG's rows, unless the other arm is itself above the floor and "
+            "clearly above the floored one") in text
+    assert ": and the other arm" not in text and "not clearly above the floored one" not in text
+    verdicts = " ".join((config.project_root() / "book" / "verdicts.md").read_text(encoding="utf-8").split())
+    assert ("with the whole documents at the floor, a cut decides only when it is itself above the floor and clearly "
+            "above them, and a cut at the floor too leaves the row *not testable*") in verdicts
+    assert "so a cut clearly above whole documents at the floor decides" not in verdicts
     read = S.family.floor_reading
     assert read(0.3, 0.1, 0.5, "Full", "RAG", "RAG: at chance", ["RAG"]) == "Full better"
     assert read(0.1, -0.1, 0.3, "Full", "RAG", "RAG: at chance", ["RAG"]) == S.NOT_TESTABLE
+    assert read(0.3, 0.1, 0.5, "Full", "RAG", "both at chance", ["Full", "RAG"]) == S.NOT_TESTABLE  # both floored

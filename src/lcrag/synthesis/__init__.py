@@ -50,6 +50,7 @@ from lcrag.synthesis.family import (
     NOT_RUN,
     NOT_TESTABLE,
     UNCLEAR,
+    UNCORROBORATED,
     Family,
     comparison,
     count,
@@ -100,7 +101,7 @@ from lcrag.synthesis.views import (
 )
 
 __all__ = [
-    "COMPARISON_COLUMNS", "NOT_RUN", "NOT_TESTABLE", "NO_COMPARISON", "RUN_COLUMNS", "UNCLEAR", "Family", "Synthesis",
+    "COMPARISON_COLUMNS", "NOT_RUN", "NOT_TESTABLE", "NO_COMPARISON", "RUN_COLUMNS", "UNCLEAR", "UNCORROBORATED", "Family", "Synthesis",
     "bar_panel", "bars", "claims_by_size", "claims_legend", "compare_runs", "comparison", "conclusions", "count",
     "coverage", "detail", "detail_note", "detail_table", "empty_panel", "families", "find_runs", "format_diff", "group_means", "headline",
     "headline_rules", "items", "join_words", "length_note", "load_table", "mean_ci", "model_chapters",

@@ -15,6 +15,7 @@ from lcrag.synthesis.family import (
     NOT_RUN,
     NOT_TESTABLE,
     UNCLEAR,
+    UNCORROBORATED,
     Family,
     format_diff,
     join_words,
@@ -35,6 +36,7 @@ OUTCOMES = {
     "long": "long context beats retrieval in",
     "other": "retrieval beats long context in",
     "unclear": "no clear difference in",
+    "uncorroborated": "a difference only a judge biased towards longer answers shows, not corroborated, in",
     "points": "only point estimates (no interval) in",
     "floor": "not testable (an arm at the floor) in",
     "not run": "not run yet:",
@@ -58,6 +60,8 @@ def outcome(reading: str, long_arm: str, other_arm: str) -> str:
         return "floor"
     if reading == UNCLEAR:
         return "unclear"
+    if reading == UNCORROBORATED:
+        return "uncorroborated"
     return "points"
 
 
@@ -116,7 +120,7 @@ def model_paragraph(model: str, outcomes: pd.DataFrame) -> str:
     size = size_of(model)
     parts = []
     for key in OUTCOMES:
-        with_evidence = key in ("long", "other", "unclear", "points")
+        with_evidence = key in ("long", "other", "unclear", "uncorroborated", "points")
         for words, fams in o[o["outcome"] == key].groupby("words", sort=False):
             items = [f"{f.family} ({f.evidence})" if with_evidence or f.evidence else f.family
                      for f in fams.itertuples()]  # at the floor or not run: only what model_outcomes kept
@@ -142,6 +146,7 @@ def across_sizes(outcomes: pd.DataFrame) -> str:
     counts = sized.loc[sized["outcome"] != "not run", "outcome"].value_counts()
     decided = counts.get("long", 0) + counts.get("other", 0)
     rest = [f"in {counts[key]} {what}" for key, what in (("unclear", "the interval contains zero"),
+                                                          ("uncorroborated", "only a length-biased judge shows one"),
                                                           ("points", "only point estimates"),
                                                           ("floor", "it is not testable (an arm at the floor)")) if counts.get(key)]
     tail = f". That is {decided} of the {counts.sum()} model × experiment pairs run" + (

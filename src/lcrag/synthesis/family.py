@@ -25,6 +25,12 @@ from lcrag.stats import mean_ci, signed, signed_interval
 NOT_RUN = "not run yet"
 NOT_TESTABLE = "not testable with this model"  # = lcrag.book.claims.NOT_TESTABLE (an arm at the floor)
 UNCLEAR = "no clear difference"  # a comparison's reading when its interval contains 0
+#: A comparison's reading when its interval excludes 0 but the chapter's judge cannot decide it alone and no qualified
+#: second judge corroborates it (Long²RAG's lexical judge favours the arm with the longer answers by construction:
+#: :func:`lcrag.papers.long2rag.trend_claims.lexical_pair`); not a verdict, like :data:`UNCLEAR`.
+UNCORROBORATED = "not corroborated (length-biased judge)"
+#: How such a comparison's evidence begins the reason (``lexical_pair``'s note: its ``UNCORROBORATED`` and ": ").
+UNCORROBORATED_NOTE = "not corroborated: "
 COMPARISON_COLUMNS = (
     "family",
     "model",

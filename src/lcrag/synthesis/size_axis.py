@@ -23,7 +23,7 @@ from lcrag.book.verdicts import AT_FLOOR, NOT_RUN, OTHER_REASON, OUR_RUN, untest
 from lcrag.models.registry import parameters, size_of
 from lcrag.plots import place_label, text_box
 from lcrag.synthesis.family import NOT_RUN as NO_RUN_YET
-from lcrag.synthesis.family import NOT_TESTABLE, UNCLEAR, count
+from lcrag.synthesis.family import NOT_TESTABLE, UNCLEAR, UNCORROBORATED, count
 from lcrag.synthesis.views import Synthesis, headline
 
 SIZE_COLUMNS = ("family", "model", "size", "parameters", "comparison", "long_arm", "other_arm", "diff", "ci_low",
@@ -265,7 +265,7 @@ def _testable(t: pd.DataFrame) -> pd.Series:
 
 def _draw(ax, t: pd.DataFrame, colour, label: str | None = None, offset: float = 1.0, floor_colour="grey") -> None:
     """One family's points: the difference in percentage points with its interval; filled where the interval
-    excludes 0, hollow where it does not, crosses (``floor_colour``) where an arm is at the floor (not testable).
+    excludes 0 (and no rule withholds the verdict: :data:`~lcrag.synthesis.family.UNCORROBORATED`), hollow where not, crosses (``floor_colour``) where an arm is at the floor (not testable).
     ``label`` names the family in a legend, whether its points are testable or all at the floor."""
     x = t["parameters"].to_numpy(float) * offset
     y = 100 * t["diff"].to_numpy(float)
@@ -276,7 +276,7 @@ def _draw(ax, t: pd.DataFrame, colour, label: str | None = None, offset: float =
     if ok.any():
         ax.plot(x[ok], y[ok], color=colour, lw=1, alpha=0.6, label=label)
         ax.errorbar(x[ok], y[ok], yerr=err[:, ok], fmt="none", ecolor=colour, capsize=3)
-        clear = ok & ((lo > 0) | (hi < 0))
+        clear = ok & ((lo > 0) | (hi < 0)) & (t["reading"] != UNCORROBORATED).to_numpy()  # a decided difference
         ax.scatter(x[clear], y[clear], color=colour, zorder=3, s=30)
         ax.scatter(x[ok & ~clear], y[ok & ~clear], facecolors="white", edgecolors=colour, zorder=3, s=30)
     if (~ok).any():

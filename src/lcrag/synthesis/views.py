@@ -19,6 +19,8 @@ from lcrag.synthesis.family import (
     COMPARISON_COLUMNS,
     NOT_RUN,
     NOT_TESTABLE,
+    UNCORROBORATED,
+    UNCORROBORATED_NOTE,
     Family,
     format_diff,
     items,
@@ -301,8 +303,15 @@ def other_comparisons(syn: Synthesis, family: Family, model: str, head: pd.Serie
         return ""
     parts = [f"{r.long_arm} − {r.other_arm} = {format_diff(r.diff, r.ci_low, r.ci_high)}, "
              + (f"**{r.reading}**" if r.reading in (f"{r.long_arm} better", f"{r.other_arm} better") else r.reading)
+             + (f": {_why_uncorroborated(r.evidence)}" if r.reading == UNCORROBORATED else "")
              for r in c.itertuples()]
     return " The other comparisons: " + "; ".join(parts) + "."
+
+
+def _why_uncorroborated(evidence: str) -> str:
+    """Why a comparison is :data:`~lcrag.synthesis.family.UNCORROBORATED`, from its evidence (the text after
+    :data:`~lcrag.synthesis.family.UNCORROBORATED_NOTE`), "" when it does not say."""
+    return str(evidence).partition(UNCORROBORATED_NOTE)[2]
 
 
 def model_summary(syn: Synthesis, model: str) -> str:

@@ -9,7 +9,7 @@ import pytest
 from lcrag import synthesis as S
 from lcrag.book.claims import ClaimsLedger
 from lcrag.papers.long2rag import claims as long2rag_claims
-from lcrag.papers.long2rag import comparison
+from lcrag.papers.long2rag import comparison, trend_claims
 from lcrag.synthesis.family import ABOVE_FLOOR
 
 #: What C12's verdict says, as the headline's reading (whole − truncated, paired over questions).
@@ -54,8 +54,9 @@ def test_the_headline_reads_the_truncations_as_claim_c12_does(cuts, arm):
 
 def test_whole_documents_at_the_floor_make_c12_not_testable_and_a_cut_clearly_above_them_decides_the_headline():
     """C12 ("truncating lowers KPR") needs the whole documents above the floor. The synthesis reads one arm at the
-    floor as it does for the thesis and the needle (book/verdicts.md): a cut clearly above whole documents at the
-    floor shows that this model does the task from the cut documents; a cut at the floor too decides nothing."""
+    floor as it does for the thesis and the needle (book/verdicts.md): a cut itself above the floor and clearly
+    above whole documents at the floor shows that this model does the task from the cut documents; a cut at the
+    floor too decides nothing, even when clearly above them (SmolLM2-135M's trunc2048: 3.2 points against 0.6)."""
     head, verdict = _headline_and_c12({"none": [0.0] * 8, "trunc512": [0.0] * 8, "trunc2048": LOWER})
     assert verdict == S.NOT_TESTABLE
     assert (head["other_arm"], head["reading"]) == ("trunc2048", "trunc2048 better")
@@ -65,6 +66,10 @@ def test_whole_documents_at_the_floor_make_c12_not_testable_and_a_cut_clearly_ab
     assert [r["reading"] for r in rows] == ["trunc2048 better", S.NOT_TESTABLE]  # trunc512: both at the floor
     head, verdict = _headline_and_c12({"none": [0.0] * 8, "trunc512": [0.0] * 8, "trunc2048": [0.0] * 8})
     assert verdict == head["reading"] == S.NOT_TESTABLE
+    low = [0.03, 0.04, 0.02, 0.03, 0.04, 0.03, 0.02, 0.03]  # clearly above 0, but at the floor itself (3 points)
+    (row,) = comparison.comparisons(_responses({"none": [0.0] * 8, "trunc2048": low}), {"m": "j"}, n_boot=200)
+    assert row["ci_high"] < 0  # whole − trunc2048: the cut is clearly above the whole documents
+    assert row["reading"] == S.NOT_TESTABLE and "trunc2048 (mean KPR): 3.0 points, below 5" in row["evidence"]
 
 
 def test_the_comparisons_come_least_severe_cut_first_and_the_family_states_its_rule():
@@ -115,3 +120,26 @@ def test_the_judge_note_says_the_judge_was_chosen_on_the_fit_half_and_reports_th
     assert rows[0]["evidence"].endswith(f"judge j ({note})")
     rows = comparison.comparisons(_responses({"none": WHOLE, "trunc512": LOWER}), {"m": "j"}, n_boot=100)
     assert "held-out kappa with" not in rows[0]["evidence"] and comparison.RULE in rows[0]["evidence"]
+
+
+def test_a_row_the_lexical_judge_decides_for_the_longer_answers_needs_a_second_judge_as_c12_does():
+    """The synthesis reads the whole-vs-truncated rows as claim C12 reads its pairs (trend_claims.lexical_pair):
+    with the lexical judge, whole documents "better" where their answers are longer stands only where a second
+    judge with kappa >= 0.4 agrees; otherwise the row reads S.UNCORROBORATED and says why."""
+    per = pd.concat([_responses({"none": WHOLE, "trunc512": LOWER}).assign(judge="lexical"),
+                     _responses({"none": WHOLE, "trunc512": LOWER}).assign(judge="llm")], ignore_index=True)
+    lengths = pd.DataFrame([{"model": "m", "question_id": f"q{i}", "variant": v, "completion_tokens": n}
+                            for v, n in (("none", 169), ("trunc512", 146)) for i in range(8)])
+    (row,) = comparison.comparisons(per, {"m": "lexical"}, n_boot=200, lengths=lengths,
+                                    held_out={"m": {"llm": 0.24}})
+    assert row["reading"] == S.UNCORROBORATED
+    assert ("not corroborated: whole's answers are longer (mean 169.0 vs 146.0 tokens), which the lexical judge "
+            "favours; the llm judge agrees with the humans too weakly") in row["evidence"]
+    (row,) = comparison.comparisons(per, {"m": "lexical"}, n_boot=200, lengths=lengths, held_out={"m": {"llm": 0.5}})
+    assert row["reading"] == "whole better" and "corroborated: whole's answers are longer" in row["evidence"]
+    assert f"{S.family.UNCORROBORATED_NOTE}" == f"{trend_claims.UNCORROBORATED}: "  # the reason's prefix, read back
+    (row,) = comparison.comparisons(per, {"m": "lexical"}, n_boot=200, lengths=lengths.iloc[:0], held_out={})
+    assert row["reading"] == S.UNCORROBORATED and "the run saved no answer lengths" in row["evidence"]
+    shorter = lengths.assign(completion_tokens=[100] * 8 + [146] * 8)
+    (row,) = comparison.comparisons(per, {"m": "lexical"}, n_boot=200, lengths=shorter, held_out={"m": {}})
+    assert row["reading"] == "whole better" and "corroborated" not in row["evidence"]

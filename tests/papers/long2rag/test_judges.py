@@ -125,3 +125,24 @@ def test_a_judge_that_read_one_half_has_no_all_row_and_the_parse_modes_are_compa
     assert "differ on 1 of the 4 answers (unparseable: strict 1, default 1, words 0)" in (
         judges.parse_modes_sentence(words))
     assert judges.parse_modes_sentence(None) == ""
+
+
+def test_section_5_warns_that_our_llm_judges_kpr_is_not_comparable_with_gpt4os():
+    """The paper's Table 2 (GPT-4o whole 0.579) is printed above our LLM judge's row; a judge that says yes far
+    more often than the humans inflates KPR, and the note beside the tables says so from the run's numbers."""
+    agreement = pd.DataFrame([
+        {"judge": "lexical", "half": "held-out", "n": 706, "kappa": 0.574, "judge_yes_rate": 0.493,
+         "human_yes_rate": 0.408},
+        {"judge": "llm", "half": "held-out", "n": 200, "kappa": 0.29, "judge_yes_rate": 0.815, "human_yes_rate": 0.5},
+        {"judge": "llm", "half": judges.SAMPLE_HELD_OUT, "n": 101, "kappa": 0.2398, "judge_yes_rate": 0.81,
+         "human_yes_rate": 0.45}])
+    ours = pd.DataFrame({"none": [0.190, 0.685], "trunc512": [0.071, 0.514]}, index=["lexical", "llm"])
+    note = judges.table2_note(agreement, ours)
+    assert note.startswith("**The two tables are not comparable.**")
+    assert ("the llm judge says yes to 81.5 % of the 200 human-labelled benchmark pairs it read, the humans to 50.0 % "
+            "(Cohen's kappa 0.290; 0.240 on the judged sample's held-out half): a judge that says yes this readily "
+            "inflates KPR, so its 0.685 with whole documents, above GPT-4o's 0.579 in the paper's table, is no "
+            "evidence that our generator beats GPT-4o") in note
+    modest = judges.table2_note(agreement, ours.assign(none=[0.19, 0.5]))
+    assert "says yes to 81.5 %" in modest and "beats GPT-4o" not in modest  # below GPT-4o: nothing to warn of
+    assert judges.table2_note(agreement[agreement["judge"] == "lexical"], ours.loc[["lexical"]]) == ""

@@ -12,8 +12,10 @@ from __future__ import annotations
 import pandas as pd
 
 from lcrag.papers.long2rag.claims import WHOLE, question_kpr, truncation_floor, variant_floor
+from lcrag.papers.long2rag.trend_claims import lexical_pair
 from lcrag.stats import bootstrap_diff
-from lcrag.synthesis import Family, bars, comparison, group_means, load_table, window_cut
+from lcrag.synthesis import UNCORROBORATED, Family, bars, comparison, group_means, load_table, window_cut
+from lcrag.synthesis.family import UNCORROBORATED_NOTE
 
 NAME = "long2rag"
 
@@ -81,16 +83,22 @@ def summary(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.Da
 def comparisons(
     questions: pd.DataFrame, judges: dict[str, str], n_boot: int = 2000, seed: int = 0,
     context: dict[str, str] | None = None, notes: dict[str, str] | None = None,
+    lengths: pd.DataFrame | None = None, held_out: dict[str, dict[str, float]] | None = None,
 ) -> list[dict]:
     """Whole documents (``none``) vs each truncated variant (``trunc*``), the least severe cut first (the order
-    :func:`headline` reads), paired over questions, by the judge :func:`judges` chose, under the
-    chapter's floor rule for C12 (:func:`lcrag.papers.long2rag.claims.truncation_floor`, the one its claims use):
-    a cut *to* the floor is the effect measured, so only the whole documents' floor counts; with their mean KPR at
-    the floor, a cut clearly above them still decides (as the thesis's and the needle's rows read one arm at the
-    floor, :func:`lcrag.synthesis.floor_reading`: this model can do the task from the cut documents and not from
-    the whole ones), and any other row is not testable with this model. ``context``: per model, what the whole
-    documents were (:func:`whole_context`);
-    ``notes``: per model, why its judge decides (:func:`judge_note`)."""
+    :func:`headline` reads), paired over questions, by the judge :func:`judges` chose, under the chapter's floor
+    rule (:func:`lcrag.papers.long2rag.claims.truncation_floor`, the one claim C12 uses). A cut *to* the floor is
+    the effect measured: with the whole documents above the floor, the row is read even where the cut is at it
+    (named in the evidence). With the whole documents at the floor, a cut decides only when it is itself above the
+    floor and clearly above them (its interval excludes 0: this model does the task from the cut documents and not
+    from the whole ones, as the thesis's and the needle's rows read one arm at the floor,
+    :func:`lcrag.synthesis.floor_reading`); a cut at the floor too, or not clearly above, leaves the row not
+    testable with this model. ``context``: per model, what the whole documents were (:func:`whole_context`);
+    ``notes``: per model, why its judge decides (:func:`judge_note`). A difference the lexical judge decides for
+    the arm with the longer answers (``lengths``: ``model``, ``question_id``, ``variant``, ``completion_tokens``)
+    is read only where a second judge corroborates it, as claim C12 reads it (:func:`lcrag.papers.long2rag.
+    trend_claims.lexical_pair`, with ``held_out``: per model, each judge's Cohen's kappa on the judged sample's
+    held-out half); otherwise its reading is :data:`~lcrag.synthesis.UNCORROBORATED`."""
     out = []
     for model, judge in judges.items():
         g = questions[(questions["model"] == model) & (questions["judge"] == judge)]
@@ -108,14 +116,38 @@ def comparisons(
             cut_floor = None if whole_floor else variant_floor(both, [variant])  # read, and named
             named = f"; the cut at the floor ({cut_floor}): a cut down to it is the effect measured" if cut_floor else ""
             diff, lo, hi = bootstrap_diff(both["none"], both[variant], n_boot=n_boot, seed=seed)
-            out.append(comparison(
+            row = comparison(
                 NAME, model, f"whole documents vs {variant} (KPR, {judge} judge)", WHOLE, float(both["none"].mean()),
                 variant, float(both[variant].mean()), diff, lo, hi, len(both), "questions",
                 f"paired bootstrap over {len(both)} questions; judge {judge} ({(notes or {}).get(model, RULE)})"
                 + named,
                 g["source"].iloc[0], floor=floor, floored=floored,
-                long_context=(context or {}).get(model, "")))  # fmt: skip
+                long_context=(context or {}).get(model, ""))  # fmt: skip
+            out.append(_corroborated(row, questions, lengths, model, judge, variant,
+                                     (held_out or {}).get(model, {}), n_boot, seed))
     return out
+
+
+def _corroborated(row: dict, questions: pd.DataFrame, lengths: pd.DataFrame | None, model: str, judge: str,
+                  variant: str, held_out: dict[str, float], n_boot: int, seed: int) -> dict:
+    """``row`` (whole documents vs ``variant``) as :func:`comparisons` reads a decided one by the lexical judge:
+    its reading :data:`~lcrag.synthesis.UNCORROBORATED` where :func:`lexical_pair` withholds the verdict, the
+    reason in its evidence either way; without the answers' lengths (``lengths`` given, none for ``model``), a
+    lexical judge's difference cannot be checked, so it is not read either."""
+    decided = {f"{WHOLE} better": True, f"{variant} better": False}.get(row["reading"])
+    if decided is None or lengths is None or judge != "lexical":
+        return row
+    mine = questions[questions["model"] == model].merge(
+        lengths[lengths["model"] == model].drop(columns="model"), on=["question_id", "variant"])
+    if mine.empty:
+        verdict, note = None, (f"{UNCORROBORATED_NOTE}the run saved no answer lengths to check the lexical judge, which "
+                               "favours longer answers")
+    else:
+        verdict, note = lexical_pair(mine, "none", variant, decided, judge, held_out, n_boot, seed)
+    if not note:
+        return row
+    return {**row, "reading": row["reading"] if verdict is not None else UNCORROBORATED,
+            "evidence": f"{row['evidence']}; {note}"}
 
 
 def whole_context(runs: pd.DataFrame) -> dict[str, str]:
@@ -157,12 +189,18 @@ def _tables(runs, problems, n_boot, seed):
 
 
 def _compare(runs, tables, problems, n_boot, seed):
+    from lcrag.papers.long2rag.judges import SAMPLE_HELD_OUT
+
     q = tables[f"{NAME}_questions"]
     chosen = judges(runs, q, problems)
     agree = load_table(runs, NAME, "judge_agreement", ["judge", "half", "n", "kappa"], [])
     notes = {m: judge_note(agree[agree["model"] == m], j, sorted(set(q.loc[q["model"] == m, "judge"])))
              for m, j in chosen.items()}
-    return comparisons(q, chosen, n_boot, seed, whole_context(runs), notes)
+    held = agree[agree["half"] == SAMPLE_HELD_OUT]
+    held_out = {m: dict(zip(g["judge"], g["kappa"], strict=True)) for m, g in held.groupby("model")}
+    lengths = load_table(runs, NAME, "responses", ["question_id", "variant", "completion_tokens"], problems)
+    return comparisons(q, chosen, n_boot, seed, whole_context(runs), notes,
+                       lengths.reindex(columns=["model", "question_id", "variant", "completion_tokens"]), held_out)
 
 
 def headline(rows: pd.DataFrame) -> pd.Series:

@@ -312,6 +312,36 @@ def judge_choice(agreement: pd.DataFrame, judges: Sequence[str]) -> str:
             f"{kappa(chosen, SAMPLE_HELD_OUT)}" + "".join(f"; {kappa(j, SAMPLE_HELD_OUT)}" for j in others) + ".")
 
 
+def table2_note(agreement: pd.DataFrame, ours: pd.DataFrame) -> str:
+    """The caveat beside section 5's two Table 2s, from the run: the paper's rows are its generators judged by
+    GPT-4o, ours one small generator judged by our judges (``ours``: one row per judge, the variants as columns,
+    ``none`` the whole documents), and an LLM judge that says yes more often than the humans (``agreement``: its
+    yes rate and the humans' on the benchmark pairs it read, half ``held-out``, and its Cohen's kappa there and on
+    the judged sample's held-out half) inflates KPR: its whole-document KPR above GPT-4o's says nothing of the
+    generators. "" without an LLM judge measured on the benchmark."""
+    from lcrag.papers.long2rag.numbers import paper_table2
+
+    a = agreement.set_index(["judge", "half"])
+    gpt = paper_table2().set_index(["model", "variant"]).loc[("GPT-4o", "none"), "paper_kpr"]
+    parts = []
+    for judge in (j for j in ours.index if j != "lexical" and (j, "held-out") in a.index and "none" in ours):
+        bench, whole = a.loc[(judge, "held-out")], float(ours.loc[judge, "none"])
+        held = (f"; {a.loc[(judge, SAMPLE_HELD_OUT), 'kappa']:.3f} on the judged sample's held-out half"
+                if (judge, SAMPLE_HELD_OUT) in a.index else "")
+        text = (f"the {judge} judge says yes to {100 * bench['judge_yes_rate']:.1f} % of the {int(bench['n'])} "
+                f"human-labelled benchmark pairs it read, the humans to {100 * bench['human_yes_rate']:.1f} % (Cohen's "
+                f"kappa {bench['kappa']:.3f}{held})")
+        if bench["judge_yes_rate"] > bench["human_yes_rate"] and whole > gpt:
+            text += (f": a judge that says yes this readily inflates KPR, so its {whole:.3f} with whole documents, "
+                     f"above GPT-4o's {gpt:.3f} in the paper's table, is no evidence that our generator beats GPT-4o")
+        parts.append(text)
+    if not parts:
+        return ""
+    return ("**The two tables are not comparable.** The paper's rows are its generators' answers to its own questions, "
+            "judged by GPT-4o; ours are one small generator's answers to SummHay-derived items, judged by our judges; "
+            + "; ".join(parts) + ".")
+
+
 def models_deviation(generator: str, judge_model: str, claim_judge: str) -> str:
     """The chapter's "Models" deviation, from the run: ``generator`` answers, P6 runs on ``judge_model``, and the
     behavioural claims are decided by ``claim_judge`` (:func:`trusted_judge`), which may be the lexical judge."""

@@ -2,6 +2,8 @@
 grows with generation length, its Fig. 7), each decided by the rank trend of KPR with the length within each
 document variant and each kind of item, news or conversations (:func:`lcrag.papers.long2rag.lengths.
 within_variant_rank`), with the lexical judge only where a second judge corroborates it (:func:`trend_claim`).
+The same corroboration decides a pair of variants that the lexical judge tells apart in favour of the one with the
+longer answers (:func:`lexical_pair`: C12's and C13's pairs, and the synthesis's whole-vs-truncated rows).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import pandas as pd
 
 from lcrag.book.verdicts import MIN_CHECK_KAPPA
 from lcrag.papers.long2rag.lengths import RankTrend, within_variant_rank
-from lcrag.stats import signed_interval
+from lcrag.stats import bootstrap_diff, signed_interval
 
 #: Why the lexical judge's KPR rises with answer length by construction (C14's evidence says so)
 LEXICAL_LENGTH_NOTE = ("the lexical judge scores a key point by its best-matching sentence of the answer, so a "
@@ -141,3 +143,50 @@ def _weak_check(name: str | None, held_out: Mapping[str, float]) -> str:
         return (f"the {name} judge agrees with the humans too weakly to corroborate (Cohen's kappa {kappa:.3f} on "
                 f"the judged sample's held-out half, below {MIN_CHECK_KAPPA})")
     return ""
+
+
+#: What the lexical judge's "better" becomes when the arm it favours wrote the longer answers and no qualified
+#: second judge agrees (:func:`lexical_pair`): not a verdict.
+UNCORROBORATED = "not corroborated"
+
+
+def lexical_pair(responses: pd.DataFrame, a: str, b: str, verdict: bool | None, judge: str = "lexical",
+                 held_out: Mapping[str, float] | None = None, n_boot: int = 2000,
+                 seed: int = 0) -> tuple[bool | None, str]:
+    """The lexical judge's verdict on "variant ``a`` scores a higher KPR than ``b``" (``verdict``: True, False, or
+    None when its interval contains 0), checked for its length bias (:data:`LEXICAL_LENGTH_NOTE`) as C10 and C14
+    are (:func:`trend_claim`): when the arm it finds better wrote the longer answers on average (mean
+    ``completion_tokens`` over the questions both arms answered), the verdict stands only where the first other
+    judge of ``responses`` (one row per judge, variant and question: ``judge``, ``variant``, ``question_id``,
+    ``recall``, ``completion_tokens``) finds the same side of 0 on the same questions and agrees with the humans at
+    least moderately (``held_out``: Cohen's kappa on the judged sample's held-out half, at least
+    :data:`~lcrag.book.verdicts.MIN_CHECK_KAPPA`); otherwise it is None. Returns (verdict, the note that says
+    why: "" where nothing was checked: another judge, no verdict, or the better arm's answers not longer)."""
+    if judge != "lexical" or verdict is None or "completion_tokens" not in responses:
+        return verdict, ""
+    wide = responses.pivot_table(index=["judge", "question_id"], columns="variant", values="recall")
+    mine = wide.loc[judge][[a, b]].dropna()
+    length = (responses[responses["judge"] == judge].pivot_table(index="question_id", columns="variant",
+                                                                  values="completion_tokens").loc[mine.index])
+    better, worse = (a, b) if verdict else (b, a)
+    if not length[better].mean() > length[worse].mean():
+        return verdict, ""
+    side = (f"{_name(better)}'s answers are longer (mean {length[better].mean():.1f} vs {length[worse].mean():.1f} "
+            "tokens), which the lexical judge favours")
+    names = [j for j in dict.fromkeys(responses["judge"]) if j != judge]
+    why = _weak_check(names[0] if names else None, held_out or {})
+    if not names:
+        return None, f"{UNCORROBORATED}: {side}; {why}"
+    theirs = wide.loc[names[0]].reindex(mine.index)[[a, b]].dropna()
+    d, lo, hi = bootstrap_diff(theirs[a], theirs[b], n_boot=n_boot, seed=seed)
+    shown = f"{_name(a)} - {_name(b)} {signed_interval(d, lo, hi, ' pp')}"
+    if why:
+        return None, f"{UNCORROBORATED}: {side}; {why}; it finds {shown}"
+    if _verdict(lo, hi) != verdict:
+        return None, f"{UNCORROBORATED}: {side}; the {names[0]} judge does not find {_name(better)} better ({shown})"
+    return verdict, f"corroborated: {side}; the {names[0]} judge agrees ({shown})"
+
+
+def _name(variant: str) -> str:
+    """A variant as readers see it: ``none`` (no processing, the data's key) is the whole documents."""
+    return "whole" if variant == "none" else variant
