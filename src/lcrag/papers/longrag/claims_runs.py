@@ -3,7 +3,9 @@
 :func:`run_claims` decides the claims the paper makes about behaviour (E&F beats R&B, R&L is not robust, the
 extractor is the main contributor, the filter alone is marginal, E&F is best; the token order of C13 and the
 retrieval setting of C16a when the results carry them) on our runs, with the paired bootstrap intervals of
-:func:`lcrag.papers.longrag.differences.strategy_differences`. Claim ids end in ``-ours``. The same claims on the
+:func:`lcrag.papers.longrag.differences.strategy_differences`, and the paper's central claim C1 (LongRAG beats
+long-context LLMs) as E&F against our long-context arm, Full. Claim ids end in ``-ours``. The claims on the grid
+and the transfer sections (C16a, C14) are in :mod:`lcrag.papers.longrag.claims_sections`; the same claims on the
 paper's own tables are in :mod:`lcrag.papers.longrag.claims_paper`.
 """
 
@@ -114,7 +116,8 @@ def _pick_generator(results: pd.DataFrame, generator: str | None, ledger) -> str
 def inputs_note(rows: pd.DataFrame) -> str:
     """What the evidence adds about the strategies' answers' inputs, where the rows record it: how many were cut to the
     generator's window (``truncated``, the strategy cut most often) and how often the CoT filter kept no chunk and
-    fell back to all of them (``filter_fallback``, Fil and E&F); "" when neither happened."""
+    fell back to all of them (``filter_fallback``, Fil and E&F: the sentence names those among the rows); "" when
+    neither happened."""
     parts = []
     if "truncated" in rows and rows["truncated"].fillna(False).astype(bool).any():
         cut = rows["truncated"].fillna(False).astype(bool)
@@ -124,8 +127,9 @@ def inputs_note(rows: pd.DataFrame) -> str:
     if "filter_fallback" in rows:
         fell = rows["filter_fallback"].dropna().astype(bool)
         if fell.any():
-            parts.append(f"the filter kept no chunk, so all were kept, in {int(fell.sum())} of {len(fell)} Fil and "
-                         "E&F answers")
+            which = " and ".join(dict.fromkeys(rows.loc[fell.index, "strategy"]))  # those the filter ran for
+            parts.append(f"the filter kept no chunk, so all were kept, in {int(fell.sum())} of {len(fell)} {which} "
+                         "answers")
     return "".join(f"; {p}" for p in parts)
 
 
@@ -135,12 +139,18 @@ def run_claims(
     generator: str | None = None,
     n: int = 2000,
     seed: int = 0,
+    settings: pd.DataFrame | None = None,
+    transfer: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Check the behavioural claims on our per-question results, each with paired bootstrap 95 % CIs.
 
     ``results``: columns dataset, strategy, f1 (0-1 per question), question_id, generator; optional
     ``setting`` (e.g. ``200*7``: strategy claims use the default 200*7 rows, C16a compares E&F 200*7 with 500*3)
-    and ``tokens`` (generator input tokens per question: C13). Claim ids end in ``-ours``; a dataset decides a
+    and ``tokens`` (generator input tokens per question: C13). C1-ours compares E&F with the Full arm.
+    ``settings``: the grid's rows (:func:`lcrag.papers.longrag.answering.settings_grid`), which decide C16a-ours
+    instead of ``results``' own ``setting`` rows; ``transfer``: the transfer section's E&F answers with the
+    components on another model (empty: the run skipped it), which decide C14-ours
+    (:mod:`lcrag.papers.longrag.claims_sections`). Claim ids end in ``-ours``; a dataset decides a
     comparison only when its interval excludes the threshold, so small samples give *inconclusive*; a dataset on
     which a strategy the claim compares has a mean F1 at the floor decides nothing, and a claim with every dataset
     at the floor (:func:`f1_floor`) is *not testable with this model*.
@@ -150,7 +160,7 @@ def run_claims(
     gen = _pick_generator(results, generator, ledger)
     rows = results[results["generator"] == gen]
     main = rows[rows["setting"] == DEFAULT_SETTING] if "setting" in rows.columns else rows
-    diffs = strategy_differences(main, RUN_PAIRS, n=n, seed=seed)
+    diffs = strategy_differences(main, (*RUN_PAIRS, ("E&F", "Full")), n=n, seed=seed)
     ev = f"our runs ({gen}); per dataset F1 difference in points, paired bootstrap 95% CI over questions" + (
         inputs_note(main[main["strategy"].isin({s for pair in RUN_PAIRS for s in pair})]))
 
@@ -174,6 +184,18 @@ def run_claims(
     def unrun(*strategies: str) -> str | None:
         return not_run(main, strategies or STRATEGIES)
 
+    ledger.check(
+        "C1-ours",
+        our_value=_fmt(pair("E&F", "Full")) or "not run",
+        passed=all_of(tests("E&F", "Full")),
+        evidence=f"our runs ({gen}); per dataset E&F − Full F1 difference in points (section 5's Full − E&F, "
+        "reversed), paired bootstrap 95% CI over questions; the paper's long-context LLMs are other models, Full is "
+        "the same generator given the whole context" + inputs_note(main[main["strategy"].isin(["E&F", "Full"])])
+        + _floor_note(main, ["E&F", "Full"]),
+        floor=floor("E&F", "Full"),
+        not_run=unrun("E&F", "Full"),
+        anchor="longrag-differences",
+    )
     ledger.check(
         "C4-ours",
         our_value=_fmt(pair("E&F", "R&B")) or "not run",
@@ -216,7 +238,7 @@ def run_claims(
     )
     ledger.check(
         "C11-ours",
-        our_value=_fmt(diffs[diffs["a"] == "E&F"]) or "not run",
+        our_value=_fmt(diffs[(diffs["a"] == "E&F") & diffs["b"].isin(STRATEGIES)]) or "not run",
         passed=_majority(_ef_best(diffs, floored_datasets(main, STRATEGIES))),
         evidence=evidence(),
         floor=floor(),
@@ -225,8 +247,14 @@ def run_claims(
     if "tokens" in rows.columns:
         _check_tokens_ours(ledger, main, tests("E&F", "R&B"), gen, floor("E&F", "R&B"),
                            _floor_note(main, ["E&F", "R&B"]), _fmt(pair("E&F", "R&B")))
-    if "setting" in rows.columns:
-        _check_settings_ours(ledger, rows, n, seed, ev)
+    from lcrag.papers.longrag.claims_sections import check_settings, check_transfer
+
+    if settings is not None:
+        check_settings(ledger, settings[settings["generator"] == gen], gen, n, seed)
+    elif "setting" in rows.columns:
+        check_settings(ledger, rows, gen, n, seed)
+    if transfer is not None:
+        check_transfer(ledger, main, transfer, gen, n, seed)
     return diffs
 
 
@@ -274,24 +302,4 @@ def _check_tokens_ours(ledger, rows: pd.DataFrame, ef_vs_rb: list[bool | None], 
         "E&F − R&B paired bootstrap 95% CI" + (f": {ef_rb}" if ef_rb else "") + note,
         floor=floor,
         not_run=not_run(rows, TOKEN_ORDER),
-    )
-
-
-def _check_settings_ours(ledger, rows: pd.DataFrame, n: int, seed: int, ev: str) -> None:
-    """C16a on our runs: E&F at 200*7 beats E&F at 500*3 on most datasets (a dataset where either is at the
-    floor decides nothing)."""
-    ef = rows[rows["strategy"] == "E&F"].assign(strategy=lambda x: x["setting"])
-    ef = ef[ef["strategy"].isin(["200*7", "500*3"])]
-    diffs = strategy_differences(ef, [("200*7", "500*3")], n=n, seed=seed)
-    floored = floored_datasets(ef, ["200*7", "500*3"])
-    verdicts = [
-        None if r.dataset in floored else greater(r.diff, 0.0, ci=(r.diff_lo, r.diff_hi)) for r in diffs.itertuples()
-    ]
-    ledger.check(
-        "C16a-ours",
-        our_value=_fmt(diffs) or "not run",
-        passed=_majority(verdicts),
-        evidence=ev + _floor_note(ef, ["200*7", "500*3"]),
-        floor=f1_floor(ef, ["200*7", "500*3"]),
-        not_run=not_run(rows, ["E&F"]) or not_run(ef, ["200*7", "500*3"], column="setting"),
     )
