@@ -26,7 +26,8 @@ def test_the_books_chapters_papers_and_families_in_their_order():
     assert chapters.chapter("needle").paper is chapters.paper("thesis")  # the thesis has two chapters
     assert chapters.chapter("quickstart").paper is None and chapters.chapter("quickstart").family is None
     assert [f.name for f in S.families()] == ["needle", "thesis", "long2rag", "longrag", "summhay"]
-    assert chapters.chapter("summhay").family.title == "Summary of a Haystack: Full vs Oracle vs retrievers"
+    assert chapters.chapter("summhay").family.title == ("Summary of a Haystack: Full cut to the retrievers' budget vs "
+                                                        "Oracle vs retrievers")
     assert S.model_chapters() == BOOK_ORDER[:-1]
 
 

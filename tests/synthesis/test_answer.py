@@ -95,14 +95,18 @@ def test_the_headline_says_which_items_it_rests_on_and_where_the_long_arm_was_cu
 
 
 def _summhay(comparison: str, other: str, diff: float, lo: float, hi: float, floor: str | None = None) -> dict:
+    from lcrag.papers.summhay.comparison import full_context
+
     return S.comparison("summhay", QWEN, comparison, "Full", 0.3, other, 0.3 - diff, diff, lo, hi, 9, "subtopics",
-                        "paired bootstrap over subtopics", "run", floor=floor)
+                        "paired bootstrap over subtopics", "run", floor=floor,
+                        long_context=full_context(15000, 15.667, 100))
 
 
 def test_a_headline_at_the_floor_gives_what_its_family_reports_instead():
     """The 1.5B cites no document, so SummHay's Joint is 0 for every setting (not testable) while its Coverage is
     20-40 %: the answer and the chapter's conclusion keep "not testable" and add Coverage alone, never the Oracle
-    row nor a Coverage row itself at the floor; without such a row the floor stands alone."""
+    row nor a Coverage row itself at the floor; without such a row the floor stands alone. Wherever Full is named
+    in a comparison, it says what it read: the first documents up to the budget, not the whole haystack."""
     from lcrag.papers.summhay.comparison import FAMILY as SUMMHAY
     from lcrag.synthesis.views import conclusions
 
@@ -113,11 +117,13 @@ def test_a_headline_at_the_floor_gives_what_its_family_reports_instead():
             _summhay("Full vs vector (best retriever) (Coverage)", "vector", -0.068, -0.177, 0.014)]
     syn = _syn(rows, [SUMMHAY])
     text = written_answer(syn)
+    read = "Full (15,000 tokens, 15.7 of 100 documents, the first in stored order: this run has no whole-haystack arm)"
     assert ("**Qwen2.5-Coder-1.5B-Instruct** (1.5B parameters): not testable (an arm at the floor) in Summary of a Haystack (on Coverage "
-            "alone: no clear difference, Full 30.0 − vector 36.8 = -6.8 pp [-17.7, +1.4], means over 9 subtopics).") in text
+            f"alone: no clear difference, {read} 30.0 − vector 36.8 = -6.8 pp [-17.7, +1.4], means over 9 subtopics).") in text
     assert text.endswith("no experiment has a difference whose interval excludes zero yet.")
     (line,) = conclusions(syn, QWEN)
-    assert line.startswith("Summary of a Haystack: Full vs Oracle vs retrievers: **not testable with this model**")
+    assert line.startswith("Summary of a Haystack: Full cut to the retrievers' budget vs Oracle vs retrievers: "
+                           f"**not testable with this model**; {read} − random = ")
     # the arms' values beside their difference, both means over the subtopics (not the table's micro-averages)
     assert line.endswith("On Coverage alone: no clear difference, Full 30.0 − vector 36.8 = -6.8 pp [-17.7, +1.4], "
                          "means over 9 subtopics.")

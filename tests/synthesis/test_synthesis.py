@@ -659,9 +659,12 @@ def test_the_written_answer_follows_the_headlines_largest_model_first(book_runs)
     assert len(o) == len(syn.models) * len(TITLES)
     h = S.headline(syn).set_index(["model", "family"])
     for r in o[o["outcome"] != "not run"].itertuples():  # each outcome is its headline's reading
-        row = h.loc[(r.model, next(f.name for f in syn.families if f.in_prose == r.family))]
+        family = next(f for f in syn.families if f.in_prose == r.family)
+        row = h.loc[(r.model, family.name)]
         assert r.outcome == outcome(row["reading"], row["long_arm"], row["other_arm"])
-        assert r.evidence.startswith(f"{row['long_arm']} − {row['other_arm']} ") and r.evidence.endswith(row["units"])
+        # the long-context arm as its family names it in prose (SummHay's Full: what it read)
+        assert r.evidence.startswith(f"{family.arm_label(row)} − {row['other_arm']} ") and r.evidence.endswith(row["units"])
+        assert family.arm_label(row) == row["long_arm"] or family.name == "summhay"
     text = written_answer(syn)
     paragraphs, summary = text.split("\n\n")[0].split("\n"), text.split("\n\n")[1]
     assert [p.split("**")[1] for p in paragraphs] == [  # by size, then unsized; the model card's name, else the spec
@@ -675,7 +678,8 @@ def test_the_written_answer_follows_the_headlines_largest_model_first(book_runs)
                            "(Full − RAG CQT +25.0 pp [")
     for part in (" and LongRAG (Full − R&B ", "; whole documents beat truncated ones in Long²RAG (whole − trunc512 ",
                  "; no clear difference in the needle-in-a-haystack test (Full − RAG -50.0 pp [", "; only point estimates (no "
-                 "interval) in Summary of a Haystack (Full − keywords -3.0 pp (no interval), 3 summaries)."):
+                 "interval) in Summary of a Haystack (Full (the haystack's first documents in stored order, as many as "
+                 "fit the context budget) − keywords -3.0 pp (no interval), 3 summaries)."):
         assert part in smol
     assert "parameters" not in paragraphs[3]
     write_run(book_runs, "thesis", GEMMA, thesis_tables(rag=0.2))  # RAG at chance, Full clearly above it

@@ -82,7 +82,7 @@ def model_outcomes(syn: Synthesis) -> pd.DataFrame:
                              "evidence": status if status == NO_COMPARISON else "", "floored": ""})
                 continue
             key = outcome(r["reading"], r["long_arm"], r["other_arm"])
-            evidence = f"{r['long_arm']} − {r['other_arm']} {format_diff(r['diff'], r['ci_low'], r['ci_high'])}"
+            evidence = f"{family.arm_label(r)} − {r['other_arm']} {format_diff(r['diff'], r['ci_low'], r['ci_high'])}"
             evidence += f", {headline_items(r)}"
             floored = ""
             if ABOVE_FLOOR in str(r["evidence"]):  # one arm at the floor, the other clearly above it

@@ -13,7 +13,7 @@ other arm on a 0-1 scale, with a 95 % interval where the tables keep per-questio
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,7 +82,10 @@ class Family:
     summaries cite nothing and Joint is 0), named ``at_floor_name``; the headline stays "not testable". ``plot``
     draws ``panels`` panels of a model's figure (none without it). ``detail_note`` says, from the family's tables,
     what a reader of its detail table must know that holds only of some runs ("" when nothing: the needle's RAG
-    run at only some lengths).
+    run at only some lengths). ``long_label`` names the long-context arm of a comparison row in prose where its
+    name alone would mislead, from the row (SummHay's "Full" is the haystack's first documents up to the
+    retrievers' budget, not the whole haystack): the headline lines and the written answer use it
+    (:meth:`arm_label`).
     """
 
     name: str  # the chapter whose runs it reads
@@ -104,6 +107,12 @@ class Family:
     at_floor_name: str = ""
     prose_name: str = ""  # how a sentence names it ("the needle-in-a-haystack test"); "": its short title
     detail_note: Callable[[dict[str, pd.DataFrame]], str] | None = None
+    long_label: Callable[[Mapping], str] | None = None
+
+    def arm_label(self, row: Mapping) -> str:
+        """The long-context arm of comparison ``row`` as prose names it: :attr:`long_label` of the row, else its
+        ``long_arm``."""
+        return self.long_label(row) if self.long_label is not None else str(row["long_arm"])
 
     @property
     def in_prose(self) -> str:

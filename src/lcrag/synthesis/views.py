@@ -257,20 +257,24 @@ def at_floor_instead(syn: Synthesis, family: Family, model: str, head: pd.Series
     return picked[0] if picked else None
 
 
-def instead_words(family: Family, r: pd.Series) -> str:
+def instead_words(family: Family, r: pd.Series, label: bool = True) -> str:
     """``on Coverage alone: no clear difference, Full 28.3 − vector 35.1 = -6.8 pp [-18.1, +1.1], means over 9
     subtopics``: the comparison :func:`at_floor_instead` picked, in words, its arms' values beside their difference
-    and what those values are (means over the items compared, unless the row's ``values`` says otherwise)."""
+    and what those values are (means over the items compared, unless the row's ``values`` says otherwise). The
+    long-context arm is named by :meth:`Family.arm_label` (what it read), or by its name alone without ``label``
+    (where the sentence before has just said what it read)."""
     values = r.get("values", "")
     values = values if isinstance(values, str) else ""  # (a missing text cell reads as NaN)
     over = f"{headline_items(r)}; values: {values}" if values else f"means over {headline_items(r)}"
-    return (f"{family.at_floor_name}: {r['reading']}, {r['long_arm']} {100 * r['long_value']:.1f} − "
+    arm = family.arm_label(r) if label else r["long_arm"]
+    return (f"{family.at_floor_name}: {r['reading']}, {arm} {100 * r['long_value']:.1f} − "
             f"{r['other_arm']} {100 * r['other_value']:.1f} = {format_diff(r['diff'], r['ci_low'], r['ci_high'])}, "
             f"{over}")
 
 
 def conclusions(syn: Synthesis, model: str, others: bool = True) -> list[str]:
-    """One sentence per family for ``model``, from its headline comparison (or "not run yet"); with ``others``, a
+    """One sentence per family for ``model``, from its headline comparison (or "not run yet"), its long-context arm
+    named by :meth:`Family.arm_label` (what it read, where its name alone would mislead); with ``others``, a
     family's other comparisons where they decide with its headline (:func:`other_comparisons`)."""
     h = headline(syn)
     lines = []
@@ -279,11 +283,11 @@ def conclusions(syn: Synthesis, model: str, others: bool = True) -> list[str]:
         if r is None:
             lines.append(f"{family.title}: {status}.")
             continue
-        line = (f"{family.title}: **{r['reading']}**; {r['long_arm']} − {r['other_arm']} = "
+        line = (f"{family.title}: **{r['reading']}**; {family.arm_label(r)} − {r['other_arm']} = "
                 f"{format_diff(r['diff'], r['ci_low'], r['ci_high'])} ({r['evidence']}).")
         instead = at_floor_instead(syn, family, model, r)
         if instead is not None:
-            words = instead_words(family, instead)
+            words = instead_words(family, instead, label=False)  # the headline has just said what it read
             line += f" {words[0].upper()}{words[1:]}."
         if others and family.others_in_answer:
             line += other_comparisons(syn, family, model, r)

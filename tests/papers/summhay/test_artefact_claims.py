@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
 from lcrag.book import ClaimsLedger
 from lcrag.book.verdicts import RELEASED_ARTEFACTS
 from lcrag.papers.summhay import names
@@ -9,7 +11,7 @@ from lcrag.papers.summhay import names
 
 def test_only_the_claims_judged_by_gpt4o_carry_the_gpt4o_judge():
     models = names.ARTEFACT_CLAIM_MODELS
-    assert {c for c, m in models.items() if m == names.ARTEFACT_NO_MODEL} == {"C16", "C19", "C20", "C21"}
+    assert {c for c, m in models.items() if m == names.ARTEFACT_NO_MODEL} == {"C16", "C19", "C20", "C20b", "C21"}
     assert {c for c, m in models.items() if m == names.ARTEFACT_JUDGES_MODEL} == {"C15", "C17"}
     assert "GPT-4o" in names.ARTEFACT_MODEL and not any("GPT-4o" in m for m in models.values())
 
@@ -19,3 +21,24 @@ def test_every_artefact_label_is_the_released_artefacts_source():
     for model in (names.ARTEFACT_MODEL, names.ARTEFACT_JUDGES_MODEL, names.ARTEFACT_NO_MODEL):
         claim = ledger.check("X1", "a claim", 1, 1, True, model=model)
         assert (claim.model, claim.source) == (model, RELEASED_ARTEFACTS)
+
+
+def test_c20b_counts_the_insights_in_fewer_documents_than_the_papers_minimum():
+    """§3.2's "each insight occurs within 5+ documents" (the paper's value, from its shape table), counted in the
+    released haystacks: one insight below it is enough for *not reproduced*, and the value names where."""
+    from lcrag.papers.summhay.artefact_claims import minimum_documents_claim
+    from lcrag.papers.summhay.paper_numbers import PAPER_SHAPE
+
+    need = PAPER_SHAPE["minimum documents per insight"]
+    shape = pd.DataFrame({"haystack": ["news1", "news3"], "insights": [65, 79], "docs_per_insight_min": [need, need - 1],
+                          "insights_in_fewer_than_5_docs": [0, 17]})
+    c = minimum_documents_claim(shape)
+    assert c["passed"] is False
+    assert c["our_value"] == (f"minimum {need - 1}; 17 of 144 insights in fewer than {need} documents "
+                              f"(news3: 17 of 79 insights, minimum {need - 1})")
+    ok = minimum_documents_claim(shape.iloc[:1])
+    assert ok["passed"] is True and ok["our_value"] == f"minimum {need}; 0 of 65 insights in fewer than {need} documents"
+    ledger = ClaimsLedger("summhay", "summhay", names.ARTEFACT_MODEL)
+    claim = ledger.check("C20b", **c, model=names.ARTEFACT_NO_MODEL)
+    assert claim.verdict == "not reproduced" and claim.paper_value == f"{need}+"
+    assert claim.text == f"Each insight occurs within {need}+ documents (§3.2, after quality assurance)"

@@ -64,9 +64,56 @@ def test_the_floor_is_the_chapters_rule_for_its_live_settings():
 def test_the_full_arm_says_how_many_documents_fit_the_window():
     settings = _settings({"full": 0.30, "oracle": 0.50}).assign(n_documents=7.333)
     (o,) = _joint(comparison.comparisons(settings))
-    assert o["long_context"] == "7.3 documents (as many as fit the context budget)"
+    assert o["long_context"] == "7.3 documents (the first in stored order, as many as fit the context budget)"
     (o,) = _joint(comparison.comparisons(_settings({"full": 0.30, "oracle": 0.50})))  # an older run: not known
     assert o["long_context"] == ""
+    assert comparison.full_label(o) == ("Full (the haystack's first documents in stored order, as many as fit the "
+                                        "context budget)")  # still not "the haystack"
+
+
+def _live_run(root, model: str, rows: list[tuple[str, str, int, int, bool]], documents: dict[str, int]) -> None:
+    """A summhay run of ``model`` with its live summaries (haystack, setting, documents read, context tokens, last
+    document cut) and the haystacks' shape (documents per haystack)."""
+    import json
+
+    d = root / "runs" / model.replace("/", "--") / "default" / "summhay"
+    d.mkdir(parents=True)
+    (d / "manifest.json").write_text(json.dumps({"chapter": "summhay", "status": "ok", "profile": "default",
+                                                 "model": model, "finished": "2026-01-01"}))
+    pd.DataFrame(rows, columns=["haystack", "setting", "n_documents", "context_tokens", "last_truncated"]).assign(
+        documents="[1, 2]").to_csv(d / "live_summaries.csv", index=False)
+    pd.DataFrame({"haystack": list(documents), "documents": list(documents.values())}).to_csv(d / "shape.csv",
+                                                                                               index=False)
+
+
+def test_the_full_arm_says_what_it_read_from_the_runs_tables(tmp_path):
+    """Full is the haystack's first documents up to the budget every retriever has (15k tokens), not the whole
+    haystack (§5.1's Full): its comparisons say how many tokens and documents of how many it read, computed from
+    the run's live summaries and shape tables, and prose names it so (the family's long_label)."""
+    from lcrag.synthesis import find_runs
+
+    _live_run(tmp_path, M, [("news3", "full", 16, 15000, True), ("conv1", "full", 15, 15000, True),
+                            ("conv1", "full", 16, 15000, True), ("news3", "oracle", 14, 15000, True)],
+              {"news3": 100, "conv1": 100, "news1": 100})
+    reads = comparison.full_reads(find_runs(tmp_path))
+    assert reads.to_dict("records") == [{"model": M, "context_tokens": 15000.0, "n_documents": pytest.approx(47 / 3),
+                                         "haystack_documents": 100.0, "whole": False}]
+    (o,) = _joint(comparison.comparisons(_settings({"full": 0.30, "oracle": 0.50}), reads=reads))
+    assert o["long_context"] == ("15,000 tokens, 15.7 of 100 documents (the first in stored order, as many as fit "
+                                 "the context budget)")
+    assert comparison.FAMILY.arm_label(o) == ("Full (15,000 tokens, 15.7 of 100 documents, the first in stored order: "
+                                              "this run has no whole-haystack arm)")
+    # a haystack read whole (every document in, none cut) is said to be the whole haystack
+    whole = comparison.full_context(3000, 20, 20, whole=True)
+    assert whole == "20 of 20 documents (the whole haystack)"
+    assert comparison.full_label({"long_arm": "Full", "long_context": whole}) == "Full (the whole haystack, 20 documents)"
+
+
+def test_a_run_without_live_summaries_gives_no_reads(tmp_path):
+    from lcrag.synthesis import find_runs
+
+    _live_run(tmp_path, M, [("news3", "oracle", 14, 15000, True)], {"news3": 100})
+    assert comparison.full_reads(find_runs(tmp_path)).empty
 
 
 def test_coverage_alone_is_compared_too_for_a_summarizer_that_never_cites():

@@ -136,6 +136,17 @@ def test_claims_comparing_settings_are_decided_by_paired_intervals_over_subtopic
     assert "paired bootstrap 95 % intervals over the subtopics the settings share (9 in all" in t.loc["C6", "evidence"]
 
 
+def test_claims_comparing_full_say_it_is_not_the_whole_haystack():
+    """The live full setting is the haystack's first documents up to the retrievers' budget, not the paper's Full
+    (the whole haystack): the evidence of the claims that compare settings says so, with its documents."""
+    live, per = _live({"random": [20.0, 21.0], "oracle": [50.0, 51.0], "full": [35.0, 36.0]})
+    t = _claims(live.assign(n_documents=[15.667, 15.0, 16.0]), per)
+    said = ("full: the haystack's first 15.7 documents in stored order, cut at the same budget (not the whole "
+            "haystack, the paper's Full)")
+    assert all(said in t.loc[c, "evidence"] for c in ("C1", "C4", "C6"))
+    assert "full:" not in _claims(*_live({"random": [20.0, 21.0], "oracle": [50.0, 51.0]})).loc["C6", "evidence"]
+
+
 def test_a_lower_pooled_value_alone_decides_nothing():
     """Random lowest in the pooled Coverage, but not on every subtopic: the paired interval contains 0, so C6 is
     inconclusive (it was reproduced from the point values before); without per-summary scores it is too."""

@@ -1,4 +1,5 @@
-"""The claims the released artefacts decide (C1-C17, C19-C21 of the inventory), checked in a claims ledger."""
+"""The claims the released artefacts decide (C1-C17, C19-C21 of the inventory; C20b, §3.2's 5+ documents per
+insight, split from C20), checked in a claims ledger."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from lcrag.papers.summhay import order_claims
 from lcrag.papers.summhay.dataset_shape import shape_summary
 from lcrag.papers.summhay.evaluator_study import bias_intervals
 from lcrag.papers.summhay.names import ARTEFACT_CLAIM_MODELS, SUMMARIZERS, TABLE2_SETTINGS
-from lcrag.papers.summhay.paper_numbers import PAPER_HUMAN, PAPER_INSIGHTS, PAPER_TABLE1
+from lcrag.papers.summhay.paper_numbers import PAPER_HUMAN, PAPER_INSIGHTS, PAPER_SHAPE, PAPER_TABLE1
 from lcrag.papers.summhay.rescoring import position_table
 
 
@@ -96,6 +97,25 @@ def artefact_ledger(*, shape: pd.DataFrame, systems: pd.DataFrame, words: pd.Dat
     return ledger
 
 
+def minimum_documents_claim(shape: pd.DataFrame) -> dict:
+    """C20b's value, verdict and evidence: §3.2's "each insight occurs within 5+ documents", counted in the released
+    haystacks (``shape``: :func:`~lcrag.papers.summhay.dataset_shape.shape_table`, whose documents per insight are
+    the released ``build_ref_insight2docids``): reproduced when no insight is in fewer documents than the paper's
+    minimum (:data:`~lcrag.papers.summhay.paper_numbers.PAPER_SHAPE`), with the haystacks where some are."""
+    need = PAPER_SHAPE["minimum documents per insight"]
+    if need != 5:  # the shape table counts the insights below 5 documents, the paper's minimum as typed
+        raise ValueError(f"the shape table counts insights in fewer than 5 documents, not {need}")
+    short = shape[shape["insights_in_fewer_than_5_docs"] > 0]
+    where = "; ".join(f"{r.haystack}: {r.insights_in_fewer_than_5_docs} of {r.insights} insights, minimum "
+                      f"{r.docs_per_insight_min}" for r in short.itertuples())
+    return {"our_value": f"minimum {int(shape['docs_per_insight_min'].min())}; "
+                         f"{int(short['insights_in_fewer_than_5_docs'].sum())} of {int(shape['insights'].sum())} "
+                         f"insights in fewer than {need} documents" + (f" ({where})" if where else ""),
+            "passed": bool(shape["docs_per_insight_min"].min() >= need),
+            "evidence": "the 10 released haystack files (news: first release; conversation: HarlynDN copies): each "
+                        "insight's documents as the released code maps them (build_ref_insight2docids)"}
+
+
 def check_artefact_claims(
     ledger,
     *,
@@ -108,7 +128,7 @@ def check_artefact_claims(
     scope: str,
     scores: pd.DataFrame | None = None,
 ):
-    """Check the claims the released artefacts decide (C1-C17, C19-C21 of the inventory) in ``ledger``.
+    """Check the claims the released artefacts decide (C1-C17, C19-C21 of the inventory, and C20b) in ``ledger``.
 
     ``systems`` are our Table 2/3/5 cells (:func:`~lcrag.papers.summhay.rescoring.system_scores`) on the rescored
     haystacks; ``deltas`` the judges' bias per annotated summary
@@ -323,8 +343,10 @@ def check_artefact_claims(
         f"{shape['insights'].sum() / shape['subtopics'].sum():.2f} / "
         f"{shape['insights'].sum() / len(shape):.1f}",
         passed=bool(checked.drop("minimum documents per insight", errors="ignore").all()),
-        evidence="the 10 released haystack files (news: first release; conversation: HarlynDN copies)",
+        evidence="the 10 released haystack files (news: first release; conversation: HarlynDN copies); §3.2's "
+                 "documents per insight: C20b",
     )
+    check("C20b", **minimum_documents_claim(shape))
 
     check(
         "C21",

@@ -2,6 +2,10 @@
 tokens, or the window when smaller) against the Oracle
 and the best real retriever (:data:`FAMILY`).
 
+Our "Full" is not the paper's (the whole haystack, §5.1): it is the haystack's first documents in stored order up
+to the same budget as every retriever. Every comparison says what it read (:func:`full_context`, from the run's
+``live_summaries.csv`` and ``shape.csv``), and prose names the arm by :func:`full_label`.
+
 Reads the chapter's ``live_results.csv`` (the live retrieval settings of our summarizer, micro-averaged over
 insights) and, where the run saved it, ``live_per_summary.csv`` (one row per summary): each comparison is then
 the mean over subtopics of the paired Joint difference, with a paired bootstrap interval over subtopics. Both are
@@ -67,20 +71,80 @@ def per_summary(runs: pd.DataFrame) -> pd.DataFrame:
     return df[["model", "setting", "haystack", "subtopic_id", *PAIRED]]
 
 
+def full_reads(runs: pd.DataFrame) -> pd.DataFrame:
+    """What the live Full arm read, per model: its context tokens and documents (means over its summaries), the
+    documents of the haystacks it was cut from (``shape.csv``) and whether every summary read its whole haystack
+    (no document cut, every document in). Empty for runs without these tables (their comparisons then say less)."""
+    cols = ["model", "context_tokens", "n_documents", "haystack_documents", "whole"]
+    summ = load_table(runs, NAME, "live_summaries", ["setting", "haystack", "n_documents", "context_tokens",
+                                                     "last_truncated"], [])
+    shape = load_table(runs, NAME, "shape", ["haystack", "documents"], [])
+    summ = summ[summ["setting"] == "full"]
+    if summ.empty:
+        return pd.DataFrame(columns=cols)
+    docs = shape[["model", "haystack", "documents"]].drop_duplicates(["model", "haystack"])
+    full = summ.drop(columns="documents", errors="ignore").merge(  # (the summaries' own: the documents read)
+        docs.rename(columns={"documents": "haystack_documents"}), on=["model", "haystack"], how="left")
+    full["whole"] = (full["n_documents"] >= full["haystack_documents"]) & ~full["last_truncated"].astype(bool)
+    out = full.groupby("model", sort=False).agg(context_tokens=("context_tokens", "mean"),
+                                                n_documents=("n_documents", "mean"),
+                                                haystack_documents=("haystack_documents", "mean"),
+                                                whole=("whole", "all"))
+    return out.reset_index()[cols]
+
+
+#: How :func:`full_context` ends for a Full arm that read every haystack whole.
+WHOLE = "(the whole haystack)"
+
+
+def full_context(tokens: float = float("nan"), documents: float = float("nan"),
+                 haystack_documents: float = float("nan"), whole: bool = False) -> str:
+    """A comparison's ``long_context`` for Full: ``15,000 tokens, 15.7 of 100 documents (the first in stored order,
+    as many as fit the context budget)`` (means over its summaries; what is unknown left out), or ``100 of 100
+    documents (the whole haystack)``; "" when nothing is known."""
+    if pd.isna(documents):
+        return ""
+    of = "" if pd.isna(haystack_documents) else f" of {haystack_documents:.0f}"
+    counted = f"{documents:.1f}".removesuffix(".0") + of + " documents"
+    if whole:
+        return f"{counted} {WHOLE}"
+    size = "" if pd.isna(tokens) else f"{tokens:,.0f} tokens, "
+    return f"{size}{counted} (the first in stored order, as many as fit the context budget)"
+
+
+def full_label(row) -> str:
+    """Full as prose names it in a comparison (:attr:`lcrag.synthesis.Family.long_label`): what it read, from the
+    row's ``long_context`` (:func:`full_context`): ``Full (15,000 tokens, 15.7 of 100 documents, the first in stored
+    order: this run has no whole-haystack arm)``; ``Full (the whole haystack, 100 documents)``; for a run whose
+    tables do not say, the documents that fit the context budget."""
+    context = row.get("long_context", "")
+    context = context if isinstance(context, str) else ""
+    if not context:
+        return f"{row['long_arm']} (the haystack's first documents in stored order, as many as fit the context budget)"
+    if context.endswith(WHOLE):
+        return f"{row['long_arm']} (the whole haystack, {context.split(' of ')[0]} documents)"
+    return f"{row['long_arm']} ({context.split(' (')[0]}, the first in stored order: this run has no whole-haystack arm)"
+
+
 def comparisons(settings: pd.DataFrame, per: pd.DataFrame | None = None, n_boot: int = 2000,
-                seed: int = 0) -> list[dict]:
+                seed: int = 0, reads: pd.DataFrame | None = None) -> list[dict]:
     """Full vs Oracle (the retrieval ceiling) and Full vs the best real retriever, on the Joint score (the
     headline) and then on Coverage alone (:data:`PAIRED`; the best retriever by the score compared): paired over
     subtopics with an interval where ``per`` (:func:`per_summary`) has them, else the pooled micro-averages
-    without one."""
+    without one. ``reads`` (:func:`full_reads`) says what Full read (``long_context``: :func:`full_context`); without
+    it, only its documents."""
     per = per if per is not None else pd.DataFrame(columns=["model", "setting", "haystack", "subtopic_id", *PAIRED])
+    reads = (reads if reads is not None else pd.DataFrame(columns=["model"])).set_index("model")
     out = []
     for model, g in settings.groupby("model", sort=False):
         s = g.set_index("setting")
         if "full" not in s.index:
             continue
         real = s.drop(index=[x for x in ("full", "oracle") if x in s.index])
-        docs = s.loc["full"].get("n_documents", float("nan"))
+        read = reads.loc[model] if model in reads.index else {}
+        context = full_context(read.get("context_tokens", float("nan")),
+                               read.get("n_documents", s.loc["full"].get("n_documents", float("nan"))),
+                               read.get("haystack_documents", float("nan")), bool(read.get("whole", False)))
         for metric in PAIRED:
             name = metric.capitalize()
             others = [("oracle", "Oracle")] if "oracle" in s.index else []
@@ -108,7 +172,7 @@ def comparisons(settings: pd.DataFrame, per: pd.DataFrame | None = None, n_boot:
                 out.append(comparison(
                     NAME, model, f"Full vs {label} ({name})", "Full", full_v, setting, other_v, diff, lo, hi, n,
                     units, evidence, s.loc["full", "source"], values=values,
-                    long_context="" if pd.isna(docs) else f"{docs:.1f} documents (as many as fit the context budget)",
+                    long_context=context,
                     floor=setting_floor({  # the chapter's rule, on the pooled scores (0-100) as for its claims
                         f"Full (pooled {metric})": 100 * s.loc["full", metric],
                         f"{setting} (pooled {metric})": 100 * s.loc[setting, metric]})))  # fmt: skip
@@ -117,11 +181,14 @@ def comparisons(settings: pd.DataFrame, per: pd.DataFrame | None = None, n_boot:
 
 FAMILY = Family(
     name=NAME,
-    title="Summary of a Haystack: Full vs Oracle vs retrievers",
+    title="Summary of a Haystack: Full cut to the retrievers' budget vs Oracle vs retrievers",
     tables=lambda runs, problems, n_boot, seed: {NAME: settings(runs, problems),
-                                                 f"{NAME}_per_summary": per_summary(runs)},
+                                                 f"{NAME}_per_summary": per_summary(runs),
+                                                 f"{NAME}_full": full_reads(runs)},
     compare=lambda runs, tables, problems, n_boot, seed: comparisons(tables[NAME], tables[f"{NAME}_per_summary"],
-                                                                     n_boot, seed),
+                                                                     n_boot, seed, tables.get(f"{NAME}_full")),
+    versus="Full, cut to the retrievers' budget, against retrieval",
+    long_label=full_label,
     headline=lambda arm: arm != "oracle",  # the best real retriever (by Joint, the first), not the Oracle ceiling
     headline_rule="Full against the best real retriever of each model, on Joint (by pooled Joint; not the Oracle "
                   "ceiling): the retriever may differ between models; the same on Coverage alone is in each "

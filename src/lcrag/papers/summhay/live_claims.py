@@ -32,6 +32,19 @@ def live_ledger(model: str, *, live: pd.DataFrame, position: pd.DataFrame, ceili
     return ledger
 
 
+def full_read(live: pd.DataFrame) -> str:
+    """What the live ``full`` setting read, for the evidence of the claims that compare it with other settings
+    (``live``: one judge's retrieval rows of :func:`~lcrag.papers.summhay.live_runs.live_table`, indexed by
+    setting): not the paper's Full (the whole haystack) but its first documents up to the budget every retriever
+    has; "" when the run has no ``full`` setting."""
+    if "full" not in live.index:
+        return ""
+    docs = live.loc["full"].get("n_documents", float("nan"))
+    many = "" if pd.isna(docs) else f"{docs:.1f} "
+    return (f"; full: the haystack's first {many}documents in stored order, cut at the same budget (not the "
+            "whole haystack, the paper's Full)")
+
+
 def setting_floor(scores: Mapping[str, float]) -> str | None:
     """The chapter's floor rule for its live settings, in one place (its claims and its comparison in the synthesis,
     :mod:`lcrag.papers.summhay.comparison`, both ask it): why a comparison of these settings' pooled scores (0-100;
@@ -232,7 +245,7 @@ def check_live_claims(
 
     sub = _Subtopics(per_summary, judge)
     if len(lex):
-        ev_pairs = f"{ev}; {sub.evidence}"
+        ev_pairs = f"{ev}; {sub.evidence}{full_read(lex)}"
         best = lex["joint"].idxmax()
         m = sub.mean("joint", best)
         limit = PAPER_HUMAN["joint"] - ledger.tolerance("C1")  # the human's Joint less claims.csv's margin
