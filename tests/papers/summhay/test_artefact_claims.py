@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from lcrag.book import ClaimsLedger
-from lcrag.book.verdicts import RELEASED_ARTEFACTS
-from lcrag.papers.summhay import names
+from lcrag.book.claims import UNRELEASED
+from lcrag.book.verdicts import NOT_RELEASED, RELEASED_ARTEFACTS
+from lcrag.papers.summhay import artefact_claims, names
 
 
 def test_only_the_claims_judged_by_gpt4o_carry_the_gpt4o_judge():
@@ -19,3 +20,26 @@ def test_every_artefact_label_is_the_released_artefacts_source():
     for model in (names.ARTEFACT_MODEL, names.ARTEFACT_JUDGES_MODEL, names.ARTEFACT_NO_MODEL):
         claim = ledger.check("X1", "a claim", 1, 1, True, model=model)
         assert (claim.model, claim.source) == (model, RELEASED_ARTEFACTS)
+
+
+def test_the_human_studies_claims_are_not_testable_data_not_released():
+    """C19 (the human summaries) and C21 (the 35-summary annotation) need data the paper never released: their own
+    verdict, not *inconclusive*, with what is missing after "not released:", no value of ours, and the no-model
+    label of the released artefacts; check_artefact_claims records them so."""
+    import inspect
+
+    ledger = ClaimsLedger("summhay", "summhay", names.ARTEFACT_MODEL)
+
+    def check(claim_id, **kwargs):  # check_artefact_claims's own: the claim's model
+        return ledger.check(claim_id, model=names.ARTEFACT_CLAIM_MODELS.get(claim_id), **kwargs)
+
+    for cid in ("C19", "C21"):
+        artefact_claims.check_unreleased(check, cid)
+    t = ledger.table().set_index("claim_id")
+    assert t["verdict"].tolist() == [UNRELEASED, UNRELEASED] and t["our_value"].isna().all()
+    assert t.loc["C19", "evidence"] == f"{NOT_RELEASED}: the 10 human summaries and their per-10-minute evaluations"
+    assert t.loc["C21", "evidence"].startswith(f"{NOT_RELEASED}: the 35-summary, 4-annotator data")
+    assert set(t["model"]) == {names.ARTEFACT_NO_MODEL} and set(t["source"]) == {RELEASED_ARTEFACTS}
+    assert ledger.counts()["inconclusive"] == 0
+    body = inspect.getsource(artefact_claims.check_artefact_claims)
+    assert all(f'check_unreleased(check, "{cid}")' in body for cid in artefact_claims.UNRELEASED_DATA)
