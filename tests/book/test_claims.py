@@ -217,7 +217,7 @@ def test_claims_page_counts_unreleased_claims_apart():
     assert '<option value="not testable (data not released)">' in md
     intro = rendered_text(md.split("## Verdicts per paper")[0])
     assert "not testable (data not released) when the data it needs were never released" in intro
-    assert "such a claim was not checked" in intro and "inconclusive when the test could not decide" in intro
+    assert "such a claim has no test and was not checked" in intro and "Every claim below was checked" not in intro and "inconclusive when the test could not decide" in intro
 
 
 def test_pattern_names_print_with_their_hyphens():

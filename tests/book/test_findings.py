@@ -48,8 +48,7 @@ def test_claims_whose_data_were_never_released_are_not_counted_as_checked():
     sentences = claims_sentences(claims)
     assert sentences[:2] == [
         "Of the paper's claims checked on its own published numbers or released files, 1 in all: 1 reproduced.",
-        "4 more (C6, C7, C19, C20) cannot be tested by anyone: the data they need were never released (the evidence "
-        "column says what is missing).",
+        "4 more (C6, C7, C19, C20) cannot be tested by anyone: the data they need were never released.",
     ]
     text = " ".join(sentences)
     assert "checked on our run with local/m, 1 in all: 1 inconclusive." in text
@@ -57,7 +56,7 @@ def test_claims_whose_data_were_never_released_are_not_counted_as_checked():
     # no claim checked on the paper's numbers: the sentence stands alone, in the singular for one claim
     alone = claims_sentences(_claims([("C21", "released artefacts", UNRELEASED, "released")]))
     assert alone == ["1 of the paper's claims (C21) cannot be tested by anyone: the data it needs were never "
-                     "released (the evidence column says what is missing)."]
+                     "released."]
 
 
 def test_claims_not_testable_for_another_reason_are_not_called_at_the_floor():

@@ -53,8 +53,7 @@ def unreleased_sentence(unreleased: pd.DataFrame, after_checked: bool) -> str:
     n = len(unreleased)
     head = f"{n} more" if after_checked else f"{n} of the paper's claims"
     need = "they need" if n > 1 else "it needs"
-    return (f"{head} ({_ids(unreleased)}) cannot be tested by anyone: the data {need} were never released (the "
-            "evidence column says what is missing).")
+    return f"{head} ({_ids(unreleased)}) cannot be tested by anyone: the data {need} were never released."
 
 
 def claims_sentences(claims: pd.DataFrame) -> list[str]:
