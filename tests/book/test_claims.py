@@ -86,7 +86,7 @@ def test_ledger_records_computed_verdicts(tmp_path, monkeypatch):
     ledger.check("X2", "evidence beats full", 0.9, 0.95, greater(0.95, 0.9))  # re-run cell replaces
     assert [c.claim_id for c in ledger.claims] == ["X1", "X2", "X3"]
     assert ledger.counts() == {"reproduced": 2, "not reproduced": 0, "inconclusive": 1,
-                               "not testable with this model": 0}
+                               "not testable with this model": 0, "not testable (data not released)": 0}
     table = ledger.table()
     assert list(table.columns) == list(COLUMNS)
     assert table["verdict"].tolist() == ["reproduced", "reproduced", "inconclusive"]
@@ -142,18 +142,20 @@ def _claims() -> pd.DataFrame:
 
 def test_verdict_counts():
     counts = verdict_counts(_claims())
-    assert counts.loc["thesis"].tolist() == [1, 0, 1, 0, 2]
-    assert counts.loc["summhay"].tolist() == [0, 1, 0, 0, 1]
-    assert counts.loc["all papers"].tolist() == [1, 1, 1, 0, 3]
+    assert list(counts.columns) == ["reproduced", "not reproduced", "inconclusive", "not testable with this model",
+                                    "not testable (data not released)", "total"]
+    assert counts.loc["thesis"].tolist() == [1, 0, 1, 0, 0, 2]
+    assert counts.loc["summhay"].tolist() == [0, 1, 0, 0, 0, 1]
+    assert counts.loc["all papers"].tolist() == [1, 1, 1, 0, 0, 3]
     by_source = verdict_counts(_claims(), by="source")
-    assert by_source.loc["our run"].tolist() == [1, 1, 1, 0, 3] and "all sources" in by_source.index
+    assert by_source.loc["our run"].tolist() == [1, 1, 1, 0, 0, 3] and "all sources" in by_source.index
 
 
 def test_summary_markdown():
     md = summary_markdown(_claims(), failed=["longrag"], sections={"summhay"})
-    assert "| Thesis (Lu 2024) | 1 | 0 | 1 | 0 | 2 |" in md
-    assert "| all papers | 1 | 1 | 1 | 0 | 3 |" in md
-    assert "## Verdicts per source of evidence" in md and "| our run | 1 | 1 | 1 | 0 | 3 |" in md
+    assert "| Thesis (Lu 2024) | 1 | 0 | 1 | 0 | 0 | 2 |" in md
+    assert "| all papers | 1 | 1 | 1 | 0 | 0 | 3 |" in md
+    assert "## Verdicts per source of evidence" in md and "| our run | 1 | 1 | 1 | 0 | 0 | 3 |" in md
     assert "{ref}`H1 <thesis-h1>`" in md and "{doc}`thesis_bamboo`" in md
     assert "{ref}`C1 <summhay-claims>`" in md  # no section of its own: the chapter's claims section
     assert "| H2 |" in md  # no anchor, and its chapter labels no claims section: plain text, no link to nowhere
@@ -166,8 +168,56 @@ def test_summary_markdown():
     two.loc[2, "model"] = "other"
     md = summary_markdown(two)
     assert "## Our runs, per model" in md
-    assert "| m | 1 | 0 | 1 | 0 | 2 |" in md and "| other | 0 | 1 | 0 | 0 | 1 |" in md
-    assert "| all models | 1 | 1 | 1 | 0 | 3 |" in md
+    assert "| m | 1 | 0 | 1 | 0 | 0 | 2 |" in md and "| other | 0 | 1 | 0 | 0 | 0 | 1 |" in md
+    assert "| all models | 1 | 1 | 1 | 0 | 0 | 3 |" in md
+
+
+def test_unreleased_data_give_a_verdict_of_their_own(tmp_path):
+    """A claim whose data were never released is *not testable (data not released)*, not *inconclusive* (an interval
+    that includes both answers): ``unreleased=`` says what is missing, written first in the evidence after "not
+    released:" as before, and read_claims accepts the verdict."""
+    from lcrag.book.claims import UNRELEASED, VERDICTS
+    from lcrag.book.verdicts import NOT_RELEASED
+
+    assert UNRELEASED == "not testable (data not released)" and VERDICTS[-2:] == ("not testable with this model",
+                                                                                 UNRELEASED)
+    ledger = ClaimsLedger("ch", "long2rag", "the paper's published tables")
+    c = ledger.check("X1", "t", "figure only", None, unreleased="the Fig. 4 values", evidence="our runs decide C10")
+    assert c.verdict == UNRELEASED and c.source == "paper tables"
+    assert c.evidence == f"{NOT_RELEASED}: the Fig. 4 values; our runs decide C10"
+    assert ledger.check("X2", "u", 1, None, passed=None, unreleased="the human labels").evidence == (
+        "not released: the human labels")
+    assert ledger.counts()[UNRELEASED] == 2 and ledger.counts()["inconclusive"] == 0
+    back = read_claims(ledger.save(tmp_path / "claims.csv"))
+    assert back["verdict"].tolist() == [UNRELEASED, UNRELEASED]
+
+
+@pytest.mark.parametrize("outcome", [dict(passed=True), dict(passed=False), dict(passed=np.bool_(True)),
+                                     dict(floor="RAG: 0.0 points, below 5"), dict(untestable="not its embedder"),
+                                     dict(not_run="E&F (the run has R&B)")])
+def test_unreleased_with_a_test_or_another_reason_is_an_error(outcome):
+    """A claim nobody can test has no test: ``unreleased`` with a test's outcome, or with the reason of another
+    verdict, is refused, and nothing is recorded."""
+    ledger = ClaimsLedger("ch", "thesis", "m")
+    with pytest.raises(ValueError, match="unreleased"):
+        ledger.check("X1", "t", 1, None, unreleased="the data set", **outcome)
+    assert ledger.claims == []
+
+
+def test_claims_page_counts_unreleased_claims_apart():
+    """The claims page counts the claims no run can test in a column of their own, lists the verdict in the
+    dashboard's filter, and its introduction says they were not checked."""
+    df = _claims()
+    extra = df.iloc[[2]].assign(claim_id="C20", paper="long2rag", chapter="long2rag", source="paper tables",
+                                verdict="not testable (data not released)", evidence="not released: the data set")
+    md = summary_markdown(pd.concat([df, extra], ignore_index=True))
+    assert "| paper | reproduced | not reproduced | inconclusive | not testable with this model | not testable (data " \
+           "not released) | total |" in md
+    assert "| all papers | 1 | 1 | 1 | 0 | 1 | 4 |" in md and "| paper tables | 0 | 0 | 0 | 0 | 1 | 1 |" in md
+    assert '<option value="not testable (data not released)">' in md
+    intro = rendered_text(md.split("## Verdicts per paper")[0])
+    assert "not testable (data not released) when the data it needs were never released" in intro
+    assert "such a claim has no test and was not checked" in intro and "Every claim below was checked" not in intro and "inconclusive when the test could not decide" in intro
 
 
 def test_pattern_names_print_with_their_hyphens():

@@ -7,7 +7,7 @@ import dataclasses
 import pandas as pd
 
 from lcrag import chapters
-from lcrag.book.claims import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED
+from lcrag.book.claims import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNRELEASED
 from lcrag.book.findings import claims_sentences, findings_markdown
 
 
@@ -32,6 +32,31 @@ def test_claims_are_counted_by_source_and_verdict_and_the_floor_is_named():
     assert "call no language model (not about a language model's behaviour), 1 in all: 1 reproduced." in text
     assert claims_sentences(_claims([])) == ["This chapter checks no claim."]
     assert "not testable here" not in text
+
+
+def test_claims_whose_data_were_never_released_are_not_counted_as_checked():
+    """Long²RAG's C6-C8 and C20 (its figures and data set) and SummHay's C19 (its human study) cannot be tested by
+    anyone: they are neither "checked" nor "inconclusive", and one sentence names them after the checked ones."""
+    claims = _claims([
+        ("C1", "paper tables", REPRODUCED, "the paper's tables"),
+        ("C6", "paper tables", UNRELEASED, "the paper's tables"),
+        ("C7", "paper tables", UNRELEASED, "the paper's tables"),
+        ("C19", "released artefacts", UNRELEASED, "released"),
+        ("C20", "paper tables", UNRELEASED, "the paper's tables"),
+        ("H1", "our run", INCONCLUSIVE, "local/m"),
+    ])  # fmt: skip
+    sentences = claims_sentences(claims)
+    assert sentences[:2] == [
+        "Of the paper's claims checked on its own published numbers or released files, 1 in all: 1 reproduced.",
+        "4 more (C6, C7, C19, C20) cannot be tested by anyone: the data they need were never released.",
+    ]
+    text = " ".join(sentences)
+    assert "checked on our run with local/m, 1 in all: 1 inconclusive." in text
+    assert text.count("inconclusive") == 1 and UNRELEASED not in text
+    # no claim checked on the paper's numbers: the sentence stands alone, in the singular for one claim
+    alone = claims_sentences(_claims([("C21", "released artefacts", UNRELEASED, "released")]))
+    assert alone == ["1 of the paper's claims (C21) cannot be tested by anyone: the data it needs were never "
+                     "released."]
 
 
 def test_claims_not_testable_for_another_reason_are_not_called_at_the_floor():

@@ -145,6 +145,29 @@ def test_not_testable_is_defined_for_both_of_its_reasons():
     assert "at the floor" in glossary and "as the paper ran it" in glossary
 
 
+def test_every_verdict_is_defined_and_unreleased_data_are_not_inconclusive():
+    """book/verdicts.md has one row per verdict (VERDICTS), the glossary names each; a claim whose data were never
+    released has its own verdict there (its evidence after "not released:"), and *inconclusive* is only an interval
+    that contains both answers."""
+    from pathlib import Path
+
+    from lcrag.book.claims import INCONCLUSIVE, UNRELEASED, VERDICTS
+
+    ledger = ClaimsLedger("c", "long2rag", "the paper's published tables")
+    c = ledger.check("X20", "the data set's size", "280 questions", None, unreleased="the data set")
+    assert (c.verdict, c.evidence) == (UNRELEASED, f"{V.NOT_RELEASED}: the data set")
+    assert V.untestable_because(c.evidence) is None  # none of the labels of *not testable with this model*
+    root = Path(__file__).resolve().parents[2] / "book"
+    page = (root / "verdicts.md").read_text(encoding="utf-8")
+    rows = {line.split(" | ")[0][2:]: line for line in page.splitlines() if line.startswith("| ")
+            and line.split(" | ")[0][2:] in VERDICTS}
+    assert set(rows) == set(VERDICTS) and len(VERDICTS) == 5 and "one of five verdicts" in page
+    assert "released" not in rows[INCONCLUSIVE] and "both answers" in rows[INCONCLUSIVE]
+    assert "never released" in rows[UNRELEASED] and '"not released:"' in rows[UNRELEASED]
+    glossary = (root / "glossary.md").read_text(encoding="utf-8").split("\nverdict\n", 1)[1].split("\n\n", 1)[0]
+    assert all(f"*{v}*" in " ".join(glossary.split()) for v in VERDICTS)
+
+
 def test_an_absent_effect_needs_its_interval_inside_the_margin():
     """book/verdicts.md: an absence claim is reproduced only by an equivalence test; an interval that merely holds 0
     is inconclusive, and it is not reproduced only when significant and at least the margin."""

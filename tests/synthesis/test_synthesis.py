@@ -483,7 +483,9 @@ def test_claims_by_size_reads_each_models_verdicts(tmp_path):
                           "F": "paired bootstrap; at the floor: RAG", "G": "paired bootstrap; at the floor: RAG",
                           "D": "paired bootstrap; not run: E&F (the run has R&B)",
                           "E": "not testable: the thesis's embedding model is not ours"}),
-        _claims("the paper's published tables", {"P": "reproduced"}, source="paper tables"),
+        _claims("the paper's published tables", {"P": "reproduced", "U": "not testable (data not released)"},
+                source="paper tables"),
+        _claims(SMOL, {"V": "not testable (data not released)"}, evidence={"V": "not released: the human labels"}),
     ])})
     write_run(tmp_path, "thesis", GEMMA, {**base, "claims": _claims(f"{GEMMA} (our runs)", {
         "A": "reproduced", "B": "inconclusive", "C": "not reproduced", "D": "reproduced",
@@ -495,6 +497,8 @@ def test_claims_by_size_reads_each_models_verdicts(tmp_path):
     t = S.claims_by_size(syn).set_index("claim_id")
     assert list(t.columns) == ["chapter", "the paper's claim", "135M", "270M", "1.5B", "reproduced from"]
     assert "P" not in t.index  # the paper's tables need no model: not a size question
+    # a claim whose data were never released was checked on no run, whatever its ledger: no row
+    assert "U" not in t.index and "V" not in t.index
     assert t.loc["A", "reproduced from"] == "135M"
     # inconclusive at 270M: where the finding starts is unknown, so no size is named
     assert t.loc["B", "reproduced from"] == "" and t.loc["B", "270M"] == "inconclusive"

@@ -2,7 +2,8 @@
 
 A verdict is computed, never typed. The paper's claims are data: ``lcrag/papers/<paper>/claims.csv`` declares
 each one's text and the paper's value, typed once (:func:`lcrag.papers.tables.declared_claims`). A chapter gives
-our value and the *outcome of a test* (``True``/``False``, or ``None`` when the test cannot decide)::
+our value and the *outcome of a test* (``True``/``False``, or ``None`` when the test cannot decide), or, for a claim
+no run can test because the data it needs were never released, what is missing (``unreleased=``)::
 
     ledger = ClaimsLedger(None, paper="thesis")        # chapter and model from the runner's env
     ledger.check("H8", our_value=acc_evidence - acc_full,   # text and paper value from thesis/claims.csv
@@ -30,14 +31,20 @@ import numpy as np
 import pandas as pd
 
 from lcrag import config
-from lcrag.book.verdicts import REASON_LABELS, SOURCES, source_of
+from lcrag.book.verdicts import NOT_RELEASED, REASON_LABELS, SOURCES, source_of
 from lcrag.papers.tables import DeclaredClaim, declared_claims
 
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
 INCONCLUSIVE = "inconclusive"
 NOT_TESTABLE = "not testable with this model"  # an arm at the floor (lcrag.book.verdicts.floor_reason)
-VERDICTS: tuple[str, ...] = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTABLE)
+#: No run, by anyone, can test the claim: the data it needs (the paper's data set, its human labels, values shown only
+#: in its figures) were never released (``ClaimsLedger.check(..., unreleased=...)``). Not a test's outcome, so never
+#: counted with the claims a chapter checked.
+UNRELEASED = "not testable (data not released)"
+VERDICTS: tuple[str, ...] = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTABLE, UNRELEASED)
+#: The verdicts of claims a test decided or tried to decide on some run: all but :data:`UNRELEASED`.
+CHECKED_VERDICTS: tuple[str, ...] = tuple(v for v in VERDICTS if v != UNRELEASED)
 
 CLAIMS_FILE = "claims.csv"
 DECLARED = object()  # ClaimsLedger.check's default paper value: the one declared in the paper's claims.csv
@@ -223,6 +230,7 @@ class ClaimsLedger:
         model: str | None = None,
         untestable: str | None = None,
         not_run: str | None = None,
+        unreleased: str | None = None,
     ) -> Claim:
         """Record a claim with the verdict that ``passed`` (a computed test's outcome) implies, or *not testable
         with this model* when ``floor`` gives a reason (an arm at the floor: :func:`lcrag.book.verdicts.
@@ -235,9 +243,21 @@ class ClaimsLedger:
         names (:func:`lcrag.book.verdicts.source_of`); ``source`` overrides both (e.g. a check in a model's ledger
         that needs no model).
 
+        ``unreleased`` says what data the claim needs that were never released (the paper's data set, its human
+        labels, values only in its figures): no run can test it, and the verdict is *not testable (data not
+        released)*, the evidence starting ``"not released: <unreleased>"`` (:data:`lcrag.book.verdicts.NOT_RELEASED`),
+        any ``evidence`` after it. Given with a test's outcome (``passed`` True or False) or with a reason of
+        another verdict (``floor``, ``not_run``, ``untestable``), it is a ValueError: a claim nobody can test has
+        no test.
+
         A claim declared in ``lcrag/papers/<paper>/claims.csv`` takes its text and paper value from there (give
         neither: a paper's number is typed once); a claim whose text depends on the run gives both."""
         text, paper_value = self._declared(str(claim_id), text, paper_value)
+        if unreleased:
+            if passed is not None or floor or not_run or untestable:
+                raise ValueError(f"claim {claim_id}: unreleased= (no run can test it) cannot come with a test's outcome "
+                                 f"(passed={passed!r}) or another reason (floor, not_run, untestable)")
+            evidence = f"{NOT_RELEASED}: {unreleased}" + (f"; {evidence}" if evidence else "")
         for label, reason in zip(REASON_LABELS, (floor, not_run, untestable), strict=True):
             if reason:
                 evidence = f"{evidence}; {label}: {reason}" if evidence else f"{label}: {reason}"
@@ -249,7 +269,8 @@ class ClaimsLedger:
             paper_value=paper_value,
             our_value=our_value,
             model=model or self.model,
-            verdict=NOT_TESTABLE if floor or not_run or untestable else verdict(passed),
+            verdict=(UNRELEASED if unreleased else NOT_TESTABLE if floor or not_run or untestable
+                     else verdict(passed)),
             evidence=evidence,
             anchor=anchor,
             source=_checked_source(source or (source_of(model) if model else self.source)),

@@ -178,12 +178,14 @@ def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: s
 
     lines = [f"# {title}", ""]
     lines.append(
-        "Every claim below was checked by a chapter of this book: the chapter computed our value and a "
+        "Every claim below comes from a chapter of this book: the chapter computed our value and a "
         "test, and the verdict follows from the test's outcome under the rules of {doc}`/book/verdicts` "
         "(*inconclusive* when the test could not decide, e.g. a confidence interval that straddles "
-        "the threshold, or when the data it needs were never released; *not testable with this model* when an "
+        "the threshold; *not testable with this model* when an "
         "arm it compares is at the floor, when the run left that arm out, or when the claim is about the paper's "
-        "own model, e.g. its accuracy). Numbers are from the runs that produced the pages of this build: each "
+        "own model, e.g. its accuracy; *not testable (data not released)* when the data it needs were never "
+        "released, so that no run, ours or anyone's, can test it: such a claim has no test and was not checked). "
+        "Numbers are from the runs that produced the pages of this build: each "
         "chapter's page model, and the four models of the needle page; every model's verdicts on every chapter "
         "are in the synthesis's claims by model size. The *value checked* is ours for a claim checked on our "
         "run, and arithmetic on the paper's own numbers for one checked on the paper's tables."

@@ -3,7 +3,8 @@
 Nothing in it is typed by hand, so it follows any re-run, with any model: the chapter's headline comparison of
 long context against retrieval (the comparison its paper package declares for the synthesis, computed on this
 run only: :func:`lcrag.synthesis.compare_runs`) and its claims ledger, counted by where the evidence comes from
-and by verdict, with the claims that this model cannot test named as such.
+and by verdict, with the claims that this model cannot test named as such, and those no run can test (their data were
+never released) counted apart: they are not "checked".
 
 In a chapter's last cells::
 
@@ -18,7 +19,14 @@ from pathlib import Path
 import pandas as pd
 
 from lcrag import chapters, config
-from lcrag.book.claims import CLAIMS_FILE, INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, read_claims
+from lcrag.book.claims import (
+    CHECKED_VERDICTS,
+    CLAIMS_FILE,
+    NOT_REPRODUCED,
+    NOT_TESTABLE,
+    UNRELEASED,
+    read_claims,
+)
 from lcrag.book.verdicts import (
     NO_MODEL,
     NOT_RUN,
@@ -31,7 +39,7 @@ from lcrag.book.verdicts import (
 )
 from lcrag.models.registry import title_of
 
-_ORDER = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTABLE)
+_ORDER = CHECKED_VERDICTS  # a claim no run can test (UNRELEASED) is not checked: claims_sentences counts it apart
 
 
 def _counts(df: pd.DataFrame) -> str:
@@ -39,8 +47,18 @@ def _counts(df: pd.DataFrame) -> str:
     return ", ".join(f"{int(counts[v])} {v}" for v in _ORDER if counts.get(v, 0))
 
 
+def unreleased_sentence(unreleased: pd.DataFrame, after_checked: bool) -> str:
+    """The claims no run can test, their data never released (verdict :data:`~lcrag.book.claims.UNRELEASED`), by id:
+    "N more" when it follows a count of the claims checked (``after_checked``), else "N of the paper's claims"."""
+    n = len(unreleased)
+    head = f"{n} more" if after_checked else f"{n} of the paper's claims"
+    need = "they need" if n > 1 else "it needs"
+    return f"{head} ({_ids(unreleased)}) cannot be tested by anyone: the data {need} were never released."
+
+
 def claims_sentences(claims: pd.DataFrame) -> list[str]:
-    """What the claims ledger says: the claims decided on the paper's own numbers (or released files); those on our
+    """What the claims ledger says: the claims decided on the paper's own numbers (or released files), then those
+    no run can test because their data were never released (not counted as checked); those on our
     runs, by the model whose outputs decide them (a chapter may decide a claim on another model's outputs, e.g. a
     judge's) and by verdict; the claims that model cannot test, by id; and the checks that need no model, which are
     not about any model's behaviour, each not reproduced with the paper's value and ours (its our value may say
@@ -48,10 +66,14 @@ def claims_sentences(claims: pd.DataFrame) -> list[str]:
     out: list[str] = []
     if claims.empty:
         return ["This chapter checks no claim."]
+    unreleased = claims[claims["verdict"] == UNRELEASED]
+    claims = claims[claims["verdict"] != UNRELEASED]
     own = claims[claims["source"].isin([PAPER_TABLES, RELEASED_ARTEFACTS])]
     if len(own):
         out.append(f"Of the paper's claims checked on its own published numbers or released files, {len(own)} in "
                    f"all: {_counts(own)}.")
+    if len(unreleased):
+        out.append(unreleased_sentence(unreleased, after_checked=bool(len(own))))
     ours = claims[claims["source"] == OUR_RUN]
     set_up: set[str] = set()  # the claims already said to be about the paper's own set-up (said once per page)
     for model, part in ours.groupby(ours["model"].astype(str), sort=False):

@@ -17,7 +17,11 @@
    every dataset is (e.g. :func:`lcrag.papers.longrag.claims_runs.f1_floor`). A run that left out an arm the claim
    compares (a profile without it: ``companion``) cannot test it either (:func:`not_run`); the evidence says
    which reason applies (:data:`REASON_LABELS`, read back by :func:`untestable_because`).
-4. **Judges measured before they are trusted.** A judge is chosen to decide claims only with at least
+4. **Not testable (data not released).** A claim whose data were never released (the paper's data set, its human
+   labels, values shown only in its figures) cannot be tested by any run: it gets a verdict of its own, never
+   *inconclusive* (which is an interval that contains both answers), and its evidence says what is missing after
+   :data:`NOT_RELEASED` (``ClaimsLedger.check``'s ``unreleased``).
+5. **Judges measured before they are trusted.** A judge is chosen to decide claims only with at least
    :data:`MIN_JUDGE_PAIRS` human-labelled pairs (:func:`choose_judge`); with fewer, it is not eligible.
 """
 
@@ -48,8 +52,8 @@ PARTIAL_FLOOR = "not deciding (at the floor)"
 #: The labels a claim's evidence gives the reason it is not testable: an arm at the floor, an arm this run left out,
 #: another reason (``ClaimsLedger.check``'s ``floor``, ``not_run`` and ``untestable``).
 AT_FLOOR, NOT_RUN, OTHER_REASON = REASON_LABELS = ("at the floor", "not run", "not testable")
-#: How an *inconclusive* claim's evidence says that no run here can decide it: the data it needs (the paper's data
-#: set, its human labels, its intermediate outputs) were never released.
+#: How a *not testable (data not released)* claim's evidence says that no run can decide it: the data it needs (the
+#: paper's data set, its human labels, its intermediate outputs, values only in its figures) were never released.
 NOT_RELEASED = "not released"
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lcrag.book.claims import NOT_TESTABLE, ClaimsLedger
+from lcrag.book.claims import NOT_TESTABLE, UNRELEASED, ClaimsLedger
 from lcrag.book.verdicts import NOT_RELEASED
 from lcrag.papers.long2rag import claims as long2rag_claims
 
@@ -16,7 +16,9 @@ def test_paper_claims():
     assert len(v) == 21 and set(v.index) == {f"C{i}" for i in range(1, 22)}
     assert all(v[c] == "reproduced" for c in ("C1", "C2", "C3", "C4", "C5", "C9", "C12", "C15", "C16", "C19"))
     assert v["C13"] == "not reproduced"  # Qwen2-72B's snippet beats trunks 512 and 1024
-    assert all(v[c] == "inconclusive" for c in ("C6", "C7", "C8", "C10", "C11", "C14", "C17", "C18", "C20", "C21"))
+    unreleased = ("C6", "C7", "C8", "C10", "C11", "C14", "C17", "C18", "C20", "C21")
+    assert all(v[c] == UNRELEASED for c in unreleased)  # no run can test them: not "inconclusive"
+    assert "inconclusive" not in set(v)
     values = ledger.table().set_index("claim_id")["our_value"]
     assert values["C19"] == "GPT-4o - Phi-3: length +106.42, KPP -0.014"  # Table 4: 939.35 - 832.93, 0.323 - 0.337
     c13 = ledger.table().set_index("claim_id").loc["C13"]
@@ -40,11 +42,13 @@ def test_paper_claims():
 
 def test_paper_claims_undecidable_say_not_released():
     """Every claim the paper's own numbers cannot decide (a figure without numbers, data never published) is
-    inconclusive with its reason after "not released:" (book/verdicts.md), the figures' claims C10, C11 and C14
-    included; the paper's figures are named as the paper's (the book numbers its own figures)."""
+    *not testable (data not released)* with what is missing after "not released:" (book/verdicts.md), the figures'
+    claims C10, C11 and C14 included; the paper's figures are named as the paper's (the book numbers its own
+    figures)."""
     table = long2rag_claims.paper_claims(
         ClaimsLedger("long2rag", paper="long2rag", model=long2rag_claims.PAPER_TABLES_MODEL)).table()
-    undecided = table[table["verdict"] == "inconclusive"].set_index("claim_id")
+    undecided = table[table["verdict"] == UNRELEASED].set_index("claim_id")
+    assert undecided["our_value"].isna().all()  # nothing was computed: no value of ours
     assert {"C10", "C11", "C14"} <= set(undecided.index)
     assert all(e.startswith(f"{NOT_RELEASED}: ") for e in undecided["evidence"])
     assert "Fig. 6" in undecided.loc["C10", "evidence"] and "C10's row with our model" in undecided.loc["C10", "evidence"]

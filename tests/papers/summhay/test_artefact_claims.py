@@ -5,8 +5,9 @@ from __future__ import annotations
 import pandas as pd
 
 from lcrag.book import ClaimsLedger
-from lcrag.book.verdicts import RELEASED_ARTEFACTS
-from lcrag.papers.summhay import names
+from lcrag.book.claims import UNRELEASED
+from lcrag.book.verdicts import NOT_RELEASED, RELEASED_ARTEFACTS
+from lcrag.papers.summhay import artefact_claims, names
 
 
 def test_only_the_claims_judged_by_gpt4o_carry_the_gpt4o_judge():
@@ -42,3 +43,26 @@ def test_c20b_counts_the_insights_in_fewer_documents_than_the_papers_minimum():
     claim = ledger.check("C20b", **c, model=names.ARTEFACT_NO_MODEL)
     assert claim.verdict == "not reproduced" and claim.paper_value == f"{need}+"
     assert claim.text == f"Each insight occurs within {need}+ documents (§3.2, after quality assurance)"
+
+
+def test_the_human_studies_claims_are_not_testable_data_not_released():
+    """C19 (the human summaries) and C21 (the 35-summary annotation) need data the paper never released: their own
+    verdict, not *inconclusive*, with what is missing after "not released:", no value of ours, and the no-model
+    label of the released artefacts; check_artefact_claims records them so."""
+    import inspect
+
+    ledger = ClaimsLedger("summhay", "summhay", names.ARTEFACT_MODEL)
+
+    def check(claim_id, **kwargs):  # check_artefact_claims's own: the claim's model
+        return ledger.check(claim_id, model=names.ARTEFACT_CLAIM_MODELS.get(claim_id), **kwargs)
+
+    for cid in ("C19", "C21"):
+        artefact_claims.check_unreleased(check, cid)
+    t = ledger.table().set_index("claim_id")
+    assert t["verdict"].tolist() == [UNRELEASED, UNRELEASED] and t["our_value"].isna().all()
+    assert t.loc["C19", "evidence"] == f"{NOT_RELEASED}: the 10 human summaries and their per-10-minute evaluations"
+    assert t.loc["C21", "evidence"].startswith(f"{NOT_RELEASED}: the 35-summary, 4-annotator data")
+    assert set(t["model"]) == {names.ARTEFACT_NO_MODEL} and set(t["source"]) == {RELEASED_ARTEFACTS}
+    assert ledger.counts()["inconclusive"] == 0
+    body = inspect.getsource(artefact_claims.check_artefact_claims)
+    assert all(f'check_unreleased(check, "{cid}")' in body for cid in artefact_claims.UNRELEASED_DATA)

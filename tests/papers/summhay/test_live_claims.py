@@ -94,7 +94,7 @@ def test_what_we_found_counts_each_model_apart_and_no_model_claims_not_as_behavi
 
 def test_the_claims_page_counts_the_no_model_source_and_lists_each_model_once():
     md = summary_markdown(_ledger({"llm:qwen2.5-coder-1.5b-instruct": QWEN}).table())
-    assert "| no model | 0 | 0 | 0 | 1 | 1 |" in md  # reproduced, not, inconclusive, not testable, all
+    assert "| no model | 0 | 0 | 0 | 1 | 0 | 1 |" in md  # reproduced, not, inconclusive, not testable, not released, all
     models = md[md.index('id="claims-dashboard-model"'):].split("</select>")[0]
     assert models.count("smollm2") == 2  # one option: its value and its label
     assert '<option value="no model">' in models

@@ -1,8 +1,8 @@
 """Long²RAG's claims C1-C21 (inventory): decided on the paper's own tables, or on our runs.
 
 - :func:`paper_claims` decides the claims about the paper's numbers (C1-C5, C9, C12, C13, C15, C16, C19) on its
-  tables (:mod:`.numbers`), and records the rest as inconclusive, their data "not released" (:data:`lcrag.book.verdicts.NOT_RELEASED`),
-  with the reason.
+  tables (:mod:`.numbers`), and records the rest as *not testable (data not released)*
+  (:data:`lcrag.book.claims.UNRELEASED`), with what is missing.
 - :func:`run_claims` decides the behavioural ones on our runs (truncation lowers KPR, KPR falls with input length,
   two judges rank alike, ...) with 95 % bootstrap intervals; the length trends (C10, C14) are
   :mod:`.trend_claims`'s.
@@ -15,7 +15,6 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from lcrag.book.verdicts import NOT_RELEASED
 from lcrag.data.long2rag import CATEGORIES
 from lcrag.papers.long2rag.checks import table3_correlations
 from lcrag.papers.long2rag.numbers import PAPER_NUMBERS, paper_table1_wide, paper_table2, paper_table4
@@ -82,8 +81,8 @@ def paper_claims(ledger):
         ("C8", "GPT-4o and Claude strong on AI; Phi-3 and Mixtral weak on AI (the paper's Fig. 4)",
          "the paper's Fig. 4 values are not in its text"),
     ):
-        ledger.check(cid, text, paper_value="radar plot only", our_value=None, passed=None,
-                     evidence=f"{NOT_RELEASED}: {why}; the real data set is not public")
+        ledger.check(cid, text, paper_value="radar plot only", our_value=None,
+                     unreleased=f"{why}; the real data set is not public")
     ranks = {m: int(t1.loc[m, list(CATEGORIES)].rank(ascending=False, method="min")["Comparative"])
              for m in FIG5_MODELS}
     top3 = sum(r <= 3 for r in ranks.values())
@@ -96,9 +95,9 @@ def paper_claims(ledger):
              "the chapter's section 6 shows our input-length bins, without a test"),
             ("C14", "KPR grows roughly with generation length for some models, Qwen2-72B excepted (the paper's "
              "Fig. 7)", "Fig. 7", "the behaviour is decided on our runs (C14's row with our model)")):
-        ledger.check(cid, text, paper_value="figure only", our_value=None, passed=None,
-                     evidence=f"{NOT_RELEASED}: the paper's {fig} values are not in its text; the real data set is "
-                     f"not public; {ours}")
+        ledger.check(cid, text, paper_value="figure only", our_value=None,
+                     unreleased=f"the paper's {fig} values are not in its text; the real data set is not public",
+                     evidence=ours)
     t2 = paper_table2().pivot(index="model", columns="variant", values="paper_kpr")
     trunks = ["trunc512", "trunc1024", "trunc2048"]
     below = bool((t2[trunks].lt(t2["none"], axis=0)).all(axis=None))
@@ -123,14 +122,13 @@ def paper_claims(ledger):
     ledger.check("C16", our_value=f"{t3['min_gap']:+.3f} to {t3['max_gap']:+.3f}", passed=t3["llama_higher_all"],
                  evidence="Table 3 as printed")
     ledger.check("C17", f"The GPT-4o evaluator agrees with humans ({n['evaluator accuracy']:.0%} accuracy)",
-                 paper_value=n["evaluator accuracy"], our_value=None, passed=None,
-                 evidence=f"{NOT_RELEASED}: the {n['evaluator cases']} annotated cases (our "
+                 paper_value=n["evaluator accuracy"], our_value=None,
+                 unreleased=f"the {n['evaluator cases']} annotated cases (our "
                  "judges' agreement with SummHay's human labels is in the chapter)")
     mean, sd = n["document similarity mean"], n["document similarity sd"]
     ledger.check("C18", f"Retrieved documents are relevant (bge-large cosine mean {mean}, sd {sd})",
-                 paper_value=f"{mean} / {sd}", our_value=None, passed=None,
-                 evidence=f"{NOT_RELEASED}: the documents are not public (and bge-large-en-v1.5 is not available "
-                 "offline)")
+                 paper_value=f"{mean} / {sd}", our_value=None,
+                 unreleased="the documents are not public (and bge-large-en-v1.5 is not available offline)")
     t4 = paper_table4().set_index("model")
     gpt, phi3 = t4.loc["GPT-4o"], t4.loc["Phi-3-mini-128K"]
     ok = bool(gpt["paper_kpp"] < phi3["paper_kpp"] and gpt["paper_length"] > phi3["paper_length"])
@@ -144,16 +142,16 @@ def paper_claims(ledger):
             n["words per document (abstract)"], n["key points"])
     ledger.check("C20", "Dataset: {} questions, {} domains, {} categories, {} documents, {:,} words, {:,} key "
                  "points".format(*size),
-                 paper_value="{} / {} / {} / {} / {:,} / {:,}".format(*size), our_value=None, passed=None,
-                 evidence=f"{NOT_RELEASED}: the data set (QZH-777/longrag holds a README only); "
+                 paper_value="{} / {} / {} / {} / {:,} / {:,}".format(*size), our_value=None,
+                 unreleased="the data set (QZH-777/longrag holds a README only); "
                  f"the loader is ready, and the text itself gives {n['words per document (abstract)']:,} and "
                  f"{n['words per document (footnote 6)']:,} words")
     pipeline = (n["extraction recall"], n["AutoDS threshold"], n["AutoDS false positive rate"],
                 n["key point retention"], n["IAA (free-marginal kappa)"])
     ledger.check("C21", "Extraction recall {:.1%}; AutoDS threshold {} gives {:.1%} FPR; retention {:.1%}; "
                  "IAA {}".format(*pipeline),
-                 paper_value="{0:.1%} / {2:.1%} / {3:.1%} / {4}".format(*pipeline), our_value=None, passed=None,
-                 evidence=f"{NOT_RELEASED}: the intermediate data and human labels; the chapter measures "
+                 paper_value="{0:.1%} / {2:.1%} / {3:.1%} / {4}".format(*pipeline), our_value=None,
+                 unreleased="the intermediate data and human labels; the chapter measures "
                  "the pipeline's recall of SummHay's human insights instead")
     return ledger
 

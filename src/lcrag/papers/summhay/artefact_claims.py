@@ -8,7 +8,6 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from lcrag.book.verdicts import NOT_RELEASED
 from lcrag.papers.summhay import order_claims
 from lcrag.papers.summhay.dataset_shape import shape_summary
 from lcrag.papers.summhay.evaluator_study import bias_intervals
@@ -116,6 +115,20 @@ def minimum_documents_claim(shape: pd.DataFrame) -> dict:
                         "insight's documents as the released code maps them (build_ref_insight2docids)"}
 
 
+#: The claims whose data the paper never released (its human studies), each with what is missing: no run can test
+#: them (*not testable (data not released)*, :data:`lcrag.book.claims.UNRELEASED`).
+UNRELEASED_DATA = {
+    "C19": "the 10 human summaries and their per-10-minute evaluations",
+    "C21": "the 35-summary, 4-annotator data (checking it needs new human annotation)",
+}
+
+
+def check_unreleased(check, claim_id: str):
+    """Record ``claim_id`` of :data:`UNRELEASED_DATA` with ``check`` (a ledger's, or :func:`check_artefact_claims`'s
+    with the claim's model): no value of ours, what is missing in the evidence."""
+    return check(claim_id, our_value=None, unreleased=UNRELEASED_DATA[claim_id])
+
+
 def check_artefact_claims(
     ledger,
     *,
@@ -142,6 +155,9 @@ def check_artefact_claims(
     - claims about *levels* of pooled scores (C1-C3, C9) are decided for the whole table only when every
       possible value of the missing conversation half gives the same answer (:func:`pooled_bounds`); otherwise
       they are inconclusive. C12 and C14b (words per bullet, a sensitivity) cannot be bounded: inconclusive.
+
+    C19 and C21 need the human studies' data, which the paper never released (:data:`UNRELEASED_DATA`): *not
+    testable (data not released)*.
 
     Table 2 claims get a verdict only when ``complete`` (every news subtopic rescored). ``scope`` goes into the
     evidence. A claim of :data:`~lcrag.papers.summhay.names.ARTEFACT_CLAIM_MODELS` is recorded with the model that
@@ -327,12 +343,7 @@ def check_artefact_claims(
 
     check("C17", **bias_claim(bias_intervals(deltas), ledger.tolerance("C17")))
 
-    check(
-        "C19",
-        our_value=None,
-        passed=None,
-        evidence=f"{NOT_RELEASED}: the 10 human summaries and their per-10-minute evaluations",
-    )
+    check_unreleased(check, "C19")
 
     sh = shape_summary(shape).set_index("quantity")["match"]
     checked = sh.dropna()
@@ -348,10 +359,5 @@ def check_artefact_claims(
     )
     check("C20b", **minimum_documents_claim(shape))
 
-    check(
-        "C21",
-        our_value=None,
-        passed=None,
-        evidence=f"{NOT_RELEASED}: the 35-summary, 4-annotator data (checking it needs new human annotation)",
-    )
+    check_unreleased(check, "C21")
     return ledger
