@@ -274,3 +274,26 @@ def test_rounded_tables_print_no_negative_zero():
                             counts=("kept",))
     assert counted["n_insights"].tolist()[0] == 1419 and str(counted["n_insights"].dtype) == "Int64"
     assert str(counted["kept"].dtype) == "Int64" and str(counted["r"].dtype) == "float64"
+
+
+def test_a_bound_at_zero_on_a_side_no_item_reached_is_the_exact_one():
+    """Two of 158 cases favour b, none favours a: at least 2.5 % of resamples hold neither differing case, so the
+    bootstrap's upper bound is exactly 0 and would decide "a is no better" on a sample that never saw a case where
+    it is. That bound becomes the exact share of cases that could favour a (1 - 0.025 ** (1 / 158)), each by 1;
+    the lower bound, which the data set, is the bootstrap's."""
+    a, b = [0] * 158, [1, 1] + [0] * 156
+    diff, lo, hi = stats.bootstrap_diff(a, b)
+    assert hi == pytest.approx(1 - 0.025 ** (1 / 158))  # +2.3 points, not 0
+    assert lo < diff < 0
+    assert stats.bootstrap_diff(b, a) == pytest.approx((-diff, -hi, -lo))  # mirrored: the lower bound moves
+    assert stats.one_sided_bounds(np.array([-1.0, 0.0, 0.0]), (-0.5, 0.0), (-1.0, 1.0)) == pytest.approx(
+        (-0.5, 1 - 0.025 ** (1 / 3)))
+
+
+def test_a_side_the_data_put_off_zero_keeps_its_bootstrap_bound():
+    """Every case favours a (no resample reaches 0), or cases favour each arm: the bootstrap's bounds stand."""
+    every = stats.bootstrap_diff([1] * 12, [0, 0.5] * 6)
+    assert every[1] > 0  # decided: all twelve favour a
+    assert stats.one_sided_bounds(np.array([0.5, 1.0]), (0.5, 1.0), (-1.0, 1.0)) == (0.5, 1.0)
+    both = stats.bootstrap_diff([1, 0, 1, 1, 0, 1], [0, 1, 0, 0, 0, 0])
+    assert stats.one_sided_bounds(np.array([1.0, -1.0, 1, 1, 0, 1]), both[1:], (-1.0, 1.0)) == both[1:]

@@ -83,10 +83,10 @@ def test_c14_compares_the_moved_components_with_the_generators_own_on_the_same_q
     assert c.text.startswith("E&F with its extractor and filter moved to another model (here not fine-tuned)")
 
 
-def test_c14_at_or_below_zero_is_not_reproduced_and_a_floored_dataset_decides_nothing():
-    """The 1.5B's transfer: on 2WikiMQA the moved components lose on some questions and win on none (the interval
-    lies at or below 0); on MuSiQue both arms score 0 and decide nothing."""
-    main = pd.concat([_rows({"2wikimqa": {s: MIXED for s in STRATEGIES}}),
+def test_c14_below_zero_is_not_reproduced_and_a_floored_dataset_decides_nothing():
+    """The moved components lose on every question of 2WikiMQA (the interval lies below 0); on MuSiQue both arms
+    score 0 and decide nothing."""
+    main = pd.concat([_rows({"2wikimqa": {s: [1.0] * 6 for s in STRATEGIES}}),
                       _rows({"musique": {s: [0.0] * 6 for s in STRATEGIES}})], ignore_index=True)
     c = _claim("C14-ours", main, transfer=_transfer({"2wikimqa": LESS, "musique": [0.0] * 6}))
     assert c.verdict == NOT_REPRODUCED
@@ -94,6 +94,16 @@ def test_c14_at_or_below_zero_is_not_reproduced_and_a_floored_dataset_decides_no
                                f"E&F (E and F on {GEMMA}) on musique (mean F1): 0.0 points, below 5")
     every = _claim("C14-ours", main[main["dataset"] == "musique"], transfer=_transfer({"musique": [0.0] * 6}))
     assert every.verdict == NOT_TESTABLE
+
+
+def test_c14_losing_on_two_questions_of_six_and_winning_on_none_is_inconclusive():
+    """Resampling six questions of which two differ, the same way, gives an upper bound of exactly 0 (no resample
+    can favour the moved components): not evidence that they never win, so the bound on that side is the exact
+    one (lcrag.stats.one_sided_bounds) and the claim stays open."""
+    main = _rows({"2wikimqa": {s: MIXED for s in STRATEGIES}})
+    c = _claim("C14-ours", main, transfer=_transfer({"2wikimqa": LESS}))
+    assert c.verdict == INCONCLUSIVE
+    assert c.our_value == "2wikimqa -25.0 [-58.3, +45.9] (n=6)"  # 0 would have decided "not reproduced"
 
 
 def test_c14_without_a_transfer_section_is_not_run_and_several_components_are_refused():

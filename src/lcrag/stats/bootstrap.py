@@ -15,6 +15,11 @@ spread to resample, but their mean is not known exactly: for scores on [0, 1] (a
 the interval is the exact one for the share of items that could take another value when none of n did
 (Clopper-Pearson: at most ``1 - 0.025 ** (1 / n)`` at 95 %, 0.37 for n = 8, 0.023 for n = 158), moved toward the
 rest of the range (:func:`constant_interval`). A zero-width interval on eight cases would decide claims it cannot.
+The same holds on one side of a paired difference of scores in which no item favours one arm and so few favour the
+other (1 of 6 questions differs, or 2 of 158 cases, the same way) that the bootstrap's bound on the empty side is 0
+exactly (at least 2.5 % of resamples hold no differing item): that bound says only that resampling cannot favour an
+arm no item favoured, and would decide "no better" on it. It is moved by the same exact share toward the end of the
+range (:func:`one_sided_bounds`).
 Other constant data (token counts) give the point itself. A difference of two independent groups of which one is
 constant (no miss in the 18 cells of a quadrant) combines each group's own interval, the constant one's exact, by
 Zou and Donner's MOVER (:func:`mover_difference`): resampling alone would take the constant group as known.
@@ -26,6 +31,8 @@ import warnings
 from collections.abc import Sequence
 
 import numpy as np
+
+from lcrag.stats.exact import mcnemar_test
 
 #: The bootstrap interval method of every interval in the book (see the module docstring).
 METHOD = "BCa"
@@ -102,9 +109,33 @@ def constant_interval(value: float, n: int, bounds: tuple[float, float], level: 
     """The interval of a mean when all ``n`` items have ``value`` and any could lie in ``bounds``: at most a share
     ``1 - ((1 - level) / 2) ** (1 / n)`` of the population differs (Clopper-Pearson with none of n observed), each
     as far as the bounds allow. For 8 of 8 right: (0.63, 1.0), Clopper-Pearson's own interval."""
-    share = 1 - ((1 - level) / 2) ** (1 / n)
+    share = unseen_share(n, level)
     lo, hi = bounds
     return (value - (value - lo) * share, value + (hi - value) * share)
+
+
+def unseen_share(n: int, level: float = 0.95) -> float:
+    """The largest share of a population that can hold items of a kind none of ``n`` sampled items was
+    (Clopper-Pearson's upper bound for 0 of n, two-sided at ``level``): ``1 - 0.025 ** (1 / n)`` at 95 %."""
+    return 1 - ((1 - level) / 2) ** (1 / n)
+
+
+def one_sided_bounds(d: np.ndarray, ci: tuple[float, float], bounds: tuple[float, float],
+                     level: float = 0.95) -> tuple[float, float]:
+    """The interval ``ci`` of the mean of paired differences ``d`` (living in ``bounds``, about 0) with a bound
+    that lies at 0 on a side of 0 no item reached (no item favours that arm, and resampling cannot tell): there
+    the population may still hold a share :func:`unseen_share` of items that do, each as far as the bounds allow,
+    so that bound becomes ``share * end`` (:func:`constant_interval` for a sample of zeros). A bound the data put
+    off 0 (many items against the arm, or items on both sides) is unchanged."""
+    lo, hi = ci
+    if not d.size:
+        return ci
+    share = unseen_share(d.size, level)
+    if d.max() <= 0 <= hi:
+        hi = share * bounds[1]
+    if lo <= 0 <= d.min():
+        lo = share * bounds[0]
+    return (lo, hi)
 
 
 def _constant(x: np.ndarray, bounds: tuple[float, float] | None, level: float) -> tuple[float, float] | None:
@@ -142,7 +173,8 @@ def paired_bootstrap_ci(a, b, n_boot: int = 2000, level: float = 0.95, seed: int
 def _paired_interval(a: np.ndarray, b: np.ndarray, n_boot: int, level: float, seed: int,
                      method: str) -> tuple[float, float]:
     if value_range(np.concatenate([a, b])) == (0.0, 1.0):  # scores: their differences live on [-1, 1]
-        return bootstrap_ci(a - b, n_boot=n_boot, level=level, seed=seed, method=method, bounds=(-1.0, 1.0))
+        ci = bootstrap_ci(a - b, n_boot=n_boot, level=level, seed=seed, method=method, bounds=(-1.0, 1.0))
+        return ci if np.ptp(a - b) == 0 else one_sided_bounds(a - b, ci, (-1.0, 1.0), level)
     d = a - b  # not scores (counts, percentages): no range to bound a constant difference by
     return _interval((d,), _mean, float(d.mean()) if d.size else float("nan"), n_boot, level, seed, method)
 
@@ -217,29 +249,6 @@ def rows_ci(values, statistic, n_boot: int = 2000, level: float = 0.95, seed: in
         return _interval((np.arange(len(values)),), stat, float(statistic(values)), n_boot, level, seed, METHOD)
 
 
-def label_permutation(pred: Sequence, gold: Sequence, n_perm: int = 2000, seed: int = 0) -> tuple[float, float]:
-    """``(prior, p)`` for answers ``pred`` to items whose right answers are ``gold`` (labels: letters; a missing
-    answer is a label of its own, never right). ``prior`` is the accuracy of answers that carry no information
-    about the items but keep the model's label preferences: the answers shuffled across the items, whose expected
-    accuracy is the sum over labels of (share of answers with the label) × (share of items whose answer it is).
-    ``p`` is the one-sided permutation p-value of the observed number right against those shuffles (``n_perm``
-    of them, seeded; (hits + 1) / (n_perm + 1)). A model that always answers "A" has the prior of A's share of
-    the items whatever it knows. NaNs for no items."""
-    pred = np.asarray([str(x) for x in pred], dtype=object)
-    gold = np.asarray([str(x) for x in gold], dtype=object)
-    if pred.size == 0:
-        return (float("nan"), float("nan"))
-    labels, codes = np.unique(np.concatenate([pred, gold]), return_inverse=True)
-    p_codes, g_codes = codes[: pred.size], codes[pred.size:]
-    share = np.bincount(p_codes, minlength=len(labels)) * np.bincount(g_codes, minlength=len(labels))
-    prior = float(share.sum() / pred.size**2)
-    observed = int((p_codes == g_codes).sum())
-    rng = np.random.default_rng(seed)
-    shuffled = np.argsort(rng.random((n_perm, pred.size)), axis=1)
-    hits = int(((p_codes[shuffled] == g_codes).sum(axis=1) >= observed).sum())
-    return (prior, (hits + 1) / (n_perm + 1))
-
-
 def bootstrap_diff(a: Sequence[float], b: Sequence[float], n_boot: int = 2000,
                    seed: int = 0) -> tuple[float, float, float]:
     """Mean of the paired differences ``a - b`` and its 95 % bootstrap interval: ``(mean, lo, hi)``; NaNs for
@@ -263,84 +272,6 @@ def mean_ci(values, n_boot: int = 2000, seed: int = 0) -> tuple[float, float, fl
     return float(x.mean()), lo, hi
 
 
-def mcnemar_test(a, b) -> dict:
-    """McNemar's exact test for paired correctness ``a`` and ``b`` (booleans, one per case).
-
-    Only the discordant cases count: ``a_only`` (a right, b wrong) and ``b_only`` (b right, a wrong). Under
-    the null hypothesis (same accuracy) each discordant case falls either way with probability 1/2, so the
-    two-sided p-value is the binomial test of ``a_only`` out of ``a_only + b_only`` (1.0 when there is no
-    discordant case). Also returned: the continuity-corrected chi-square statistic, for reference.
-    """
-    from scipy.stats import binomtest
-
-    a, b = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
-    if a.shape != b.shape:
-        raise ValueError(f"paired values must have the same length, got {a.size} and {b.size}")
-    a_only, b_only = int(np.sum(a & ~b)), int(np.sum(~a & b))
-    n = a_only + b_only
-    p = 1.0 if n == 0 else float(binomtest(a_only, n, 0.5).pvalue)
-    chi2 = 0.0 if n == 0 else max(abs(a_only - b_only) - 1, 0) ** 2 / n
-    return {"n": int(a.size), "a_only": a_only, "b_only": b_only, "chi2": float(chi2), "p_value": p}
-
-
-def cohen_kappa(a: Sequence, b: Sequence) -> float:
-    """Cohen's κ of two binary label sequences (NaN when chance agreement is 1: both constant and equal)."""
-    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if x.shape != y.shape or x.size == 0:
-        raise ValueError("need two equal-length non-empty label sequences")
-    x, y = (x != 0).astype(int), (y != 0).astype(int)
-    po = float((x == y).mean())
-    pe = float(x.mean() * y.mean() + (1 - x.mean()) * (1 - y.mean()))
-    return float("nan") if pe == 1 else (po - pe) / (1 - pe)
-
-
-def exact_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    """The exact (Clopper-Pearson) interval of a proportion ``k / n``, two-sided at ``level`` (scipy's): never
-    narrower than its nominal coverage, and still informative at 0 of n (0 to ``1 - 0.025 ** (1 / n)`` at 95 %:
-    0.14 for n = 24). NaN bounds for n = 0."""
-    from scipy.stats import binomtest
-
-    if n == 0:
-        return (float("nan"), float("nan"))
-    ci = binomtest(int(k), int(n)).proportion_ci(level, method="exact")
-    return (float(ci.low), float(ci.high))
-
-
-def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95 % Wilson score interval of a proportion ``k / n`` (well-behaved at small n and at 0 or 1)."""
-    if n == 0:
-        return (float("nan"), float("nan"))
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def spearman_interval(rho: float, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Confidence interval of a Spearman correlation over ``n`` ranked items: Fisher's z with Bonett and Wright's
-    standard error sqrt((1 + rho^2 / 2) / (n - 3)). With 6 items and rho 0.71 it spans about -0.4 to 0.97; with
-    fewer than 4 items it is the whole range [-1, 1]."""
-    from scipy.stats import norm
-
-    if n < 4 or not np.isfinite(rho):
-        return -1.0, 1.0
-    r = float(np.clip(rho, -0.999999, 0.999999))
-    half = norm.ppf(0.5 + level / 2) * np.sqrt((1 + r**2 / 2) / (n - 3))
-    return float(np.tanh(np.arctanh(r) - half)), float(np.tanh(np.arctanh(r) + half))
-
-
-def pearson_interval(r: float, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Interval of a Pearson correlation ``r`` on ``n`` pairs (Fisher's z, standard error 1/sqrt(n - 3));
-    NaNs for n < 4."""
-    from scipy.stats import norm
-
-    if n < 4 or np.isnan(r):
-        return (float("nan"), float("nan"))
-    z = np.arctanh(float(np.clip(r, -0.999999, 0.999999)))
-    half = norm.ppf(0.5 + level / 2) / np.sqrt(n - 3)
-    return float(np.tanh(z - half)), float(np.tanh(z + half))
-
-
 def paired_comparison(a, b, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> dict:
     """Two settings answered the same cases (``a``, ``b``: booleans, right or wrong): the difference of their
     accuracies with a paired bootstrap interval (at ``level``), and McNemar's exact test on the cases where they
@@ -350,43 +281,3 @@ def paired_comparison(a, b, n_boot: int = 2000, seed: int = 0, level: float = 0.
     m = mcnemar_test(a, b)
     return {"n": len(a), "diff": a.mean() - b.mean() if len(a) else np.nan, "ci_low": lo, "ci_high": hi,
             "a_only": m["a_only"], "b_only": m["b_only"], "mcnemar_p": m["p_value"]}
-
-
-def signed(x: float, digits: int = 1) -> str:
-    """``x`` with its sign to ``digits`` decimals, as every difference in the book prints: one that rounds to zero
-    is ``+0.0``, never ``-0.0`` (so a tie reads the same on every page)."""
-    return f"{round(float(x), digits) + 0.0:+.{digits}f}"
-
-
-def bound(x: float, digits: int = 1) -> str:
-    """An interval's bound as :func:`signed` prints it, except near zero, where whether the interval excludes 0
-    turns on it: exactly 0 is ``0.0`` (no sign), and one that :func:`signed` would round to ``+0.0`` gets the
-    decimals that show its sign (``-0.02``), up to three more; a bound closer to 0 than that is printed as 0."""
-    x = float(x)
-    for d in range(digits, digits + 4):
-        if round(x, d) != 0:
-            return signed(x, d)
-    return f"{0:.{digits}f}"
-
-
-def signed_interval(diff: float, lo: float, hi: float, unit: str = "", scale: float = 100, digits: int = 1) -> str:
-    """A difference, its ``unit`` and its interval (bounds by :func:`bound`), times ``scale`` (0-1 shares to
-    percentage points by default): ``+9.5 pp [+1.3, +17.7]`` with ``unit=" pp"``, ``-1.2 pp [-6.0, 0.0]`` for an
-    interval that reaches 0 and ``+0.6 [-0.02, +2.8]`` for one that just crosses it."""
-    return f"{signed(scale * diff, digits)}{unit} [{bound(scale * lo, digits)}, {bound(scale * hi, digits)}]"
-
-
-def rounded(table, digits: int = 3, counts: tuple[str, ...] = ()):
-    """A table (DataFrame or Series) as a page shows it: ``table.round(digits)`` with every float that rounds to
-    zero made ``0.0``, so a difference or bound just below zero prints ``0.000``, never ``-0.000`` (the table's
-    :func:`signed`); the ``counts`` columns, and every float column named ``n`` or ``n_...``, as whole numbers
-    (``1419``, not ``1419.0``, a missing one ``<NA>``) when all their values are; other columns unchanged."""
-    import pandas as pd
-
-    out = table.round(digits)
-    if isinstance(out, pd.Series):
-        return out + 0.0 if pd.api.types.is_float_dtype(out) else out
-    floats = out.select_dtypes("floating").columns
-    whole = [c for c in floats if (c in counts or c == "n" or str(c).startswith("n_"))
-             and (out[c].dropna() % 1 == 0).all()]
-    return out.assign(**{c: out[c].astype("Int64") if c in whole else out[c] + 0.0 for c in floats})
