@@ -151,3 +151,25 @@ def test_an_undecided_headline_says_how_many_items_would_decide_it():
     assert items_needed({**row, "reading": "Full better", "ci_low": 0.01}) == ""
     assert items_needed({**row, "reading": NOT_TESTABLE}) == ""
     assert items_needed({**row, "diff": 0.0, "ci_low": -0.1, "ci_high": 0.1}) == ""
+
+
+def test_a_headline_whose_bound_toward_zero_is_exact_gets_no_planning_number():
+    """The needle's 1.5B: one cell of 84 differs, in RAG's favour, so the bound toward 0 is the exact share of cells
+    that could favour Full (lcrag.stats.one_sided_bounds), which narrows as 1/n: the 1/sqrt(n) planning number
+    would read it as a spread (about 1,600 cells) and is not given."""
+    from lcrag.book.findings import items_needed
+    from lcrag.stats import bootstrap_diff
+    from lcrag.synthesis.size_axis import exact_toward_zero, n_to_decide
+
+    full, rag = [1.0] * 83 + [0.0], [1.0] * 84
+    diff, lo, hi = bootstrap_diff(full, rag)
+    row = {"reading": "no clear difference", "diff": diff, "ci_low": lo, "ci_high": hi, "n": 84, "units": "cells",
+           "long_arm": "Full", "other_arm": "RAG"}
+    assert exact_toward_zero(row) and n_to_decide(row) is None
+    assert items_needed(row) == (f" As it is, the interval keeps the difference between {100 * lo:+.1f} and +4.3 pp; "
+                                 "no cell favoured Full, so the bound toward 0 is the exact share of cells that could "
+                                 "(at 84), not a measured spread: it gives no number of cells to plan for.")
+    mirrored = {**row, "diff": -diff, "ci_low": -hi, "ci_high": -lo}
+    assert exact_toward_zero(mirrored) and "no cell favoured RAG" in items_needed(mirrored)
+    measured = {**row, "ci_high": 0.05}  # a bound the data put there: planned from as before
+    assert not exact_toward_zero(measured) and n_to_decide(measured) is not None

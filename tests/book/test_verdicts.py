@@ -176,3 +176,15 @@ def test_an_absent_effect_needs_its_interval_inside_the_margin():
     assert absent(0.3, (0.17, 0.42), 0.1) is False  # significant and above the margin
     assert absent(0.06, (0.01, 0.11), 0.1) is None  # significant but smaller than the margin
     assert absent(float("nan"), (-0.1, 0.1), 0.1) is None
+
+
+def test_the_prose_states_the_second_judges_kappa_threshold_the_code_uses():
+    """The κ a second judge needs to corroborate a length-biased one (MIN_CHECK_KAPPA) is typed in three places of
+    prose: each must say the value the rule uses."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    k = f"{V.MIN_CHECK_KAPPA:g}"
+    assert f"κ of {k} or more" in (root / "book" / "verdicts.md").read_text(encoding="utf-8")
+    assert f"Cohen's kappa {k} or more" in (root / "notebooks" / "long2rag.md").read_text(encoding="utf-8")
+    assert f"(κ ≥ {k})" in (root / "notebooks" / "synthesis.md").read_text(encoding="utf-8")

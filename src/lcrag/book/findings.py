@@ -148,15 +148,20 @@ def items_needed(row) -> str:
     items do not lift a model off it) or without an interval. It first says where the interval keeps the
     difference: a narrow interval around zero is a finding too (the arms agree within that many points), and past
     :data:`FAR` times the items run it says that no re-run of practical size would settle the sign."""
-    from lcrag.synthesis.family import count
-    from lcrag.synthesis.size_axis import n_to_decide
+    from lcrag.synthesis.family import UNCLEAR, count
+    from lcrag.synthesis.size_axis import exact_toward_zero, n_to_decide
 
     k = n_to_decide(row)
-    if k is None:
-        return ""
     n = int(row["n"])
     head = (f" As it is, the interval keeps the difference between {100 * row['ci_low']:+.1f} and "
             f"{100 * row['ci_high']:+.1f} pp; ")
+    if row["reading"] == UNCLEAR and exact_toward_zero(row):
+        arm = row["long_arm"] if row["diff"] < 0 else row["other_arm"]
+        return (head + f"no {row['units'].removesuffix('s')} favoured {arm}, so the bound toward 0 is the exact share "
+                f"of {row['units']} that could (at {n}), not a measured spread: it gives no number of {row['units']} "
+                "to plan for.")
+    if k is None:
+        return ""
     if k > FAR * n:  # a difference this close to 0 is the finding: no re-run of practical size settles its sign
         return (head + f"the difference observed is too small for more {row['units']} to settle which arm is "
                 f"better at any practical size (a paired interval would exclude 0 at about {k:,} {row['units']} "

@@ -42,11 +42,22 @@ def items_to_decide(diff: float, lo: float, hi: float, n: int) -> float:
     return float(math.ceil(k / step) * step)
 
 
+def exact_toward_zero(row) -> bool:
+    """Whether a comparison row's bound toward 0 is the exact one of :func:`lcrag.stats.one_sided_bounds` (no item
+    favoured the arm behind, so the bound is the share of items that could, not a spread the data measured): it
+    narrows as 1/n, not 1/sqrt(n), and :func:`items_to_decide` cannot plan from it."""
+    from lcrag.stats import unseen_share
+
+    toward = row["ci_high"] if row["diff"] < 0 else -row["ci_low"]
+    return int(row["n"]) > 0 and math.isclose(toward, unseen_share(int(row["n"])), rel_tol=1e-9)
+
+
 def n_to_decide(row) -> int | None:
     """:func:`items_to_decide` for a comparison row (``diff``, ``ci_low``, ``ci_high``, ``n``, ``reading``) whose
     interval contains 0, or None: one already decided (its interval excludes 0), at the floor (more items do not lift
-    a model off it), or a difference no number of items decides."""
-    if row["reading"] != UNCLEAR:
+    a model off it), a difference no number of items decides, or one whose bound toward 0 was not measured
+    (:func:`exact_toward_zero`)."""
+    if row["reading"] != UNCLEAR or exact_toward_zero(row):
         return None
     k = items_to_decide(row["diff"], row["ci_low"], row["ci_high"], int(row["n"]))
     return None if math.isnan(k) else int(k)
