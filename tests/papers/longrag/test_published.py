@@ -229,11 +229,11 @@ def test_token_order_holds_in_every_sft_cell():
 
 def test_derived_checks_all_agree_with_inventory():
     d = inventory.derived_checks()
-    disagree = d.loc[~d["agrees"], "check"].tolist()
-    # the one inventory statement the printed numbers contradict: Vicuna, not Llama3, has the largest MuSiQue gain
-    assert disagree == ["Table 1 largest printed gain per column (the paper underlines it; formatting lost)"]
-    row = d.set_index("check").loc[disagree[0]]
-    assert "Vicuna-v1.5-7B-16k on musique (12.61)" in row["recomputed_from_paper"]
+    # the one inventory statement the printed numbers contradict (Vicuna, not Llama3, has the largest MuSiQue gain)
+    # is expected as Table 1 prints it, and says so
+    assert d["agrees"].all()
+    corrected = d.loc[d["detail"].str.startswith(inventory.CORRECTED), "check"].tolist()
+    assert corrected == ["Table 1 largest printed gain per column (the paper underlines it; formatting lost)"]
     assert len(d) >= 25
 
 
