@@ -252,9 +252,9 @@ def run_claims(
     from lcrag.papers.longrag.claims_sections import check_settings, check_transfer
 
     if settings is not None:
-        check_settings(ledger, settings[settings["generator"] == gen], gen, n, seed)
+        check_settings(ledger, settings[settings["generator"] == gen], gen, n, seed, main=main)
     elif "setting" in rows.columns:
-        check_settings(ledger, rows, gen, n, seed)
+        check_settings(ledger, rows, gen, n, seed, main=main)
     if transfer is not None:
         check_transfer(ledger, main, transfer, gen, n, seed)
     return diffs
