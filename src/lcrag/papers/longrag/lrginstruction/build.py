@@ -270,10 +270,9 @@ def calls_shown(calls: pd.DataFrame, width: int = 90) -> pd.DataFrame:
     single spaces, so a fenced ``{"status": ...}`` reads as text, not as ``\\n`` escapes) and cut to ``width``
     characters with an ellipsis; latencies to 0.1 s; a column a step does not fill (the judge's form on a [STEP-1]
     call) left blank rather than NaN."""
-    def one_line(text) -> str:
-        flat = " ".join(str(text).split()) if isinstance(text, str) else ""
-        return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+    from lcrag.text import one_line
 
-    shown = calls.assign(response=calls["response"].map(one_line), latency_s=calls["latency_s"].round(1))
+    shown = calls.assign(response=calls["response"].map(lambda r: one_line(r, width)),
+                         latency_s=calls["latency_s"].round(1))
     shown = shown[[c for c in CALL_COLUMNS if c in shown]]
     return shown.astype(object).where(shown.notna(), "")
