@@ -1,4 +1,4 @@
-"""lcrag.text.one_line: a model's answer on one line for a table."""
+"""lcrag.text (the package's own helpers): one_line, a model's answer on one line for a table."""
 
 from __future__ import annotations
 
