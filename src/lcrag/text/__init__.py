@@ -14,3 +14,10 @@ def is_missing(value: object) -> bool:
 def as_text(value: object) -> str:
     """A model's answer as a string, ``""`` when it is missing (:func:`is_missing`)."""
     return "" if is_missing(value) else str(value)
+
+
+def one_line(value: object, width: int | None = None) -> str:
+    """A model's answer as a table shows it: its line breaks and runs of spaces as single spaces (no ``\\n`` escapes
+    in a printed table), cut to ``width`` characters with an ellipsis; ``""`` when it is missing."""
+    flat = " ".join(as_text(value).split())
+    return flat if width is None or len(flat) <= width else flat[: width - 1].rstrip() + "…"

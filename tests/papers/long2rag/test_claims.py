@@ -29,11 +29,12 @@ def test_paper_claims():
     assert ("the looser reading (the snippet below the trunk sizes' mean: the sentence compares it with truncation as "
             "a whole) gives the same verdict: GPT-4o 0.403 below 0.5580; Qwen2-72B 0.379 not below 0.3787") in c13[
         "evidence"]
-    # §5.6 claims the snippet's "more pronounced" degradation, nothing of the summary: the text tests the snippet
-    # alone, and the summary's place is ours, said in the evidence
+    # §5.6 claims the snippet's "more pronounced" degradation and names the summary without a conclusion: the text
+    # tests the snippet alone, and the summary's place is ours, said in the evidence
     assert "snippet" in c13["text"] and "summary" not in c13["text"] and "§5.6" in c13["paper_value"]
-    assert c13["evidence"].endswith("ours, not the paper's claim (§5.6 says nothing of the summary): the summary is "
-                                    "the lowest column for both models")
+    assert c13["evidence"].endswith("ours, not the paper's claim (§5.6 names the summary among its processing "
+                                    "methods but draws no conclusion about it): the summary is the lowest column for "
+                                    "both models")
     # C15: the paper prints no rank correlation; the rho we compute from its Table 3 is labelled ours
     c15 = ledger.table().set_index("claim_id").loc["C15"]
     assert "0.983" not in str(c15["paper_value"]) and "no rank correlation printed" in c15["paper_value"]
@@ -148,7 +149,8 @@ def test_c10_is_decided_within_each_variant_not_on_the_input_bins():
     v = _verdicts(pd.DataFrame(rows))
     c10 = v.loc["C10"]
     assert c10["verdict"] == "reproduced", c10["our_value"]
-    assert c10["our_value"].startswith("Spearman rho(input length, KPR) within a variant, mean over 2 variants x 8")
+    assert c10["our_value"].startswith("Spearman rho(input length, KPR) within a variant, mean over 2 variants of 8 "
+                                       "questions each (16 answers): ")
     assert "within each variant (none, trunc512)" in c10["evidence"]
     rising = pd.DataFrame(rows).assign(recall=lambda d: 1 - d["recall"])
     assert _verdicts(rising).loc["C10", "verdict"] == "not reproduced"
@@ -198,7 +200,7 @@ def test_c14_is_not_decided_by_the_capped_answers_against_another_variants_short
     long2rag_claims.run_claims(ledger, pd.DataFrame(rows), "j", n_boot=500, cap=256)
     c14 = ledger.table().set_index("claim_id").loc["C14"]
     assert c14["verdict"] == "not reproduced"
-    assert "mean over 2 variants x 8 questions: -" in c14["our_value"]
+    assert "mean over 2 variants of 8 questions each (16 answers): -" in c14["our_value"]
     assert c14["our_value"].endswith("3 of 16 answers hit the 256-token cap (tied at the top rank)")
     assert "within each variant (none, trunc512)" in c14["evidence"]
 
@@ -234,6 +236,20 @@ def test_c14_on_the_lexical_judge_needs_the_other_judge_to_agree():
         "judged sample's held-out half, below 0.4); its trend agrees with this one, but decides nothing")
     assert "decided only where" not in weak["evidence"]
     unmeasured = c14(_responses({"none": rising, "trunc512": rising}, judge="llm"), kappa=float("nan"))
+    # the deciding judge's own interval contains 0: that is the reason given, each judge's leaning beside it
+    lexical_flat = _responses({"none": flat, "trunc512": flat}, judge="lexical")
+    ledger = ClaimsLedger("long2rag", paper="long2rag", model="m")
+    long2rag_claims.run_claims(ledger, pd.concat([lexical_flat, _responses({"none": flat, "trunc512": flat},
+                                                                           judge="llm")]), "lexical", rank,
+                               n_boot=500, held_out={"llm": 0.24, "lexical": 0.6})
+    own = ledger.table().set_index("claim_id").loc["C14"]
+    assert own["verdict"] == "inconclusive"
+    assert own["evidence"].split("; within each variant")[0].endswith(
+        "; inconclusive: the interval contains 0 (point estimate +0.170 leans towards \"KPR grows with generation "
+        "length\"); the llm judge's point estimate +0.170 leans towards \"KPR grows with generation length\"; the "
+        "llm judge agrees with the humans too weakly to corroborate (Cohen's kappa 0.240 on the judged sample's "
+        "held-out half, below 0.4)")
+    assert "its trend agrees with this one" not in own["evidence"]
     assert unmeasured["verdict"] == "inconclusive" and "agreement with the humans was not measured" in (
         unmeasured["evidence"])
     alone = ClaimsLedger("long2rag", paper="long2rag", model="m")  # no other judge: nothing corroborates
@@ -252,8 +268,9 @@ def test_c10_is_read_within_each_kind_of_item_and_says_why():
     assert c10["verdict"] == "inconclusive", c10["our_value"]
     assert c10["text"] == "KPR falls as the input grows (rank trend within each document variant, news and " \
         "conversation items apart)"
+    # 2 variants x 2 kinds of 20 questions each: not "x 40 questions" (the questions of both kinds)
     assert c10["our_value"].startswith("Spearman rho(input length, KPR) within a variant and kind of item, mean "
-                                       "over 4 cells x 40 questions: -0.038 [")
+                                       "over 4 cells of 20 questions each (80 answers): -0.038 [")
     assert "within each variant (none, trunc2048) and kind of item (conversations, news)" in c10["evidence"]
     assert ("the kinds of item differ (conversations: 20 questions, mean input 3,795 tokens, KPR 0.195; news: 20 "
             "questions, mean input 3,395 tokens, KPR 0.445): the kind with the longer inputs has the lower KPR, a "

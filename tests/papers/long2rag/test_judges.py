@@ -146,3 +146,17 @@ def test_section_5_warns_that_our_llm_judges_kpr_is_not_comparable_with_gpt4os()
     modest = judges.table2_note(agreement, ours.assign(none=[0.19, 0.5]))
     assert "says yes to 81.5 %" in modest and "beats GPT-4o" not in modest  # below GPT-4o: nothing to warn of
     assert judges.table2_note(agreement[agreement["judge"] == "lexical"], ours.loc[["lexical"]]) == ""
+
+
+def test_the_judged_examples_read_as_a_table_without_escapes():
+    """§2 printed the judge's first answers as a pandas string with literal ``\\n`` escapes and "..." cuts."""
+    judged = pd.DataFrame({"key_point": ["The doctor informs the patient that the lab results will take about "
+                                         "three to five business days to come back."] * 2,
+                           "human": [0, 1], "label": ["neutral", None],
+                           "raw": ['[neutral]\n\nThe claim "The doctor informs the patient"', "I cannot say."]})
+    shown = judges.judged_examples(judged, n=4, width=40)
+    assert list(shown.columns) == ["key_point", "human", "judge_label", "judge_answer"]
+    assert shown["key_point"].tolist() == ["The doctor informs the patient that the…"] * 2
+    assert shown["judge_answer"].tolist() == ['[neutral] The claim "The doctor informs…', "I cannot say."]
+    assert shown["judge_label"].tolist() == ["neutral", "unparseable"]
+    assert "\\n" not in shown.to_html()

@@ -67,17 +67,30 @@ def test_the_p7_note_counts_items_where_p7_failed_and_what_it_merged_elsewhere()
     assert key_points.p7_note(ex[ex["question_id"] == "b"], two).endswith("b: 4 points into 2")
 
 
-def test_the_stage_note_says_when_p8_scored_only_the_first_points():
-    """§9's "P8 scored (first 40)" row recovered fewer insights than P7's 50 points because 10 went unscored: the
-    note says so, not P8."""
-    recovery = pd.DataFrame([{"question_id": "a", "stage": s, "n_key_points": 4, "n_points": n, "n_recovered": k,
-                              "recall": k / 4} for s, n, k in (("P5 extracted", 5, 3), ("P7 deduplicated", 5, 3),
-                                                               ("P8 scored (first 3)", 3, 2))])
-    ex = pd.DataFrame({"question_id": ["a"] * 5, "span_verbatim": [True] * 5})
-    dd = pd.DataFrame({"question_id": ["a"] * 5, "fallback": [True] * 5})
-    run = {"recovery": recovery, "extracted": ex, "deduped": dd, "scored": dd.head(3)}
+def test_the_p8_rows_count_only_the_items_p8_scored_in_full():
+    """§9's P8 rows averaged over every item, though P8 scored the first 40 points only: one item had none of its
+    points scored and another 7 of 16, and both counted as losses. The rows now count the fully scored items, and
+    the note names how many and P7's recall on them."""
+    recovery = pd.DataFrame([{"question_id": q, "stage": s, "n_key_points": 4, "n_points": n, "n_recovered": k,
+                              "recall": k / 4} for q, s, n, k in (("a", "P5 extracted", 3, 3), ("b", "P5 extracted", 2, 1),
+                                                                  ("a", "P7 rejected (P5 points kept)", 3, 3),
+                                                                  ("b", "P7 rejected (P5 points kept)", 2, 1),
+                                                                  ("a", "P8 scored (fully scored items)", 3, 3))])
+    ex = pd.DataFrame({"question_id": ["a"] * 3 + ["b"] * 2, "span_verbatim": [True] * 5})
+    dd = pd.DataFrame({"question_id": ["a"] * 3 + ["b"] * 2, "fallback": [True] * 5})
+    assert key_points.fully_scored(dd, dd.head(4)) == ["a"]
+    assert key_points.fully_scored(dd, dd.head(2)) == []
+    run = {"recovery": recovery, "extracted": ex, "deduped": dd, "scored": dd.head(4)}
     _, note = key_points.stage_summary(run)
-    assert note.endswith("P8 scored the first 3 of the 5 de-duplicated points, so what the 'P8 scored' row loses "
-                         "against P7's is the points left unscored, not P8's scores")
+    assert note.endswith("P8 scored the first 4 of the 5 de-duplicated points, so its rows count only the 1 of 2 "
+                         "items all of whose points it scored (P7's mean item recall on them: 0.750)")
     _, whole = key_points.stage_summary({**run, "scored": dd})
-    assert "left unscored" not in whole
+    assert "count only" not in whole
+
+
+def test_the_p7_row_is_named_by_what_p7_did():
+    """§9 labelled the row "P7 deduplicated" while P7 failed its check on every item (P5's points kept)."""
+    fell = pd.DataFrame({"question_id": ["a", "a", "b"], "fallback": [True, True, True]})
+    assert key_points.p7_stage(fell) == "P7 rejected (P5 points kept)"
+    assert key_points.p7_stage(fell.assign(fallback=[True, True, False])) == "P7 (1 of 2 items deduplicated)"
+    assert key_points.p7_stage(fell.assign(fallback=False)) == "P7 deduplicated"

@@ -101,20 +101,28 @@ def test_an_interval_bound_just_below_zero_prints_its_sign():
     assert "-0.0," not in text and "+0.0," not in text
 
 
-def test_the_evidence_says_how_often_inputs_were_cut_and_the_filter_fell_back():
-    """SmolLM2's run: R&L's inputs were cut to the window for a third of its answers and the filter kept no chunk
-    for about half the Fil and E&F answers; the strategy claims' evidence says so (the Full arm's cuts are not
-    the strategies'), and says nothing where neither happened."""
+def test_the_evidence_says_how_often_inputs_were_cut_and_the_filter_removed_nothing():
+    """SmolLM2's run: R&L's inputs were cut to the window for a third of its answers, and the filter kept no chunk
+    for some questions; Qwen's: it judged all 7 chunks relevant for most. The strategy claims' evidence says how
+    often the filter removed nothing (per question: Fil and E&F read one filter run), naming what Fil and E&F then
+    read, and says nothing where neither happened."""
     from lcrag.papers.longrag.claims_runs import inputs_note
 
-    rows = pd.DataFrame({"strategy": ["R&L"] * 3 + ["R&B"] * 3 + ["Fil"] * 2 + ["E&F"] * 2,
+    rows = pd.DataFrame({"dataset": "d", "question_id": ["q1", "q2", "q3"] * 2 + ["q1", "q2"] * 2,
+                         "strategy": ["R&L"] * 3 + ["R&B"] * 3 + ["Fil"] * 2 + ["E&F"] * 2,
                          "truncated": [True, False, False] + [False] * 7,
-                         "filter_fallback": [None] * 6 + [True, False, True, False]})
-    assert inputs_note(rows) == ("; inputs cut to the generator's window in 1 of 10 answers (most in R&L: 33%); the "
-                                 "filter kept no chunk, so all were kept, in 2 of 4 Fil and E&F answers")
-    assert inputs_note(rows[rows["strategy"] == "E&F"]) == ("; the filter kept no chunk, so all were kept, in 1 of 2 "
-                                                            "E&F answers")  # C1-ours reads E&F and Full alone
-    clean = rows.assign(truncated=False, filter_fallback=[None] * 6 + [False] * 4)
+                         "filter_fallback": [None] * 6 + [True, False, True, False],
+                         "filter_removed": [None] * 6 + [0, 0, 0, 0]})
+    assert inputs_note(rows) == (
+        "; inputs cut to the generator's window in 1 of 10 answers (most in R&L: 33%); the filter removed no chunk "
+        "for 2 of 2 questions (100%; for 1 it judged every chunk relevant, for 1 none, and the code then keeps all), "
+        "so on those questions Fil read R&B's input and E&F read Ext's")
+    assert inputs_note(rows[rows["strategy"] == "E&F"]).endswith(
+        "so on those questions E&F read Ext's")  # C1-ours reads E&F and Full alone
+    assert inputs_note(rows[rows["strategy"].isin(["R&L", "R&B"])]) == (
+        "; inputs cut to the generator's window in 1 of 6 answers (most in R&L: 33%)")  # C8-ours: no filter
+    clean = rows.assign(truncated=False, filter_fallback=[None] * 6 + [False] * 4,
+                        filter_removed=[None] * 6 + [2, 1, 2, 1])
     assert inputs_note(clean) == "" and inputs_note(rows.drop(columns=["truncated", "filter_fallback"])) == ""
 
 

@@ -55,7 +55,25 @@ def test_c16a_with_500x3_at_the_floor_everywhere_is_not_testable():
     c = _claim("C16a-ours", _main(), settings=_settings({"2wikimqa": MIXED, "musique": MIXED},
                                                           {"2wikimqa": [0.0] * 6, "musique": [0.0] * 6}))
     assert c.verdict == NOT_TESTABLE
-    assert "at the floor: 500*3 on 2wikimqa (mean F1): 0.0 points, below 5; 500*3 on musique" in c.evidence
+    assert c.evidence.endswith("at the floor: on the grid's 6 questions per dataset, 500*3 on 2wikimqa (mean F1): 0.0 "
+                               "points, below 5; 500*3 on musique (mean F1): 0.0 points, below 5")
+
+
+def test_c16a_at_the_floor_on_the_grid_questions_says_when_section_3_is_above_it():
+    """The 1.5B's grid: on MuSiQue's first six questions every arm scores 0, while E&F at 200×7 scores 11.7 on all
+    48 in section 3; on 2WikiMQA only 500×3 is at 0. The floor is said to be the six questions', and the claim stays
+    *not testable*: 200×7 and 500×3 are two settings, not a cut of one (the rule for a change that lowers a score
+    does not apply), so 2WikiMQA with 500×3 at the floor decides nothing."""
+    main = _main(ef=0.0)
+    main.loc[(main["strategy"] == "E&F") & (main["dataset"] == "musique"), "f1"] = [0.5] * 10 + [0.0] * 30
+    c = _claim("C16a-ours", main, settings=_settings({"2wikimqa": MIXED, "musique": [0.0] * 6},
+                                                     {"2wikimqa": [0.0] * 6, "musique": [0.0] * 6}))
+    assert c.verdict == NOT_TESTABLE
+    assert c.evidence.endswith(
+        "at the floor: on the grid's 6 questions per dataset, 500*3 on 2wikimqa (mean F1): 0.0 points, below 5; "
+        "200*7 on musique (mean F1): 0.0 points, below 5; 500*3 on musique (mean F1): 0.0 points, below 5 (E&F at "
+        "200×7 scores 12.5 points on all 40 musique questions in section 3: the floor there is the grid's few "
+        "questions', which more of them could lift)")
 
 
 def test_c16a_decided_when_the_intervals_clear_zero_and_not_run_without_the_grid():
@@ -90,7 +108,8 @@ def test_c14_below_zero_is_not_reproduced_and_a_floored_dataset_decides_nothing(
                       _rows({"musique": {s: [0.0] * 6 for s in STRATEGIES}})], ignore_index=True)
     c = _claim("C14-ours", main, transfer=_transfer({"2wikimqa": LESS, "musique": [0.0] * 6}))
     assert c.verdict == NOT_REPRODUCED
-    assert c.evidence.endswith("; not deciding (at the floor): E&F on musique (mean F1): 0.0 points, below 5; "
+    assert c.evidence.endswith("; not deciding (at the floor) on the transfer's 6 questions per dataset: E&F on "
+                               "musique (mean F1): 0.0 points, below 5; "
                                f"E&F (E and F on {GEMMA}) on musique (mean F1): 0.0 points, below 5")
     every = _claim("C14-ours", main[main["dataset"] == "musique"], transfer=_transfer({"musique": [0.0] * 6}))
     assert every.verdict == NOT_TESTABLE

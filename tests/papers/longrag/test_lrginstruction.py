@@ -365,3 +365,20 @@ def test_write_kept_says_what_the_other_rule_would_keep(tmp_path, monkeypatch):
     same = rows.assign(kept_code=rows["kept_strict"])
     assert build.write_kept(same.assign(kept=same["kept_code"]), "code").endswith(
         "the code's rule and the strict one keep the same number")
+
+
+def test_the_calls_table_shows_each_response_on_one_line_and_no_nan():
+    """The 1.5B's self-evaluator answers in a fenced block over several lines; the page showed it with literal
+    ``\\n`` escapes, and NaN in the judge's columns of the [STEP-1] calls."""
+    calls = pd.DataFrame({"dataset": ["d", "d"], "task": ["ext", "ext"], "step": ["STEP-1", "STEP-2"],
+                          "prompt_tokens": [10, 5], "completion_tokens": [20, 13],
+                          "judge_form": [float("nan"), "json"], "judge_code_true": [float("nan"), False],
+                          "verdict": ["long enough", "judged False"], "latency_s": [15.84, 2.56],
+                          "response": ["word " * 30, '```json\n{\n  "status": "False"\n}\n```']})
+    shown = build.calls_shown(calls, width=40)
+    assert list(shown.columns) == list(build.CALL_COLUMNS)
+    assert shown["response"].tolist() == ["word word word word word word word word…",
+                                          '```json { "status": "False" } ```']
+    assert shown.loc[0, "judge_form"] == "" and shown.loc[0, "judge_code_true"] == ""
+    assert shown.loc[1, "judge_code_true"] is False and shown["latency_s"].tolist() == [15.8, 2.6]
+    assert "\\n" not in shown.to_html() and "NaN" not in shown.to_html()

@@ -229,11 +229,11 @@ def test_token_order_holds_in_every_sft_cell():
 
 def test_derived_checks_all_agree_with_inventory():
     d = inventory.derived_checks()
-    disagree = d.loc[~d["agrees"], "check"].tolist()
-    # the one inventory statement the printed numbers contradict: Vicuna, not Llama3, has the largest MuSiQue gain
-    assert disagree == ["Table 1 largest printed gain per column (the paper underlines it; formatting lost)"]
-    row = d.set_index("check").loc[disagree[0]]
-    assert "Vicuna-v1.5-7B-16k on musique (12.61)" in row["recomputed_from_paper"]
+    # the one inventory statement the printed numbers contradict (Vicuna, not Llama3, has the largest MuSiQue gain)
+    # is expected as Table 1 prints it, and says so
+    assert d["agrees"].all()
+    corrected = d.loc[d["detail"].str.startswith(inventory.CORRECTED), "check"].tolist()
+    assert corrected == ["Table 1 largest printed gain per column (the paper underlines it; formatting lost)"]
     assert len(d) >= 25
 
 
@@ -283,6 +283,17 @@ def test_c7_does_not_hold_per_cell(paper_ledger):
         "LongRAG-Vicuna-v1.5-7B-16k musique 28.29",
     ):
         assert cell in c7b.our_value
+
+
+def test_c10_tests_the_mean_gain_and_shows_the_tension_with_a_few_cases(paper_ledger):
+    """The paper: the filter alone 'improves the performance only marginally in a few cases'; the test is the mean
+    gain over Table 3's cells (the paper's value quotes the sentence, not a count it does not give), and our value
+    says that Fil beats R&B in most cells, not a few."""
+    c10 = paper_ledger["C10"]
+    assert c10.verdict == REPRODUCED and c10.text.startswith("The filter alone helps only marginally (mean Fil − R&B < 2")
+    assert c10.paper_value == "'improves the performance only marginally in a few cases' (§5.3)"
+    assert c10.our_value == ("mean +0.45, median +0.40 over 33 cells; Fil > R&B in 20/33, a majority of the cells "
+                             "rather than 'a few cases'")
 
 
 def test_other_paper_verdicts(paper_ledger):

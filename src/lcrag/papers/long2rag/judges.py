@@ -273,6 +273,18 @@ def parse_modes_sentence(judged: pd.DataFrame | None) -> str:
                    f"(unparseable: {unparseable}).")
 
 
+def judged_examples(judged: pd.DataFrame, n: int = 4, width: int = 70) -> pd.DataFrame:
+    """The first ``n`` benchmark pairs the P6 judge read (:func:`judge_llm`), as the chapter shows them: the key
+    point, the humans' label (``human``: 1 when the annotators said the summary covers it fully), the label the
+    judge's answer was read as, and the start of that answer, each text on one line and cut to ``width``."""
+    from lcrag.text import one_line
+
+    rows = judged.head(n)
+    return pd.DataFrame({"key_point": rows["key_point"].map(lambda t: one_line(t, width)), "human": rows["human"],
+                         "judge_label": rows["label"].fillna("unparseable"),
+                         "judge_answer": rows["raw"].map(lambda t: one_line(t, width))}).reset_index(drop=True)
+
+
 def trusted_judge(agreement: pd.DataFrame, judges: Sequence[str]) -> str:
     """Among ``judges``, the one whose labels agree best with the humans: the highest Cohen's kappa on the fit half
     of the judged sample (:data:`SAMPLE_FIT`, where every judge read the same pairs; its agreement is reported on

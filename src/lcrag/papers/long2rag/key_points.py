@@ -151,15 +151,16 @@ def pipeline(model, items: pd.DataFrame, threshold: float, max_tokens: int = 256
     extracted = extract_key_points(model, items, max_tokens=max_tokens)
     stages = [recovery(items, extracted, threshold, "P5 extracted")]
     deduped = deduplicate(model, extracted, max_tokens=dedup_max_tokens)
-    stages.append(recovery(items, deduped, threshold, "P7 deduplicated"))
+    stages.append(recovery(items, deduped, threshold, p7_stage(deduped)))
     scored = pd.DataFrame()
     if autods_points and len(deduped):
         scored = deduped.head(autods_points).copy()
         question = items.set_index("question_id")["question"]
         scored["autods"] = autods_scores(model, list(question[scored["question_id"]]), list(scored["point"]))
         kept = scored[scored["autods"] >= AUTODS_THRESHOLD]
-        stages.append(recovery(items, scored, threshold, f"P8 scored (first {autods_points})"))
-        stages.append(recovery(items, kept, threshold, f"P8 kept (score >= {AUTODS_THRESHOLD:g})"))
+        whole = items[items["question_id"].isin(fully_scored(deduped, scored))]  # an item cut short reads as a loss
+        stages.append(recovery(whole, scored, threshold, "P8 scored (fully scored items)"))
+        stages.append(recovery(whole, kept, threshold, f"P8 kept (score >= {AUTODS_THRESHOLD:g})"))
     return {"extracted": extracted, "deduped": deduped, "scored": scored,
             "recovery": pd.concat(stages, ignore_index=True)}
 
@@ -177,9 +178,33 @@ def stage_summary(run: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, str]:
     note = f"P5: {len(ex)} points, {verbatim:.0%} with every span verbatim in its document; {p7_note(ex, dd)}"
     scored = run.get("scored")
     if scored is not None and 0 < len(scored) < len(dd):
-        note += (f"; P8 scored the first {len(scored)} of the {len(dd)} de-duplicated points, so what the 'P8 "
-                 "scored' row loses against P7's is the points left unscored, not P8's scores")
+        whole = fully_scored(dd, scored)
+        rec = run["recovery"]
+        p7 = rec[rec["stage"].str.startswith("P7") & rec["question_id"].isin(whole)]["recall"].mean()
+        note += (f"; P8 scored the first {len(scored)} of the {len(dd)} de-duplicated points, so its rows count only "
+                 f"the {len(whole)} of {len(dict.fromkeys(dd['question_id']))} items all of whose points it scored"
+                 + (f" (P7's mean item recall on them: {p7:.3f})" if whole else ""))
     return summary, note
+
+
+def fully_scored(deduped: pd.DataFrame, scored: pd.DataFrame) -> list[str]:
+    """The items all of whose de-duplicated points P8 scored (it scores the first points only: an item cut short
+    would read as a loss of what was never scored)."""
+    counts = scored["question_id"].value_counts()
+    return [q for q, n in deduped["question_id"].value_counts().items() if counts.get(q, 0) == n]
+
+
+def p7_stage(deduped: pd.DataFrame) -> str:
+    """The recovery stage after P7, named by what P7 did: ``P7 deduplicated``, or ``P7 rejected (P5 points kept)``
+    when its output failed the check on every item, or ``P7 (1 of 4 items deduplicated)``."""
+    if deduped.empty or "fallback" not in deduped:
+        return "P7 deduplicated"
+    failed = deduped.groupby("question_id", sort=False)["fallback"].any()
+    if not failed.any():
+        return "P7 deduplicated"
+    if failed.all():
+        return "P7 rejected (P5 points kept)"
+    return f"P7 ({int((~failed).sum())} of {len(failed)} items deduplicated)"
 
 
 def p7_note(extracted: pd.DataFrame, deduped: pd.DataFrame) -> str:

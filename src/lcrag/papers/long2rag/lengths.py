@@ -140,6 +140,7 @@ class RankTrend(NamedTuple):
     cells: list[str]  # ``variant/kind`` (``none/news``), or the variant alone where no kind is known
     #: per kind: (questions, mean length, mean KPR) over all its responses, what differs between the kinds
     kinds: dict[str, tuple[int, float, float]]
+    cell_questions: tuple[int, ...] = ()  # the questions of each cell, in the order of ``cells``
 
 
 def within_variant_rank(per_response: pd.DataFrame, column: str = "completion_tokens", cap: int | None = None,
@@ -187,4 +188,5 @@ def within_variant_rank(per_response: pd.DataFrame, column: str = "completion_to
                     rng=np.random.default_rng(seed))
     lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
     responses = sum(len(x) for s in strata for x, _ in s)
-    return RankTrend(rho, min(lo, rho), max(hi, rho), sorted(variants), rows_used, responses, capped, cells, kinds)
+    return RankTrend(rho, min(lo, rho), max(hi, rho), sorted(variants), rows_used, responses, capped, cells, kinds,
+                     tuple(len(x) for s in strata for x, _ in s))

@@ -91,19 +91,22 @@ def length_claim(ledger, cid: str, mine: pd.DataFrame, ev: str, pooled: str | No
         c = within_variant_rank(theirs, column, cap, n_boot, seed)
         other = _verdict(c.lo, c.hi, sign)
         checked = f"; judged by {name}: {signed_interval(c.rho, c.lo, c.hi, scale=1, digits=3)}"
-        agrees, passed = other == passed, (passed if other == passed else None)
-        if not undecided:  # the second judge may corroborate: its trend decides
+        if passed is None:  # the deciding judge's own interval contains 0: that is why, whatever the other judge
+            ev += (f"; inconclusive: the interval contains 0 ({_lean(t.rho, sign, claim)}); the {name} judge's "
+                   f"{_lean(c.rho, sign, claim)}" + (f"; {undecided}" if undecided else ""))
+            undecided = ""
+        elif not undecided:  # the second judge may corroborate: its trend decides
+            agrees, passed = other == passed, (passed if other == passed else None)
             ev += (f"; decided only where the {name} judge's trend agrees ("
                    + ("it does" if agrees else "it does not: inconclusive") + ")")
         else:  # it may not: why first, then its trend, which is shown and decides nothing
-            undecided += f"; its trend {'agrees' if agrees else 'does not agree'} with this one, but decides nothing"
+            undecided += (f"; its trend {'agrees' if other == passed else 'does not agree'} with this one, but "
+                          "decides nothing")
     if undecided:
         passed, ev = None, f"{ev}; inconclusive: {undecided}"
     kinds = sorted({c.split("/", 1)[1] for c in t.cells if "/" in c})
-    where = f"a variant and kind of item, mean over {len(t.cells)} cells" if kinds else \
-        f"a variant, mean over {len(t.variants)} variants"
     ledger.check(cid, text, paper_value="figure",
-                 our_value=f"Spearman rho({what} length, KPR) within {where} x {t.questions} questions: "
+                 our_value=f"Spearman rho({what} length, KPR) within {_cells(t, bool(kinds))}: "
                  f"{signed_interval(t.rho, t.lo, t.hi, scale=1, digits=3)}{at_cap}{checked}",
                  passed=passed, floor=pooled,
                  evidence=f"{ev}; within each variant ({', '.join(t.variants)})"
@@ -111,6 +114,23 @@ def length_claim(ledger, cid: str, mine: pd.DataFrame, ev: str, pooled: str | No
                  + ", so that the variants' own differences in length and KPR are not read as a trend"
                  + kinds_contrast(t, what) + "; 95 % percentile bootstrap interval over questions"
                  + (", resampled within each kind" if kinds else ""))
+
+
+def _lean(rho: float, sign: int, claim: str) -> str:
+    """Which way a trend's point estimate leans: ``point estimate +0.021 leans against "KPR falls as the input
+    grows"`` (``sign``: the side of 0 the claim is on)."""
+    way = "leans towards" if sign * rho > 0 else "leans against" if sign * rho < 0 else "is 0, on neither side of"
+    return f"point estimate {rho:+.3f} {way} \"{claim}\""
+
+
+def _cells(t: RankTrend, kinds: bool) -> str:
+    """Where the trend is read and over how many answers: ``a variant and kind of item, mean over 12 cells of 20
+    questions each (240 answers)``."""
+    where, unit = ("a variant and kind of item", "cells") if kinds else ("a variant", "variants")
+    sizes = sorted(set(t.cell_questions))
+    each = (f"{sizes[0]} questions each" if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]} questions"
+            ) if sizes else f"{t.questions} questions in all"
+    return f"{where}, mean over {len(t.cells)} {unit} of {each} ({t.responses} answers)"
 
 
 def trend_claim(ledger, cid: str, mine: pd.DataFrame, ev: str, pooled: str | None, cap: int | None = None,

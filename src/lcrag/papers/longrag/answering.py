@@ -123,6 +123,7 @@ def answer_question(
             "prompt_tokens": out.prompt_tokens, "truncated": bool(out.truncation), "latency_s": out.latency_s,
             "chunks": [h.index for h in hits] if name in STRATEGIES else [],
             "filter_fallback": fallback if name in ("Fil", "E&F") else None,
+            "filter_removed": len(chunks) - len(kept) if name in ("Fil", "E&F") else None,
         })
     return rows
 

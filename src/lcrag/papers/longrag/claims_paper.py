@@ -176,8 +176,9 @@ def _check_table3_claims(ledger) -> None:
     fr = pw.loc[("Fil", "R&B")]
     ledger.check(
         "C10",
-        our_value=f"mean {fil_gain.mean():+.2f}, median {fil_gain.median():+.2f}; "
-        f"Fil > R&B in {fr['a_higher']}/{fr['cells']}",
+        our_value=f"mean {fil_gain.mean():+.2f}, median {fil_gain.median():+.2f} over {len(fil_gain)} cells; Fil > R&B "
+        f"in {fr['a_higher']}/{fr['cells']}" + (", a majority of the cells rather than 'a few cases'"
+                                                if fr["a_higher"] > fr["cells"] / 2 else ""),
         passed=bool(fil_gain.mean() < MARGINAL_POINTS),
         evidence=ev,
     )

@@ -115,21 +115,22 @@ def _pick_generator(results: pd.DataFrame, generator: str | None, ledger) -> str
 
 def inputs_note(rows: pd.DataFrame) -> str:
     """What the evidence adds about the strategies' answers' inputs, where the rows record it: how many were cut to the
-    generator's window (``truncated``, the strategy cut most often) and how often the CoT filter kept no chunk and
-    fell back to all of them (``filter_fallback``, Fil and E&F: the sentence names those among the rows); "" when
-    neither happened."""
+    generator's window (``truncated``, the strategy cut most often) and, when the rows hold Fil or E&F answers, how
+    often the CoT filter removed no chunk, so that Fil read R&B's input and E&F Ext's
+    (:func:`lcrag.papers.longrag.cot_filter.removed_nothing`, per question); "" when neither happened."""
+    from lcrag.papers.longrag.cot_filter import removed_nothing, removed_nothing_text
+
     parts = []
     if "truncated" in rows and rows["truncated"].fillna(False).astype(bool).any():
         cut = rows["truncated"].fillna(False).astype(bool)
         share = cut.groupby(rows["strategy"]).mean()
         parts.append(f"inputs cut to the generator's window in {int(cut.sum())} of {len(cut)} answers (most in "
                      f"{share.idxmax()}: {share.max():.0%})")
-    if "filter_fallback" in rows:
-        fell = rows["filter_fallback"].dropna().astype(bool)
-        if fell.any():
-            which = " and ".join(dict.fromkeys(rows.loc[fell.index, "strategy"]))  # those the filter ran for
-            parts.append(f"the filter kept no chunk, so all were kept, in {int(fell.sum())} of {len(fell)} {which} "
-                         "answers")
+    counts = removed_nothing(rows)
+    if counts and counts[1]:
+        read = {"Fil": "Fil read R&B's input", "E&F": "E&F read Ext's"}
+        parts.append(removed_nothing_text(counts) + ", so on those questions " + " and ".join(
+            v for k, v in read.items() if k in set(rows["strategy"])))
     return "".join(f"; {p}" for p in parts)
 
 
@@ -161,8 +162,7 @@ def run_claims(
     rows = results[results["generator"] == gen]
     main = rows[rows["setting"] == DEFAULT_SETTING] if "setting" in rows.columns else rows
     diffs = strategy_differences(main, (*RUN_PAIRS, ("E&F", "Full")), n=n, seed=seed)
-    ev = f"our runs ({gen}); per dataset F1 difference in points, paired bootstrap 95% CI over questions" + (
-        inputs_note(main[main["strategy"].isin({s for pair in RUN_PAIRS for s in pair})]))
+    ev = f"our runs ({gen}); per dataset F1 difference in points, paired bootstrap 95% CI over questions"
 
     def pair(a: str, b: str) -> pd.DataFrame:
         return diffs[(diffs["a"] == a) & (diffs["b"] == b)]
@@ -179,7 +179,8 @@ def run_claims(
         return f1_floor(main, strategies or STRATEGIES)
 
     def evidence(*strategies: str) -> str:
-        return ev + _floor_note(main, strategies or STRATEGIES)
+        compared = strategies or STRATEGIES
+        return ev + inputs_note(main[main["strategy"].isin(compared)]) + _floor_note(main, compared)
 
     def unrun(*strategies: str) -> str | None:
         return not_run(main, strategies or STRATEGIES)
@@ -246,13 +247,14 @@ def run_claims(
     )
     if "tokens" in rows.columns:
         _check_tokens_ours(ledger, main, tests("E&F", "R&B"), gen, floor("E&F", "R&B"),
-                           _floor_note(main, ["E&F", "R&B"]), _fmt(pair("E&F", "R&B")))
+                           inputs_note(main[main["strategy"].isin(TOKEN_ORDER)]) + _floor_note(main, ["E&F", "R&B"]),
+                           _fmt(pair("E&F", "R&B")))
     from lcrag.papers.longrag.claims_sections import check_settings, check_transfer
 
     if settings is not None:
-        check_settings(ledger, settings[settings["generator"] == gen], gen, n, seed)
+        check_settings(ledger, settings[settings["generator"] == gen], gen, n, seed, main=main)
     elif "setting" in rows.columns:
-        check_settings(ledger, rows, gen, n, seed)
+        check_settings(ledger, rows, gen, n, seed, main=main)
     if transfer is not None:
         check_transfer(ledger, main, transfer, gen, n, seed)
     return diffs

@@ -104,12 +104,16 @@ def paper_corpus_sentence() -> str:
 
 
 def paragraph_words_sentence(counts: pd.DataFrame) -> str:
-    """Section 1's sentence on the mean words per paragraph of our pools (:func:`corpus_vs_paper`, rounded to ten
+    """Section 1's sentences on the table's two counts of paragraphs (``passages`` before deduplication,
+    ``paragraphs`` after) and on the mean words per paragraph of our pools (:func:`corpus_vs_paper`, rounded to ten
     words) beside the paper's (Table 2)."""
+    kept = [f"{r.paragraphs:,} of {r.passages:,} in {DATASET_NAMES[r.dataset]}" for r in counts.itertuples()]
     ours = [f"{round(r.mean_words, -1):,.0f}" + (" words" if i == 0 else "") + f" in {DATASET_NAMES[r.dataset]}"
             for i, r in enumerate(counts.itertuples())]
     paper = [f"{r.paper_mean_words:,.0f}" for r in counts.itertuples()]
-    return f"A paragraph averages about {_and(ours)}, close to the paper's {_and(paper)} per paragraph."
+    return ("`passages` counts the records' paragraphs as LongBench lists them, `paragraphs` the distinct ones the "
+            f"pool keeps after deduplication ({_and(kept)}). "
+            f"A paragraph averages about {_and(ours)}, close to the paper's {_and(paper)} per paragraph.")
 
 
 def _and(parts: list[str]) -> str:

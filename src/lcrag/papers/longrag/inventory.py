@@ -23,6 +23,10 @@ from lcrag.papers.longrag.recomputed import (
     token_order,
 )
 
+#: How a check's detail begins when its expected value is not the inventory's but corrected from the paper's text
+#: (the inventory misread a printed cell; ``../shared/papers/longrag.md`` is left as it is).
+CORRECTED = "expected value corrected from the paper's text"
+
 
 def _by_dataset(rows: dict[str, tuple[float, float, float]]) -> dict[tuple[str, str], float]:
     return {(name, d): v for name, values in rows.items() for d, v in zip(DATASETS, values, strict=True)}
@@ -83,14 +87,15 @@ def derived_checks() -> pd.DataFrame:
     top = gains.loc[gains.groupby("dataset", sort=False)["paper_gain"].idxmax()]
     add(
         "Table 1 largest printed gain per column (the paper underlines it; formatting lost)",
-        f"Vicuna on hotpotqa, 2wikimqa, average; Llama3-8B-8k on musique ({printed['Llama3-8B-8k', 'musique']:.2f})",
+        "Vicuna-v1.5-7B-16k on every column",
         "; ".join(f"{r.llm} on {r.dataset} ({r.paper_gain:.2f})" for r in top.itertuples()),
-        "the inventory's note on Table 1",
+        f"{CORRECTED}: the inventory's note on Table 1 names Llama3-8B-8k on musique "
+        f"({printed['Llama3-8B-8k', 'musique']:.2f}), but Table 1 prints " + " and ".join(
+            f"{r.model} {r.paper_f1:.2f}({r.paper_gain:.2f}↑)" for r in gains[
+                (gains["dataset"] == "musique") & gains["llm"].isin(["Vicuna-v1.5-7B-16k", "Llama3-8B-8k"])
+            ].itertuples()) + " on musique",
     )
-    by_col = top.set_index("dataset")["llm"]
-    rows[-1]["agrees"] = (
-        by_col["musique"] == "Llama3-8B-8k" and (by_col.drop("musique") == "Vicuna-v1.5-7B-16k").all()
-    )
+    rows[-1]["agrees"] = bool((top["llm"] == "Vicuna-v1.5-7B-16k").all())
     avgs = table1_averages()
     add(
         "Table 1 averages within 0.01 of recomputed",
@@ -169,8 +174,13 @@ def disagreements_markdown(checks: pd.DataFrame) -> str:
     """The checks of :func:`derived_checks` whose recomputed value disagrees with the inventory's, in full (a table
     cell would cut them): one bullet each with both values and the detail, or a sentence saying that all agree."""
     bad = checks[~checks["agrees"].astype(bool)]
+    fixed = checks[checks["detail"].astype(str).str.startswith(CORRECTED)] if "detail" in checks else checks[:0]
+    corrected = "".join(f" **{r.check}**: {r.detail}." for r in fixed.itertuples())
+    if len(fixed):
+        corrected = (" One expected value is not the inventory's:" if len(fixed) == 1
+                     else f" {len(fixed)} expected values are not the inventory's:") + corrected
     if bad.empty:
-        return f"All {len(checks)} checks agree with the inventory."
+        return f"All {len(checks)} checks agree with the inventory.{corrected}"
     items = [f"- **{r.check}**: the inventory expects {r.inventory_expected}; the paper's tables give "
              f"{r.recomputed_from_paper}" + (f" ({r.detail})" if str(r.detail or "") else "") + "."
              for r in bad.itertuples()]
@@ -179,4 +189,4 @@ def disagreements_markdown(checks: pd.DataFrame) -> str:
     tail = ("Each recomputed value is read from the paper's own tables (transcribed in "
             "`lcrag/papers/longrag/tables/`), so a disagreement points at the inventory's reading of the paper, "
             "unless a cell was transcribed wrong: the detail names the cells to check against the paper.")
-    return "\n".join([head, "", *items, "", tail])
+    return "\n".join([head, "", *items, "", tail + corrected])

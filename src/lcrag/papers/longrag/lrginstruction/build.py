@@ -258,3 +258,21 @@ def write_kept(instructions: pd.DataFrame, rule: str) -> str:
     return (f"{len(kept)} of {len(instructions)} candidate instructions kept ({rule} rule) -> {path.name}; "
             + ("the code's rule and the strict one keep the same number" if code == strict else
                f"the {other} rule would keep {code if other == 'code' else strict}"))
+
+
+#: The columns of the chapter's table of every LRGinstruction model call (:func:`calls_shown`).
+CALL_COLUMNS = ("dataset", "task", "step", "prompt_tokens", "completion_tokens", "judge_form", "judge_code_true",
+                "verdict", "latency_s", "response")
+
+
+def calls_shown(calls: pd.DataFrame, width: int = 90) -> pd.DataFrame:
+    """The calls table as the chapter shows it: each response on one line (its line breaks and indentation as
+    single spaces, so a fenced ``{"status": ...}`` reads as text, not as ``\\n`` escapes) and cut to ``width``
+    characters with an ellipsis; latencies to 0.1 s; a column a step does not fill (the judge's form on a [STEP-1]
+    call) left blank rather than NaN."""
+    from lcrag.text import one_line
+
+    shown = calls.assign(response=calls["response"].map(lambda r: one_line(r, width)),
+                         latency_s=calls["latency_s"].round(1))
+    shown = shown[[c for c in CALL_COLUMNS if c in shown]]
+    return shown.astype(object).where(shown.notna(), "")
