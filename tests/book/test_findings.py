@@ -28,7 +28,7 @@ def test_claims_are_counted_by_source_and_verdict_and_the_floor_is_named():
     text = " ".join(claims_sentences(claims))
     assert "published numbers or released files, 3 in all: 2 reproduced, 1 not reproduced." in text
     assert "checked on our run with local/m, 3 in all: 1 inconclusive, 2 not testable with this model." in text
-    assert "at the floor on the arms of H2, H3" in text
+    assert "The arms of H2, H3 are at the floor on this run" in text
     assert "call no language model (not about a language model's behaviour), 1 in all: 1 reproduced." in text
     assert claims_sentences(_claims([])) == ["This chapter checks no claim."]
     assert "not testable here" not in text
@@ -68,9 +68,11 @@ def test_claims_not_testable_for_another_reason_are_not_called_at_the_floor():
         ("H7", "our run", NOT_TESTABLE, "local/m", "paired; at the floor: RAG CQT: 40 of 158 right (0.25)"),
     ], columns=["claim_id", "source", "verdict", "model", "evidence"])  # fmt: skip
     text = " ".join(claims_sentences(claims))
-    assert "The model is at the floor on the arms of H7:" in text
+    assert ("The arms of H7 are at the floor on this run: those claims measure the run (its model, or the few items "
+            "a section asked: the evidence column says which), not the paper.") in text
     assert "This run left out what H3 compare" in text
-    assert "H1 cannot be tested on this model's run whatever its size: it is about the paper's own set-up" in text
+    assert ("H1 cannot be tested on this model's run whatever its size: it is about the paper's own set-up (the "
+            "evidence column says what).") in text  # no list of reasons that may not apply (a judge, a tokenizer)
     # a second model with the same set-up claim: explained once, named again in short
     two = pd.concat([claims, claims.iloc[:1].assign(model="local/n")])
     text = " ".join(claims_sentences(two))
@@ -82,7 +84,8 @@ def test_no_model_checks_that_need_the_papers_embedding_model_are_named():
                       ("H16", "no model", NOT_TESTABLE, "no model")])
     text = " ".join(claims_sentences(claims))
     assert "call no language model (not about a language model's behaviour), 3 in all: 1 reproduced, 2 not " in text
-    assert "H6b, H16: not testable here, because the paper's values come from a part of its set-up" in text
+    assert text.endswith("H6b, H16: not testable here, because the paper's values come from a part of its set-up "
+                         "these checks do not have (the evidence column says which).")
     assert "at the floor" not in text
 
 
@@ -95,7 +98,7 @@ def test_claims_on_our_runs_are_counted_per_model_and_no_model_checks_are_not_be
     text = " ".join(claims_sentences(claims))
     assert "checked on our run with local/small, 1 in all: 1 not testable with this model." in text
     assert "checked on our run with local/judge, 1 in all: 1 not reproduced." in text
-    assert "at the floor on the arms of C1:" in text and "C15:" not in text
+    assert "The arms of C1 are at the floor" in text and "C15:" not in text
     assert text.count("about behaviour") == 2 and "no model, 1" not in text
 
 

@@ -97,8 +97,7 @@ def claims_sentences(claims: pd.DataFrame) -> list[str]:
         unfit = computed[computed["verdict"] == NOT_TESTABLE]
         if len(unfit):
             out.append(f"{', '.join(map(str, unfit['claim_id']))}: not testable here, because the paper's values come "
-                       "from a part of its set-up these checks do not have (its embedding model or its tokenizer: "
-                       "the evidence column says which).")
+                       "from a part of its set-up these checks do not have (the evidence column says which).")
     return out
 
 
@@ -115,8 +114,8 @@ def _untestable_sentences(part: pd.DataFrame, why: pd.Series, set_up: set[str]) 
     other, not_run = part[why == OTHER_REASON], part[why == NOT_RUN]
     floor = part[untestable & ~why.isin([OTHER_REASON, NOT_RUN])]  # (a ledger without evidence: the floor)
     if len(floor):
-        out.append(f"The model is at the floor on the arms of {_ids(floor)}: those claims measure the model, not the "
-                   "paper, and wait for a more capable one.")
+        out.append(f"The arms of {_ids(floor)} are at the floor on this run: those claims measure the run (its model, "
+                   "or the few items a section asked: the evidence column says which), not the paper.")
     if len(not_run):
         out.append(f"This run left out what {_ids(not_run)} compare (the evidence column says what).")
     if len(other) and _ids(other) in set_up:
@@ -124,8 +123,8 @@ def _untestable_sentences(part: pd.DataFrame, why: pd.Series, set_up: set[str]) 
     elif len(other):
         set_up.add(_ids(other))
         out.append(f"{_ids(other)} cannot be tested on this model's run whatever its size: "
-                   f"{'they are' if len(other) > 1 else 'it is'} about the paper's own set-up (its model's level, "
-                   "its judge, its embedding model: the evidence column says which).")
+                   f"{'they are' if len(other) > 1 else 'it is'} about the paper's own set-up (the evidence column "
+                   "says what).")
     return out
 
 
