@@ -208,18 +208,18 @@ def test_settings_equal_on_every_subtopic_get_the_exact_interval_and_a_sentence_
     assert "oracle − vector +0.0 [-33.6, +33.6]" in t.loc["C4", "our_value"]
     assert "oracle − random " in t.loc["C4", "our_value"] and ", +33.6]" in t.loc["C4", "our_value"]
     said = live_claims.equal_settings_sentence(live, per)
-    assert said.startswith("Where no subtopic favours one setting of a pair, the bound on that side is not a ")
+    assert said.startswith("Exact bounds, not a bootstrap's, where no subtopic favours one setting (±: neither): ")
     # C4: oracle − random one-sided (no subtopic has oracle above), oracle − vector the same everywhere; C7 (Citation
     # of oracle − random) one-sided too
     assert "(C4 (Joint, 9 subtopics): oracle − random +33.6, oracle − vector ±33.6; C7 (Citation, 9 subtopics): " \
-           "oracle − random +33.6; ± where" in said and "decides nothing on its side" in said
+           "oracle − random +33.6). Such" in said and "decides nothing on its side" in said
     varied, per2 = _live({"random": [20.0 + i % 3 for i in range(n)], "oracle": [50.0 + i % 2 for i in range(n)]},
                          citation={"random": [10.0 + i % 2 for i in range(n)], "oracle": [40.0] * n})
     assert live_claims.equal_settings_sentence(varied, per2) == ""
     assert live_claims.equal_settings_sentence(varied, None) == ""
     seven = {"random": [5.0, 0, 0, 0, 0, 0, 0], "oracle": [0.0] * 7}
     live7, per7 = _live({"random": [20.0] * 7, "oracle": [30.0] * 7}, citation=seven)
-    assert "C7 (Citation, 7 subtopics): oracle − random +41.0;" in live_claims.equal_settings_sentence(live7, per7)
+    assert "C7 (Citation, 7 subtopics): oracle − random +41.0)." in live_claims.equal_settings_sentence(live7, per7)
 
 
 def test_claims_comparing_settings_show_the_means_their_differences_are_taken_over():

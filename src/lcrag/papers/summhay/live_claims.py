@@ -192,10 +192,9 @@ def equal_settings_sentence(live: pd.DataFrame, per_summary: pd.DataFrame | None
             found.append(f"{cid} ({metric.capitalize()}, {'/'.join(map(str, many))} subtopics): {said}")
     if not found:
         return ""
-    return ("Where no subtopic favours one setting of a pair, the bound on that side is not a bootstrap's (nothing "
-            "there to resample) but the exact one for none of n subtopics doing so: a share 1 − 0.025^(1/n) of them "
-            f"still could, each by the whole range ({'; '.join(found)}; ± where the two are the same on every "
-            "subtopic). Such a bound decides nothing on its side.")
+    return ("Exact bounds, not a bootstrap's, where no subtopic favours one setting (±: neither): up to a share "
+            f"1 − 0.025^(1/n) of n subtopics could, each by the whole range ({'; '.join(found)}). Such a bound "
+            "decides nothing on its side.")
 
 
 def _judge_for_c15(judges: pd.DataFrame) -> tuple[str, str] | None:
