@@ -6,13 +6,14 @@ import pandas as pd
 
 from lcrag.book import ClaimsLedger
 from lcrag.book.claims import UNRELEASED
-from lcrag.book.verdicts import NOT_RELEASED, RELEASED_ARTEFACTS
+from lcrag.book.verdicts import NOT_RELEASED, PAPER_TABLES, RELEASED_ARTEFACTS
 from lcrag.papers.summhay import artefact_claims, names
 
 
 def test_only_the_claims_judged_by_gpt4o_carry_the_gpt4o_judge():
     models = names.ARTEFACT_CLAIM_MODELS
-    assert {c for c, m in models.items() if m == names.ARTEFACT_NO_MODEL} == {"C16", "C19", "C20", "C20b", "C21"}
+    assert {c for c, m in models.items() if m == names.ARTEFACT_NO_MODEL} == {"C16", "C20", "C20b"}
+    assert {c for c, m in models.items() if m == names.PAPER_TABLES_MODEL} == {"C19", "C21"}
     assert {c for c, m in models.items() if m == names.ARTEFACT_JUDGES_MODEL} == {"C15", "C17"}
     assert "GPT-4o" in names.ARTEFACT_MODEL and not any("GPT-4o" in m for m in models.values())
 
@@ -48,7 +49,8 @@ def test_c20b_counts_the_insights_in_fewer_documents_than_the_papers_minimum():
 def test_the_human_studies_claims_are_not_testable_data_not_released():
     """C19 (the human summaries) and C21 (the 35-summary annotation) need data the paper never released: their own
     verdict, not *inconclusive*, with what is missing after "not released:", no value of ours, and the no-model
-    label of the released artefacts; check_artefact_claims records them so."""
+    source *paper tables* (the paper's printed numbers are all there is: not *released artefacts*, which would
+    contradict "data not released"); check_artefact_claims records them so."""
     import inspect
 
     ledger = ClaimsLedger("summhay", "summhay", names.ARTEFACT_MODEL)
@@ -62,7 +64,39 @@ def test_the_human_studies_claims_are_not_testable_data_not_released():
     assert t["verdict"].tolist() == [UNRELEASED, UNRELEASED] and t["our_value"].isna().all()
     assert t.loc["C19", "evidence"] == f"{NOT_RELEASED}: the 10 human summaries and their per-10-minute evaluations"
     assert t.loc["C21", "evidence"].startswith(f"{NOT_RELEASED}: the 35-summary, 4-annotator data")
-    assert set(t["model"]) == {names.ARTEFACT_NO_MODEL} and set(t["source"]) == {RELEASED_ARTEFACTS}
+    assert set(t["model"]) == {names.PAPER_TABLES_MODEL} and set(t["source"]) == {PAPER_TABLES}
     assert ledger.counts()["inconclusive"] == 0
     body = inspect.getsource(artefact_claims.check_artefact_claims)
     assert all(f'check_unreleased(check, "{cid}")' in body for cid in artefact_claims.UNRELEASED_DATA)
+
+
+def test_the_conversation_half_is_released_but_not_fetchable_and_its_range_bounds_c14b():
+    """The conversation half was released (the inventory: topic_conv*.json hold every summary and GPT-4o judgment;
+    the paper open-sources its data), but no file this book can fetch holds them: the level claims say so rather
+    than "unreleased". C14b's sensitivity, max(|Top − Random|, |Bottom − Random|), gets the whole-table range its
+    three Joint cells allow, as C1-C3 and C9 do."""
+    from lcrag.papers.summhay.whole_table import CONVERSATION_HALF, sensitivity_bounds
+
+    assert "released, but not fetchable here" in CONVERSATION_HALF and "unreleased" not in CONVERSATION_HALF
+    # disjoint ranges: at least the gap between Top's and the stored order's, at most the widest end-to-end
+    assert sensitivity_bounds((30, 40), (18, 22), (10, 20)) == (10, 30)
+    # overlapping ranges: the stored order can equal both
+    assert sensitivity_bounds((10, 60), (12, 64), (8, 58)) == (0, 56)
+    # Bottom far above, Top far below the stored order's range: the stored Joint halfway between them is best
+    assert sensitivity_bounds((0, 2), (40, 42), (0, 100)) == (19, 100)
+
+
+def test_c13_names_the_pairs_that_fail_it():
+    """The news half's GPT-4o R/P (0.728) is below Claude 3 Opus's (0.737): rounded to two decimals the value hid it
+    ("Claude R/P 0.62-0.74; ... GPT-4o 0.73"); it now names each failing pair, as C5 names its summarizers."""
+    from lcrag.papers.summhay import order_claims
+
+    rp = {"claude3-haiku": (31.0, 50.0), "claude3-opus": (73.7, 100.0), "command-r-plus": (83.0, 100.0),
+          "gpt-4o": (72.8, 100.0)}
+    cells = {(s, "oracle", "recall"): r for s, (r, _) in rp.items()} | {(s, "oracle", "precision"): p
+                                                                       for s, (_, p) in rp.items()}
+    value = order_claims.recall_lean(lambda s, st, m: cells[(s, st, m)], list(rp))
+    assert value == ("Claude R/P 0.62-0.74; Cmd-r+ 0.83, GPT-4o 0.73 (fails: gpt-4o 0.728 not above claude3-opus "
+                     "0.737)")
+    cells[("gpt-4o", "oracle", "recall")] = 80.0
+    assert "fails" not in order_claims.recall_lean(lambda s, st, m: cells[(s, st, m)], list(rp))

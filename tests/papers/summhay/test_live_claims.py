@@ -173,7 +173,7 @@ def _position_claim(joint_by_order: dict[str, list[float]]):
                          "haystack": "news1", "subtopic_id": f"t{i}", "coverage": 50.0, "citation": 50.0,
                          "joint": j, "n_insights": 8} for o, js in joint_by_order.items() for i, j in enumerate(js)])
     pooled = {o: sum(js) / len(js) for o, js in joint_by_order.items()}
-    position = pd.DataFrame([{**pooled, "sensitivity": max(abs(v - pooled["random"]) for v in pooled.values())}])
+    position = pd.DataFrame([{**pooled, "sensitivity": max(abs(pooled[o] - pooled["random"]) for o in ("top", "bottom"))}])
     live, _ = _live({"random": [20.0, 21.0], "oracle": [40.0, 41.0]})
     ceilings = pd.DataFrame([{"haystack": "all", "ceiling_f1": 0.84, "insights": 621, "budget_tokens": 15000,
                               "tokenizer": "t"}])
@@ -197,21 +197,29 @@ def test_position_sensitivity_is_decided_by_its_interval_over_subtopics():
 def test_settings_equal_on_every_subtopic_get_the_exact_interval_and_a_sentence_saying_so():
     """The book's 1.5B run: Oracle, vector, keywords and full all score 0 Joint on each of 9 subtopics, and C4 shows
     "oracle − vector +0.0 [-33.6, +33.6]": not a bootstrap's interval (nothing varies) but the exact one for none
-    of 9 subtopics differing (1 − 0.025^(1/9) of the range each way). The sentence under the ledger says so."""
+    of 9 subtopics differing (1 − 0.025^(1/9) of the range each way). Where no subtopic favours one setting but
+    some favour the other (the run's "oracle − random -0.2 [-0.9, +33.6]"), only that side's bound is the exact
+    one. The sentence under the ledger names both kinds with their bound."""
     n = 9
     live, per = _live({"random": [20.0 + i % 3 for i in range(n)], "vector": [40.0] * n, "oracle": [50.0] * n},
-                      citation={"random": [10.0 + i % 2 for i in range(n)], "vector": [0.0] * n,
+                      citation={"random": [10.0 if i == 0 else 0.0 for i in range(n)], "vector": [0.0] * n,
                                 "oracle": [0.0] * n})
     t = _claims(live, per)
     assert "oracle − vector +0.0 [-33.6, +33.6]" in t.loc["C4", "our_value"]
+    assert "oracle − random " in t.loc["C4", "our_value"] and ", +33.6]" in t.loc["C4", "our_value"]
     said = live_claims.equal_settings_sentence(live, per)
-    # random's Citation varies, so C7's pair is not named: only C4's
-    assert said.startswith("Some settings score the same on every subtopic (C4: oracle − vector (Joint)): ")
-    assert "which gives ±33.6 points for 9 subtopics" in said and "decides nothing either way" in said
+    assert said.startswith("Exact bounds, not a bootstrap's, where no subtopic favours one setting (±: neither): ")
+    # C4: oracle − random one-sided (no subtopic has oracle above), oracle − vector the same everywhere; C7 (Citation
+    # of oracle − random) one-sided too
+    assert "(C4 (Joint, 9 subtopics): oracle − random +33.6, oracle − vector ±33.6; C7 (Citation, 9 subtopics): " \
+           "oracle − random +33.6). Such" in said and "decides nothing on its side" in said
     varied, per2 = _live({"random": [20.0 + i % 3 for i in range(n)], "oracle": [50.0 + i % 2 for i in range(n)]},
                          citation={"random": [10.0 + i % 2 for i in range(n)], "oracle": [40.0] * n})
     assert live_claims.equal_settings_sentence(varied, per2) == ""
     assert live_claims.equal_settings_sentence(varied, None) == ""
+    seven = {"random": [5.0, 0, 0, 0, 0, 0, 0], "oracle": [0.0] * 7}
+    live7, per7 = _live({"random": [20.0] * 7, "oracle": [30.0] * 7}, citation=seven)
+    assert "C7 (Citation, 7 subtopics): oracle − random +41.0)." in live_claims.equal_settings_sentence(live7, per7)
 
 
 def test_claims_comparing_settings_show_the_means_their_differences_are_taken_over():
@@ -233,7 +241,7 @@ def test_claims_comparing_settings_show_the_means_their_differences_are_taken_ov
 
 def test_a_claim_over_fewer_subtopics_than_the_run_says_how_many_and_why():
     """The 1.5B's C7: citation means over 7 subtopics beside an evidence of 9 (two subtopics had no citation score
-    in a compared setting): the value says "7 of the 9" and why, the evidence that 9 is the run's total."""
+    in a compared setting): the value says "7 of the 9" and why, and so does the evidence (it said "9 in all")."""
     n = 9
     cite = {"random": [10.0 + i % 2 for i in range(n)], "oracle": [40.0 + i % 3 for i in range(n)]}
     cite["random"][0] = cite["random"][1] = float("nan")  # no citation to score in those two summaries
@@ -243,4 +251,21 @@ def test_a_claim_over_fewer_subtopics_than_the_run_says_how_many_and_why():
     assert t.loc["C7", "our_value"].startswith("means over 7 of the 9 subtopics (the others lack a citation score in "
                                                "one of these settings): oracle ")
     assert t.loc["C6", "our_value"].startswith("means over 9 subtopics: ")
-    assert "the subtopics the settings share (9 in all" in t.loc["C7", "evidence"]
+    assert "the subtopics the settings share (7 of the 9; " in t.loc["C7", "evidence"]
+    assert "the subtopics the settings share (9 in all; " in t.loc["C6", "evidence"]
+
+
+def test_position_sensitivity_is_the_papers_top_and_bottom_against_the_stored_order():
+    """§5.4: "the maximum absolute difference in Joint Score between the Random ordering and Top and Bottom
+    conditions": the unreported Middle order does not count (as rescoring's ``sensitivity`` keeps it apart from
+    ``sensitivity_with_middle``), in the pooled table and in the interval that decides C14."""
+    from lcrag.papers.summhay.live_runs import position_sensitivity
+
+    pooled = pd.DataFrame([{"kind": "position", "judge": "lexical", "setting": f"pos-{o}", "joint": j}
+                           for o, j in {"top": 21.0, "bottom": 19.0, "random": 20.0, "middle": 40.0}.items()])
+    pos = position_sensitivity(pooled).iloc[0]
+    assert (pos["sensitivity"], pos["sensitivity_with_middle"]) == (1.0, 20.0)
+    far_middle = _position_claim({"random": [20, 22, 18, 21, 19, 20], "top": [21, 22, 19, 21, 20, 21],
+                                  "bottom": [20, 21, 18, 22, 19, 20], "middle": [40, 45, 38, 41, 44, 39]})
+    assert far_middle["verdict"] == "not reproduced"  # the Middle's 20 points do not count
+    assert "Top or Bottom (the paper's; the Middle order not counted)" in far_middle["evidence"]

@@ -170,3 +170,16 @@ def test_the_subset_reading_says_whether_the_llm_judges_read_every_summary():
     text = subset_reading(full, table(0.64, 14), 2, 200)
     assert text.startswith("Our LLM judges read 2 of the 200 annotated summaries (14 insights; ")
     assert "gpt-4o reaches r = 0.640 on them, against 0.716 on all 200 summaries." in text
+
+
+def test_the_subset_table_shows_counts_as_whole_numbers():
+    """The judges' pivot printed "1419.0 | 713.0 | 706.0": a pivot's mean makes every value a float; the counts are
+    whole numbers again."""
+    from lcrag.papers.summhay.our_judges import subset_table
+
+    judges = pd.DataFrame([{"evaluator": e, "half": h, "cov_corr": 0.71234, "link_acc": 0.9, "n_insights": n}
+                           for e in ("gpt-4o", "lexical-recall") for h, n in (("all", 1419), ("fit", 713))])
+    t = subset_table(judges, ["gpt-4o"])
+    assert list(t.index) == ["gpt-4o"] and str(t[("n_insights", "all")].dtype) == "Int64"
+    assert t.loc["gpt-4o", ("n_insights", "fit")] == 713 and t.loc["gpt-4o", ("cov_corr", "all")] == 0.712
+    assert "713.0" not in t.to_string()

@@ -61,3 +61,13 @@ def test_text_numbers_and_figures():
     assert pn.WORKED_EXAMPLE_DOCUMENTS["Fig. 4"]["I2"] == (11, 20, 48, 54, 80, 91)
     # the released notebook's cost per summary x 200 summaries gives Table 1's GPT-4o cost
     assert round(pn.RELEASED_COST_PER_SUMMARY["gpt-4o"] * 200, 1) == pn.PAPER_TABLE1["gpt-4o"][2]
+
+
+def test_table1_note_says_which_cost_is_the_books_and_which_the_papers():
+    """The paper prints only $15.1 for Gemini-1.5-pro; $15.16 is the released notebook's cost per summary x 200 (the
+    book's figure): the note must not say the paper prints $15.16."""
+    from lcrag.papers.summhay import paper_numbers
+
+    note = paper_numbers.table1_note(200)
+    assert "Gemini-1.5-pro's comes to \\$15.16 (\\$15.2 rounded), where the paper prints \\$15.1." in note
+    assert "as \\$15.1" not in note

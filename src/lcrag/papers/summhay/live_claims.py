@@ -12,7 +12,7 @@ from lcrag.book.verdicts import NO_MODEL
 from lcrag.papers.summhay.dataset_shape import PAPER_TOKENIZER
 from lcrag.papers.summhay.live_runs import paired_over_subtopics
 from lcrag.papers.summhay.paper_numbers import PAPER_HUMAN, PAPER_TABLE1
-from lcrag.stats import mean_ci, paired_statistic_ci, pearson_interval, signed_interval
+from lcrag.stats import mean_ci, paired_statistic_ci, pearson_interval, signed_interval, unseen_share
 
 
 def live_ledger(model: str, *, live: pd.DataFrame, position: pd.DataFrame, ceilings: pd.DataFrame,
@@ -81,13 +81,23 @@ class _Subtopics:
                                   n_boot=self.n_boot, seed=self.seed)
         return None if r is None else _points(r[2:5])
 
-    def equal(self, metric: str, a: str, b: str) -> int:
-        """The number of subtopics both settings summarized when they score the same on every one of them (at
-        least 2: the paired interval is then the exact one, :func:`lcrag.stats.constant_interval`), else 0."""
+    def exact_side(self, metric: str, a: str, b: str) -> tuple[int, str]:
+        """``(n, side)``: the number of subtopics both settings summarized and the side of the interval of a − b
+        that is the exact bound, not a bootstrap's, because no subtopic favours that setting
+        (:func:`lcrag.stats.one_sided_bounds`): ``"±"`` when the two score the same on every subtopic, ``"+"`` when
+        no subtopic has a above b, ``"−"`` when none has b above a; ``(n, "")`` when neither bound is exact (or
+        fewer than 2 subtopics)."""
         if self.wide is None or (metric, a) not in self.wide or (metric, b) not in self.wide:
-            return 0
+            return 0, ""
         both = self.wide[[(metric, a), (metric, b)]].dropna()
-        return len(both) if len(both) >= 2 and (both.iloc[:, 0] == both.iloc[:, 1]).all() else 0
+        d = both.iloc[:, 0] - both.iloc[:, 1]
+        r = self.diff(metric, a, b) if len(both) >= 2 else None
+        if r is None:
+            return len(both), ""
+        end = 100 * unseen_share(len(both))
+        upper = d.max() <= 0 and np.isclose(r[2], end)
+        lower = d.min() >= 0 and np.isclose(r[1], -end)
+        return len(both), "±" if upper and lower else "+" if upper else "−" if lower else ""
 
     def above(self, metric: str, a: str, b: str) -> bool | None:
         """Is ``a`` above ``b``: True / False where the paired interval excludes 0, else None."""
@@ -101,14 +111,15 @@ class _Subtopics:
         values = self.wide[(metric, setting)].dropna()
         return _points(mean_ci(values / 100, n_boot=self.n_boot, seed=self.seed)) if len(values) >= 2 else None
 
-    def sensitivity(self, reference: str = "pos-random") -> tuple[float, float, float] | None:
-        """``(value, lo, hi)`` of the position sensitivity over subtopics: the largest change of mean Joint from
-        the ``reference`` order (the stored one) to any other order, with its percentile interval (subtopics
-        resampled); None without two subtopics of every order."""
+    def sensitivity(self, reference: str = "pos-random",
+                    orders: tuple[str, ...] = ("pos-top", "pos-bottom")) -> tuple[float, float, float] | None:
+        """``(value, lo, hi)`` of the position sensitivity over subtopics, the paper's: the largest change of mean
+        Joint from the ``reference`` order (the stored one) to one of ``orders`` (Top, Bottom; not the Middle), with
+        its percentile interval (subtopics resampled); None without two subtopics of every order."""
         if self.wide is None or ("joint", reference) not in self.wide:
             return None
         joint = self.wide["joint"].dropna()
-        others = [c for c in joint.columns if c != reference]
+        others = [c for c in joint.columns if c in orders]
         if len(joint) < 2 or not others:
             return None
 
@@ -136,10 +147,14 @@ class _Subtopics:
                 f"{len(both)} of the {n_all} subtopics (the others lack a {metric} score in one of these settings)")
         return f"means over {over}: {means}; " + "; ".join(parts)
 
-    @property
-    def evidence(self) -> str:
-        n = 0 if self.wide is None else len(self.wide)
-        return (f"paired bootstrap 95 % intervals over the subtopics the settings share ({n} in all; per-summary "
+    def evidence(self, metric: str = "joint", settings=()) -> str:
+        """How the intervals are computed, with the number of subtopics on which ``settings`` all have a ``metric``
+        score (of how many in all), the number their intervals use."""
+        n_all = 0 if self.wide is None else len(self.wide)
+        cols = [(metric, s) for s in settings if self.wide is not None and (metric, s) in self.wide]
+        n = len(self.wide[cols].dropna()) if cols else n_all
+        shared = f"{n} in all" if n == n_all else f"{n} of the {n_all}"
+        return (f"paired bootstrap 95 % intervals over the subtopics the settings share ({shared}; per-summary "
                 "scores)" if n >= 2 else
                 "per-summary scores of fewer than 2 subtopics: no interval, so no setting is decided above another")
 
@@ -160,28 +175,26 @@ def compared(settings) -> dict[str, tuple[str, list[tuple[str, str]]]]:
 
 
 def equal_settings_sentence(live: pd.DataFrame, per_summary: pd.DataFrame | None, judge: str = "lexical") -> str:
-    """Why a claim's difference reads ``+0.0 [-33.6, +33.6]``: the pairs of settings (:func:`compared`) that score
-    the same on every subtopic, whose interval is then not a bootstrap's (nothing varies) but the exact one for none
-    of the n subtopics differing (:func:`lcrag.stats.constant_interval`: a share ``1 - 0.025 ** (1 / n)`` of
-    subtopics could differ, each by up to the whole range), in words with its bound; "" when no pair does."""
-    from lcrag.stats import constant_interval
-    from lcrag.synthesis.family import join_words
-
+    """Why a claim's difference reads ``+0.0 [-33.6, +33.6]`` or ``-3.6 [-14.3, +41.0]``: the pairs of settings
+    (:func:`compared`) with a bound that is not a bootstrap's but the exact one, because no subtopic favours one
+    setting (:meth:`_Subtopics.exact_side`; both bounds when they are the same on every subtopic), each with that
+    bound: a share ``1 - 0.025 ** (1 / n)`` of the n subtopics could still favour it, each by the whole range
+    (:func:`lcrag.stats.unseen_share`); "" when no pair has one."""
     lex = live[(live["judge"] == judge) & (live["kind"] == "retrieval")]
     sub = _Subtopics(per_summary, judge)
-    found = {cid: (metric, [(f"{a} − {b}", n) for a, b in pairs if (n := sub.equal(metric, a, b))])
-             for cid, (metric, pairs) in compared(lex["setting"]).items()}
-    found = {cid: f for cid, f in found.items() if f[1]}
+    found = []
+    for cid, (metric, pairs) in compared(lex["setting"]).items():
+        exact = [(a, b, *sub.exact_side(metric, a, b)) for a, b in pairs]
+        exact = [(a, b, n, side) for a, b, n, side in exact if side]
+        if exact:
+            said = ", ".join(f"{a} − {b} {side}{100 * unseen_share(n):.1f}" for a, b, n, side in exact)
+            many = sorted({n for *_, n, _ in exact})
+            found.append(f"{cid} ({metric.capitalize()}, {'/'.join(map(str, many))} subtopics): {said}")
     if not found:
         return ""
-    said = "; ".join(f"{cid}: {join_words([d for d, _ in equal])} ({metric.capitalize()})"
-                     for cid, (metric, equal) in found.items())
-    n = sorted({k for _, equal in found.values() for _, k in equal})
-    bounds = ", ".join(f"±{100 * constant_interval(0.0, k, (-1.0, 1.0))[1]:.1f} points for {k} subtopics" for k in n)
-    return (f"Some settings score the same on every subtopic ({said}): with a difference of 0 on each there is "
-            "nothing to resample, and the interval is the exact one for none of the subtopics differing (up to a "
-            f"share 1 − 0.025^(1/n) of them could still differ, each by the whole range), which gives {bounds}. Such "
-            "a pair decides nothing either way.")
+    return ("Exact bounds, not a bootstrap's, where no subtopic favours one setting (±: neither): up to a share "
+            f"1 − 0.025^(1/n) of n subtopics could, each by the whole range ({'; '.join(found)}). Such a bound "
+            "decides nothing on its side.")
 
 
 def _judge_for_c15(judges: pd.DataFrame) -> tuple[str, str] | None:
@@ -245,7 +258,8 @@ def check_live_claims(
 
     sub = _Subtopics(per_summary, judge)
     if len(lex):
-        ev_pairs = f"{ev}; {sub.evidence}{full_read(lex)}"
+        def ev_pairs(metric: str, pairs) -> str:
+            return f"{ev}; {sub.evidence(metric, {s for pair in pairs for s in pair})}{full_read(lex)}"
         best = lex["joint"].idxmax()
         m = sub.mean("joint", best)
         limit = PAPER_HUMAN["joint"] - ledger.tolerance("C1")  # the human's Joint less claims.csv's margin
@@ -254,7 +268,7 @@ def check_live_claims(
             our_value=f"{best}: pooled over insights {lex['joint'].max():.1f}"
             + ("" if m is None else f"; mean over subtopics {m[0]:.1f} [{m[1]:.1f}, {m[2]:.1f}]"),
             passed=None if m is None else less(m[0], limit, ci=(m[1] - limit, m[2] - limit)),
-            evidence=ev_pairs,
+            evidence=ev_pairs("joint", [(best,)]),
             floor=floor("joint", best),
         )
         pairs = compared(lex.index)
@@ -265,7 +279,7 @@ def check_live_claims(
                 paper_value="10 of 10 [derived]",
                 our_value=sub.said("joint", pairs["C4"][1]),
                 passed=all_of([sub.above("joint", a, b) for a, b in pairs["C4"][1]]),
-                evidence=ev_pairs,
+                evidence=ev_pairs("joint", pairs["C4"][1]),
                 floor=floor("joint", "oracle", best),
             )
         if "C6" in pairs:
@@ -276,7 +290,7 @@ def check_live_claims(
                 paper_value="10 of 10 [derived]",
                 our_value=sub.said("coverage", pairs["C6"][1]),
                 passed=all_of([sub.above("coverage", a, b) for a, b in pairs["C6"][1]]),
-                evidence=ev_pairs,
+                evidence=ev_pairs("coverage", pairs["C6"][1]),
                 floor=floor("coverage", "random", others.idxmin()),
             )
         if "C7" in pairs:
@@ -286,11 +300,12 @@ def check_live_claims(
                 paper_value="10 of 10 [derived]",
                 our_value=sub.said("citation", [("oracle", "random")]),
                 passed=sub.above("citation", "oracle", "random"),
-                evidence=ev_pairs,
+                evidence=ev_pairs("citation", pairs["C7"][1]),
                 floor=floor("citation", "random", "oracle"),
             )
     if len(position) and "sensitivity" in position:
         s = float(position["sensitivity"].iloc[0])
+        orders = [c for c in position.columns if not c.startswith("sensitivity")]
         by = _Subtopics(per_summary, judge, kind="position").sensitivity()
         at_least = ledger.tolerance("C14")  # the sensitivity the claim names, from claims.csv
         ledger.check(
@@ -298,11 +313,11 @@ def check_live_claims(
             our_value=f"pooled over insights {s:.1f}"
             + ("" if by is None else f"; over subtopics {by[0]:.1f} [{by[1]:.1f}, {by[2]:.1f}]"),
             passed=None if by is None else greater(by[0], at_least, ci=(by[1] - at_least, by[2] - at_least)),
-            evidence=f"window-sized haystack, orders {', '.join(c for c in position.columns)}; {ev}; "
+            evidence=f"window-sized haystack, orders {', '.join(orders)}; sensitivity: the largest Joint change from "
+            f"the stored order to Top or Bottom (the paper's; the Middle order not counted); {ev}; "
             + ("per-summary scores of fewer than 2 subtopics: no interval" if by is None else
                "percentile bootstrap 95 % interval over subtopics (per-summary scores)"),
-            floor=setting_floor({f"order {c} (pooled joint)": float(position[c].iloc[0])
-                                 for c in position.columns if c != "sensitivity"}),
+            floor=setting_floor({f"order {c} (pooled joint)": float(position[c].iloc[0]) for c in orders}),
         )
     else:
         ledger.check("C14", our_value="not run", evidence=ev,

@@ -8,21 +8,22 @@ from __future__ import annotations
 
 #: The ``model`` of the claims decided by the released files, saying what in them is the evidence: the summarizers'
 #: outputs judged by GPT-4o (the Table 2, 3 and 5 claims); the LLM judges' labels set against the humans' (the
-#: evaluator study, Tables 1 and 4); files in which no model's output is the evidence (costs, the dataset's shape,
-#: the human studies, whose data are not released). Each names the source ``released artefacts``
-#: (:func:`lcrag.book.verdicts.source_of`).
+#: evaluator study, Tables 1 and 4); files in which no model's output is the evidence (costs, the dataset's shape).
+#: Each names the source ``released artefacts`` (:func:`lcrag.book.verdicts.source_of`). The human studies' claims,
+#: whose data were never released, have only the paper's printed numbers: source ``paper tables``.
 ARTEFACT_MODEL = "released artefacts (GPT-4o judge)"
 ARTEFACT_JUDGES_MODEL = "released artefacts (LLM judges vs humans)"
 ARTEFACT_NO_MODEL = "released artefacts (no model)"
+PAPER_TABLES_MODEL = "the paper's published tables"
 #: The artefact claims whose evidence is not the GPT-4o judgments of the summaries, with the model that says what it is.
 ARTEFACT_CLAIM_MODELS = {
     "C15": ARTEFACT_JUDGES_MODEL,
     "C16": ARTEFACT_NO_MODEL,
     "C17": ARTEFACT_JUDGES_MODEL,
-    "C19": ARTEFACT_NO_MODEL,
+    "C19": PAPER_TABLES_MODEL,
     "C20": ARTEFACT_NO_MODEL,
     "C20b": ARTEFACT_NO_MODEL,
-    "C21": ARTEFACT_NO_MODEL,
+    "C21": PAPER_TABLES_MODEL,
 }
 
 #: Summarizers in the row order of the paper's Table 2 (the repo's model-card names), with the paper's names.

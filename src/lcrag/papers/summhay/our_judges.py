@@ -292,3 +292,12 @@ def agreement_reading(table: pd.DataFrame, half: str = "held-out") -> str:
         f"this book uses: an LLM judge that does not beat r = {lex['cov_corr']:.2f} on these labels does no better "
         "than counting words."
     )
+
+
+def subset_table(judges: pd.DataFrame, evaluators) -> pd.DataFrame:
+    """Section 5's table of the judges on the summaries our LLM judges read: ``evaluators``' correlation, linking
+    accuracy (3 decimals) and number of insights (a whole number) per half, one row per evaluator."""
+    wide = judges[judges["evaluator"].isin(evaluators)].pivot_table(
+        index="evaluator", columns="half", values=["cov_corr", "link_acc", "n_insights"], sort=False).round(3)
+    return wide.astype({c: "Int64" for c in wide.columns if c[0] == "n_insights"})
+

@@ -154,9 +154,9 @@ def table1_note(n_summaries: int) -> str:
     for evaluator, per_summary in RELEASED_COST_PER_SUMMARY.items():
         cost, printed = per_summary * n_summaries, PAPER_TABLE1[evaluator][2]
         if round(cost, 1) != printed:
-            misprinted.append(f"{SUMMARIZERS.get(evaluator, evaluator)}'s \\${cost:.2f} as \\${printed:.1f} where "
-                              f"rounding gives \\${cost:.1f}")
-    prints = f"; the paper prints {', and '.join(misprinted)}" if misprinted else ", as the paper prints them"
+            misprinted.append(f"{SUMMARIZERS.get(evaluator, evaluator)}'s comes to \\${cost:.2f} (\\${cost:.1f} "
+                              f"rounded), where the paper prints \\${printed:.1f}")
+    prints = f"; {', and '.join(misprinted)}" if misprinted else ", as the paper prints them"
     corr, link, _ = PAPER_TABLE1["Manual Annot."]
     return (f"The costs are the released notebook's cost per summary × {n_summaries}{prints}. The Manual Annot. row "
             f"({corr:.3f}, {link:.1f}) comes from 35 summaries annotated by four people, which are not released.")
