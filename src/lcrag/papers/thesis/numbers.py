@@ -112,6 +112,12 @@ def printed_accuracy(setting: str) -> str:
     return str(_text_accuracy(setting, _FIG_6_3_PIPELINES[setting], "BAMBOO", "pooled")["accuracy"])
 
 
+def pooled_source(prompt: str) -> str:
+    """Where the thesis's text states ``prompt``'s pooled Full accuracy (accuracy_text.csv's source, up to its
+    quote): "§6.1 text" for BAMBOO, "§6.5 text on Fig. 6.6" for CTX1 and CTX2."""
+    return str(_text_accuracy("full", NO_PIPELINE, prompt, "pooled")["source"]).split(":")[0].strip()
+
+
 THESIS_ACCURACY = {s: float(printed_accuracy(s)) for s in SETTINGS}  # BAMBOO prompt, CQT (Fig. 6.3)
 # §6.3: CQT + BAMBOO on the 84 MeetingQA cases (Table 6.2's run), accuracy in %.
 THESIS_CQT_MEETINGQA = float(_text_accuracy("rag", "CQT", "BAMBOO", "meetingqa")["accuracy"])
