@@ -144,3 +144,14 @@ def other_generator(model: str | None, what: str = GENERATOR_LEVEL) -> str | Non
     if model and any(g in str(model).lower() for g in THESIS_GENERATORS):
         return None
     return f"{what}; {model or 'another model'} is another generator, whose value is shown, not compared"
+
+
+def rule_alone(passed: bool | None, model: str | None) -> str:
+    """What a claim's rule alone reads (``passed``: its test's outcome) on ``model``'s run, for the evidence of a claim
+    that :func:`other_generator` makes *not testable*, which overrides it; "" where the test decides nothing or
+    ``model`` is the thesis's generator."""
+    from lcrag.book.claims import verdict
+
+    if passed is None or other_generator(model) is None:
+        return ""
+    return f"; the rule alone would read {verdict(passed)} (overridden)"
