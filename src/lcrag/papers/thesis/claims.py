@@ -225,9 +225,8 @@ def check_claims(
         f"E {_pct(run_accuracy(acc_all, 'evidence', none, bam))}, F {_pct(run_accuracy(acc_all, 'full', none, bam))}, "
         f"R {_pct(run_accuracy(acc_all, 'rag', 'CQT', bam))}; {counts}",
         h7,
-        f"paired bootstrap: E−F {_ci_pp(e_f)}, F−R {_ci_pp(f_r)}; F-E against the larger of F-- and --E (not ---: "
-        f"wrong everywhere, the model's reasoning, says the thesis): exact binomial test, one-sided 5 % "
-        f"({largest_said})",
+        f"paired bootstrap: E−F {_ci_pp(e_f)}, F−R {_ci_pp(f_r)}; F-E against the larger of F-- and --E: exact "
+        f"binomial test, one-sided 5 % ({largest_said})",
         "thesis-patterns",
         **needs(kept, [("evidence", NO_PIPELINE, bam), ("full", NO_PIPELINE, bam), ("rag", "CQT", bam)]),
     )
