@@ -43,13 +43,13 @@ def test_table_6_1_names_the_papers_values_and_their_cases():
     pooled = t[(t["cases"] == "grid") & (t["task"] == "pooled") & (t["prompt"] == "BAMBOO")].iloc[0]
     assert (pooled["paper_accuracy"], pooled["paper_source"]) == (81.65, "§6.1 text (pooled)")
     ctx1 = t[(t["cases"] == "grid") & (t["task"] == "pooled") & (t["prompt"] == "CTX1")].iloc[0]
-    assert (ctx1["paper_accuracy"], ctx1["paper_source"]) == (84.18, "§6.5 text on Fig. 6.6 (pooled)")
+    assert (ctx1["paper_accuracy"], ctx1["paper_source"]) == (84.18, "§6.5 text (pooled)")
 
 
 def test_the_pooled_ctx_accuracies_are_sourced_to_6_5_where_the_thesis_states_them():
     """84.18 (CTX1) and 74.05 (CTX2) are in §6.5's text on Fig. 6.6, not §6.1's; only BAMBOO's 81.65 is in §6.1."""
     assert [numbers.pooled_source(p) for p in ("BAMBOO", "CTX1", "CTX2")] == [
-        "§6.1 text", "§6.5 text on Fig. 6.6", "§6.5 text on Fig. 6.6"]
+        "§6.1 text", "§6.5 text", "§6.5 text"]
 
 
 def test_table_6_1_s_original_row_and_the_note_name_their_reading():

@@ -113,9 +113,9 @@ def printed_accuracy(setting: str) -> str:
 
 
 def pooled_source(prompt: str) -> str:
-    """Where the thesis's text states ``prompt``'s pooled Full accuracy (accuracy_text.csv's source, up to its
-    quote): "§6.1 text" for BAMBOO, "§6.5 text on Fig. 6.6" for CTX1 and CTX2."""
-    return str(_text_accuracy("full", NO_PIPELINE, prompt, "pooled")["source"]).split(":")[0].strip()
+    """Where the thesis's text states ``prompt``'s pooled Full accuracy (the section of accuracy_text.csv's source):
+    "§6.1 text" for BAMBOO, "§6.5 text" for CTX1 and CTX2."""
+    return str(_text_accuracy("full", NO_PIPELINE, prompt, "pooled")["source"]).split(":")[0].split(" on ")[0].strip()
 
 
 THESIS_ACCURACY = {s: float(printed_accuracy(s)) for s in SETTINGS}  # BAMBOO prompt, CQT (Fig. 6.3)

@@ -56,9 +56,10 @@ def test_the_page_says_which_parts_no_run_on_its_grid_can_reproduce():
     assert tuple(row.loc[("local/qwen2.5-coder-1.5b-instruct", "H4d"), ["cells", "decidable"]]) == (18, False)
     assert tuple(row.loc[("local/smollm2-135m-instruct", "H4c"), ["cells", "decidable"]]) == (24, True)
     text = resolution_sentence(t)
-    assert "H4b's early window holds 24 cells for Qwen2.5-Coder-1.5B-Instruct and 12 cells for SmolLM2" in text
-    assert "H4c's and H4d's quadrants hold 18 cells for Qwen2.5-Coder-1.5B-Instruct, where no miss still allows " \
-           "18.5 %" in text and "(23 cells would be needed)" in text and "(36 cells would be needed)" in text
+    assert ("in H4b's early window 14.2 % (24 cells: Qwen2.5-Coder-1.5B-Instruct), 26.5 % (12 cells: "
+            "SmolLM2-135M-Instruct), above the 10 % margin (36 cells needed)") in text
+    assert "in the H4c and H4d quadrants 18.5 % (18 cells: Qwen2.5-Coder-1.5B-Instruct), above the 15 % margin (23 " \
+           "cells needed)" in text and "gets *inconclusive*" in text
     assert resolution_sentence(t[t["decidable"]]) == ""
 
 

@@ -70,22 +70,17 @@ def judge_score_sentence(scored: pd.DataFrame, floor_share: float = 0.9) -> str:
         c = g.value_counts()
         name, kk, nn = title_of(str(model)), int(c.iloc[0]), len(g)
         if kk == nn:
-            floor.append(f"{name} ({nn} of {nn} a {c.index[0]:g})")
+            floor.append(f"{name} ({nn} a {c.index[0]:g})")
         elif kk / nn >= floor_share:
-            barely.append(f"{name} {kk} of {nn} ({100 * kk / nn:.0f} %) a {c.index[0]:g}")
+            barely.append(f"{name} ({kk} of {nn} a {c.index[0]:g})")
         else:
             varied.append(name)
     if not floor and not barely:
         return head + "; its scores vary with the answers, and the agreement table above says how far they follow them."
-    parts = []
-    if floor:
-        parts.append(f"every answer of {_and(floor)} got one score: the judge is at the floor for "
-                     + ("this model" if len(floor) == 1 else "these models"))
-    if barely:
-        parts.append(f"its scores barely vary for {_and(barely)} (the floor would be all)")
-    if varied:
-        parts.append(f"they vary for {_and(varied)}")
-    return (head + ". Per model, " + "; ".join(parts) + ". So the claims below use the deterministic scorer (the "
+    parts = [f"{what} for {_and(names)}" for what, names in (
+        ("at the floor (one score for every answer)", floor), ("barely varying (the floor would be all)", barely),
+        ("varying", varied)) if names]
+    return (head + ". Per model: " + "; ".join(parts) + ". The claims below use the deterministic scorer (the "
             "expected rating is a reading of the judge that Kamradt's harness does not make).")
 
 

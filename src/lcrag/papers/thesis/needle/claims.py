@@ -72,22 +72,18 @@ def _rate(k: int, n: int, ci: tuple[float, float]) -> str:
 
 def rules() -> str:
     """How H4's parts are decided, in words (the chapter's section 9 and each claim's evidence say the same)."""
-    share = f"{100 * EARLY_SHARE:.0f} %"
+    share, cluster = f"{100 * EARLY_SHARE:.0f} %", f"{100 * CLUSTER_MARGIN:.0f} points"
     return (f"H4b's first half claims an absence (no simple-needle miss below {share} of the longest length "
-            "tested), decided by an equivalence test on the miss rate's exact 95 % interval (Clopper-Pearson): "
-            f"reproduced when it lies below the claim's margin ({100 * EARLY_MISS_MARGIN:.0f} % of the cells; "
-            f"thesis/claims.csv; H4a's {100 * COMPLEX_MISS_MARGIN:.0f} % serves the thesis's own model only), not "
-            "reproduced when above it, inconclusive when it holds the margin (no miss in 24 cells still allows "
-            f"{_pct(exact_interval(0, 24)[1])} %). Its second half, that the simple needle does fail beyond that "
-            "share, holds when that miss rate's interval lies above 0. H4c and H4d claim an absence too: no failure "
-            "cluster at long context (lengths above the grid's median) in the thesis's \"upper right quadrant (large "
-            "context, end of context)\"; its words and Kamradt's heatmaps (depth 0 on top, as ours) name different "
-            "quadrants, so H4c takes the words (depth ≥ 50 %: the thesis's claim) and H4d, the book's alternative "
-            "reading, the drawing (depth < 50 %, where Kamradt's GPT-4 lost the needle). Each is reproduced only "
-            f"when the 95 % bootstrap interval of the difference in fail rates rules out a cluster of {100 * CLUSTER_MARGIN:.0f} points or more, not reproduced when "
-            f"Fisher's one-sided exact test finds one (p < 0.05) of at least {100 * CLUSTER_MARGIN:.0f} points, and "
-            "inconclusive otherwise, also when the model finds the needle in fewer than half of the other cells (a "
-            "drop cannot show against a floor).")
+            "tested): reproduced when the miss rate's exact 95 % interval (Clopper-Pearson) lies below the claim's "
+            f"margin ({100 * EARLY_MISS_MARGIN:.0f} % of the cells; H4a's {100 * COMPLEX_MISS_MARGIN:.0f} % serves "
+            "the thesis's own model only), not reproduced when above it, inconclusive otherwise; its second half, "
+            "misses beyond that share, holds when their rate's interval lies above 0. H4c and H4d claim no failure "
+            "cluster at long context (lengths above the grid's median): H4c in the thesis's \"upper right quadrant "
+            "(large context, end of context)\" by its words (depth ≥ 50 %), H4d, the book's alternative reading, "
+            "where Kamradt's heatmaps (depth 0 on top, as ours) draw it and his GPT-4 lost the needle (depth < 50 %). "
+            f"Each is reproduced when the 95 % bootstrap interval of the difference in fail rates lies below {cluster}, "
+            f"not reproduced when Fisher's one-sided exact test finds a cluster (p < 0.05) of at least {cluster}, "
+            "inconclusive otherwise, also when the model finds fewer than half of the other cells.")
 
 
 def cells_needed(margin: float) -> int:
@@ -118,13 +114,13 @@ def resolution(lengths: Mapping[str, Sequence[int]], depths: Sequence[float]) ->
 
 def resolution_sentence(table: pd.DataFrame) -> str:
     """:func:`resolution` in words: the parts no run on its grid can reproduce (parts with the same cells read
-    together), the cells they read, the bound with no miss and the cells that would be needed; "" when none."""
+    together), per group of models the cells they read and the bound with no miss, and the cells that would be
+    needed; "" when none."""
     from lcrag.models.registry import title_of
 
     blind = table[~table["decidable"].astype(bool)]
     if blind.empty:
         return ""
-    where = {"H4b": "H4b's early window"}
     by_part = {p: tuple(map(tuple, g[["model", "cells", "bound"]].to_numpy())) for p, g in blind.groupby("part",
                                                                                                         sort=False)}
     said, done = [], set()
@@ -133,16 +129,14 @@ def resolution_sentence(table: pd.DataFrame) -> str:
             continue
         same = [p for p, r in by_part.items() if r == rows]
         done.update(same)
-        what = where.get(part) or " and ".join(f"{p}'s" for p in same) + " quadrants"
+        what = "H4b's early window" if part == "H4b" else "the " + " and ".join(same) + " quadrants"
         g = blind[blind["part"] == part]
-        groups = [(int(c), b, [title_of(m) for m in h["model"]]) for (c, b), h in g.groupby(["cells", "bound"],
-                                                                                            sort=False)]
+        groups = ", ".join(f"{_pct(b)} % ({int(c)} cells: {_and_list([title_of(m) for m in h['model']])})"
+                           for (c, b), h in g.groupby(["cells", "bound"], sort=False))
         margin = float(g["margin"].iloc[0])
-        said.append(f"{what} hold{'s' if len(same) == 1 else ''} {' and '.join(f'{c} cells for {_and_list(ms)}' for c, _, ms in groups)}, where no "
-                    f"miss still allows {' and '.join(f'{_pct(b)} %' for _, b, _ in groups)} (the test's 95 % bound), "
-                    f"above the {100 * margin:.0f} % margin ({cells_needed(margin)} cells would be needed)")
-    return ("**What this grid can show.** Even a model that finds every needle gets *inconclusive* here: "
-            + "; ".join(said) + ".")
+        said.append(f"{what} {groups}, above the {100 * margin:.0f} % margin ({cells_needed(margin)} cells needed)")
+    return ("**What this grid can show.** With no miss at all, the 95 % bound still allows, in " + "; in ".join(said)
+            + ": there even a model that finds every needle gets *inconclusive*.")
 
 
 def _and_list(items: Sequence[str]) -> str:
