@@ -96,3 +96,17 @@ def test_a_table_without_columns_is_not_written_and_an_old_one_goes(tmp_path, mo
     assert path == tmp_path / "lrg_calls.csv" and not path.exists()
     kept = save_table(pd.DataFrame(columns=["pipeline", "jaccard"]), "fe_jaccard")
     assert list(pd.read_csv(kept).columns) == ["pipeline", "jaccard"]
+
+
+def test_a_saved_table_writes_no_negative_zero(tmp_path, monkeypatch):
+    """A bound just below 0 that rounds to -0.0 (the thesis's Full vs RAG interval on its own counts) is written 0.0:
+    a reader of the CSV sees no "-0.0"; other values and the caller's frame are unchanged."""
+    import pandas as pd
+
+    from lcrag.book import save_table
+
+    monkeypatch.delenv("LCRAG_RUN_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    df = pd.DataFrame({"comparison": ["Full vs RAG"], "ci_low": [-0.0], "ci_high": [-0.25], "n": [158]})
+    text = save_table(df, "paired_from_patterns").read_text()
+    assert "-0.0" not in text and "0.0,-0.25,158" in text and str(df.loc[0, "ci_low"]) == "-0.0"

@@ -39,6 +39,10 @@ def save_table(df: pd.DataFrame, name: str, *, index: bool = False) -> Path:
         path.unlink(missing_ok=True)
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
+    floats = df.select_dtypes("float").columns
+    if len(floats):  # a bound just below 0 rounds to -0.0: written as 0.0 (x + 0.0 turns -0.0 into 0.0)
+        df = df.copy()
+        df[floats] = df[floats] + 0.0
     df.to_csv(path, index=index)
     return path
 

@@ -58,8 +58,8 @@ def bamboo_eval_letter(answer: str) -> str | None:
 
     ``pred.strip().split('\\n')[0].strip(' ')[0]`` is mapped to ``X`` when it is ``X`` or ``x`` (the released
     ``"[X" in pred`` test can never hold for one character). So "Answer: B" scores as A and "based on" as B:
-    this is the raw scorer the thesis's Table 6.1 row 1 used. None where evaluate.py says "F" (or crashes,
-    on an empty answer). :func:`bamboo_letter` is the same without the case folding.
+    this is the raw scorer of the thesis's Table 6.1 row 1 (BAMBOO's published numbers) and of its reproduction.
+    None where evaluate.py says "F" (or crashes, on an empty answer). :func:`bamboo_letter` is the same without the case folding.
     """
     first = (answer or "").strip().split("\n")[0].strip(" ")
     if not first:

@@ -44,7 +44,7 @@ def test_an_interaction_is_the_mean_per_case_difference_of_differences():
     assert share(pd.DataFrame({"count": [4], "n": [80]}), 3 / 158) is False
     assert share(pd.DataFrame({"count": [4], "n": [80]}), H11_NEARLY_GONE) is None
     assert share(pd.DataFrame({"count": [20], "n": [80]}), H11_NEARLY_GONE) is False
-    # "F-E is RAG's largest failure region": decided by an exact test against the next largest pattern
+    # H7's "F-E outnumbers F-- and --E": decided by an exact test against the next largest pattern
     largest = accuracy.largest_count
     fig = numbers.THESIS_FIG_6_3
     # the thesis's own counts, F-E 16 against --- 10, do not show it either (p = 0.16)

@@ -119,3 +119,14 @@ def test_the_run_plan_lists_a_subset_case_by_case_and_a_whole_task_by_its_count(
     every = thesis_cases.run_plan(kept, main, thesis_cases.stratified_subset(kept, -1)).splitlines()
     assert every[0].endswith("grid on 158:") and every[1].startswith("  meetingqa: every kept case (84)  (answers: A ")
     assert every[2].startswith("  paperqa: every kept case (74)  (")
+
+
+def test_a_case_list_reads_as_words_not_a_python_list():
+    """The exercises' cases, per task, as the page prints them (no tuples, no brackets)."""
+    import pandas as pd
+
+    from lcrag.papers.thesis.cases import case_list
+
+    df = pd.DataFrame({"task": ["meetingqa", "meetingqa", "paperqa"], "case": [1, 2, 7]})
+    assert case_list(df) == "3 cases: MeetingQA 1, 2; PaperQA 7"
+    assert case_list(df.head(1)) == "1 case: MeetingQA 1"

@@ -80,6 +80,24 @@ def test_h15_decides_the_token_ratio_on_its_interval():
     assert h15["verdict"] == INCONCLUSIVE and "CQT 84.18%, tokens × 4.1 [" in h15["our_value"]
 
 
+def test_h15_flags_a_best_pipeline_that_queries_with_the_gold_evidence_as_an_oracle():
+    """BET asks with the dataset's evidence, which a user lacks (the thesis: "Ideally, the evidence would not be
+    used"): H15's evidence says so when it is the best; a question-query best is not flagged."""
+    assert "BET takes the gold evidence as its query, which a user lacks: an oracle" in _h15(
+        thesis_shaped(), 5.0, BET=True)["evidence"]
+    assert "an oracle" not in _h15(thesis_shaped(), 5.0, CQS=True)["evidence"]
+
+
+def test_h7_and_h11_say_what_they_test():
+    """H7 tests F-E against F-- and --E (not "largest": the thesis never says it, and --- is left out); H11's
+    evidence names Fig. 6.5's captioned CES arm, for which CET stands in."""
+    t = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model=GPT35), thesis_shaped(),
+                                   n_boot=200).set_index("claim_id")
+    assert t.loc["H7", "text"].endswith("F-E outnumbers F-- and --E (--- left out: the model's reasoning, says the "
+                                        "thesis)") and "largest" not in t.loc["H7", "text"]
+    assert "(CES, not recorded here): CET stands in" in t.loc["H11", "evidence"]
+
+
 def test_h15_is_decided_on_the_best_pipeline_not_on_the_one_run_on_all_cases():
     """CQT, the pipeline run on all cases, loses 6.3 pp to Full; a pipeline right on every case is the best: H15
     is decided on it (reproduced), CQT is shown beside it and not called the best. With CQT alone (no grid) there
@@ -182,6 +200,12 @@ def test_level_claims_are_not_testable_on_another_generator():
             "right with the evidence") in t.loc["H13b", "evidence"]
     assert t.loc["H2", "our_value"].startswith("81.65% [")
     assert t.loc["H13a", "verdict"] == REPRODUCED and t.loc["H8", "verdict"] != NOT_TESTABLE
+    # the floor of another generator overrides what the rule alone reads, and the evidence says so
+    assert "under none); the rule alone would read not reproduced (overridden); not testable: " in t.loc["H13b",
+                                                                                                        "evidence"]
+    gpt = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model=GPT35), scored,
+                                     grid_cases=grid_cases, n_boot=500).set_index("claim_id")
+    assert not gpt["evidence"].str.contains("the rule alone", regex=False).any()
     assert thesis_claims.other_generator("openai/gpt-3.5-turbo-0125") is None
 
 

@@ -42,6 +42,24 @@ def test_table_6_1_names_the_papers_values_and_their_cases():
     assert (row["n"], row["paper_accuracy"], row["paper_source"]) == (40, 83.33, 'Table 6.1 "Clean & Parsed"')
     pooled = t[(t["cases"] == "grid") & (t["task"] == "pooled") & (t["prompt"] == "BAMBOO")].iloc[0]
     assert (pooled["paper_accuracy"], pooled["paper_source"]) == (81.65, "§6.1 text (pooled)")
+    ctx1 = t[(t["cases"] == "grid") & (t["task"] == "pooled") & (t["prompt"] == "CTX1")].iloc[0]
+    assert (ctx1["paper_accuracy"], ctx1["paper_source"]) == (84.18, "§6.5 text (pooled)")
+
+
+def test_the_pooled_ctx_accuracies_are_sourced_to_6_5_where_the_thesis_states_them():
+    """84.18 (CTX1) and 74.05 (CTX2) are in §6.5's text on Fig. 6.6, not §6.1's; only BAMBOO's 81.65 is in §6.1."""
+    assert [numbers.pooled_source(p) for p in ("BAMBOO", "CTX1", "CTX2")] == [
+        "§6.1 text", "§6.5 text", "§6.5 text"]
+
+
+def test_table_6_1_s_original_row_and_the_note_name_their_reading():
+    """Row 1 beside our 100 + 100 raw scores is BAMBOO's published numbers (the thesis's words); the note marks the
+    100 + 100 reading of the 77/75 cells as the book's inference."""
+    scored = thesis_shaped()
+    t = tables_6.table_6_1(pd.concat([scored, scored.assign(kept=False, case=scored["case"] + 1000)]))
+    original = t[(t["cases"] == "original") & (t["task"] != "pooled")]
+    assert len(original) and (original["paper_source"] == 'Table 6.1 "Original & Raw" (BAMBOO paper)').all()
+    assert "by the book's inference" in tables_6.table_6_1_note() and "100 + 100" in tables_6.table_6_1_note()
 
 
 def test_table_6_1_sets_no_printed_value_beside_ours_that_cannot_be_an_accuracy_on_its_cases():

@@ -129,6 +129,13 @@ def run_plan(kept: pd.DataFrame, main: pd.DataFrame, grid: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def case_list(cases: pd.DataFrame) -> str:
+    """The cases of a table in words, per task in file order: "4 cases: MeetingQA 1, 2, 3, 4"."""
+    names = {"meetingqa": "MeetingQA", "paperqa": "PaperQA"}
+    parts = [f"{names.get(t, t)} {', '.join(map(str, g['case']))}" for t, g in cases.groupby("task", sort=False)]
+    return f"{len(cases)} case{'s' if len(cases) != 1 else ''}: {'; '.join(parts) or 'none'}"
+
+
 def _task_order(col: pd.Series) -> pd.Series:
     return col.map({t: i for i, t in enumerate(TASKS)}).fillna(col) if col.name == "task" else col
 

@@ -112,6 +112,12 @@ def printed_accuracy(setting: str) -> str:
     return str(_text_accuracy(setting, _FIG_6_3_PIPELINES[setting], "BAMBOO", "pooled")["accuracy"])
 
 
+def pooled_source(prompt: str) -> str:
+    """Where the thesis's text states ``prompt``'s pooled Full accuracy (the section of accuracy_text.csv's source):
+    "§6.1 text" for BAMBOO, "§6.5 text" for CTX1 and CTX2."""
+    return str(_text_accuracy("full", NO_PIPELINE, prompt, "pooled")["source"]).split(":")[0].split(" on ")[0].strip()
+
+
 THESIS_ACCURACY = {s: float(printed_accuracy(s)) for s in SETTINGS}  # BAMBOO prompt, CQT (Fig. 6.3)
 # §6.3: CQT + BAMBOO on the 84 MeetingQA cases (Table 6.2's run), accuracy in %.
 THESIS_CQT_MEETINGQA = float(_text_accuracy("rag", "CQT", "BAMBOO", "meetingqa")["accuracy"])
@@ -138,3 +144,14 @@ def other_generator(model: str | None, what: str = GENERATOR_LEVEL) -> str | Non
     if model and any(g in str(model).lower() for g in THESIS_GENERATORS):
         return None
     return f"{what}; {model or 'another model'} is another generator, whose value is shown, not compared"
+
+
+def rule_alone(passed: bool | None, model: str | None) -> str:
+    """What a claim's rule alone reads (``passed``: its test's outcome) on ``model``'s run, for the evidence of a claim
+    that :func:`other_generator` makes *not testable*, which overrides it; "" where the test decides nothing or
+    ``model`` is the thesis's generator."""
+    from lcrag.book.claims import verdict
+
+    if passed is None or other_generator(model) is None:
+        return ""
+    return f"; the rule alone would read {verdict(passed)} (overridden)"

@@ -27,7 +27,7 @@ def plan_runs(
 
     - ``main_cases``: Full, Evidence and each of ``main_pipelines`` under ``main_prompt``;
     - ``grid_cases``: Full, Evidence and every ``grid_pipelines`` × ``grid_prompts``;
-    - ``extra_full``: Full under ``main_prompt`` only (the removed cases, for Table 6.1's "original" row).
+    - ``extra_full``: Full under ``main_prompt`` only (the removed cases: the 100 + 100 before cleaning, as Table 6.1 row 1).
     """
     rows = []
 

@@ -19,6 +19,7 @@ from lcrag.papers.thesis.numbers import (
     THESIS_TABLE_6_1,
     THESIS_TABLE_6_2_WRONG,
     THESIS_TABLE_6_3,
+    pooled_source,
     printed_accuracy,
 )
 from lcrag.retrieval import get_ranker
@@ -30,11 +31,12 @@ def table_6_1(scored: pd.DataFrame, grid_cases: pd.DataFrame | None = None) -> p
 
     ``cases`` says which cases: "kept" (every kept case the prompt was asked on), "grid" (the kept cases of
     the grid's cases, where every prompt ran: the fair comparison between prompts), and "original" (kept and
-    removed cases, when the removed ones were asked: the table's first row, read with the raw scorer).
+    removed cases, when the removed ones were asked: the 100 + 100 before cleaning, read with the raw scorer, as the
+    table's first row, BAMBOO's published numbers).
     ``paper_accuracy`` is the thesis's value and ``paper_source`` where it prints it: the row of Table 6.1, under the
     row's own label (``Table 6.1 "Clean & Parsed"``, ``Table 6.1 "Original & Raw"``: the label is the thesis's, and
-    :func:`table_6_1_note` says why its BAMBOO cells cannot be clean-case accuracies), or the §6.1 text for the
-    pooled accuracy, which the table does not print. Always its whole set of cases, so on a "grid" row it is not
+    :func:`table_6_1_note` says why its BAMBOO cells cannot be clean-case accuracies), or the section of the text
+    that states the pooled accuracy, which the table does not print (§6.1 for BAMBOO, §6.5 for CTX1 and CTX2). Always its whole set of cases, so on a "grid" row it is not
     the same cases as ours. The cells that cannot be accuracies on their row's cases (:data:`NOT_ACCURACIES`) are
     left out of ``paper_accuracy``: ``paper_note`` gives the printed value and says why.
     """
@@ -65,7 +67,7 @@ def table_6_1(scored: pd.DataFrame, grid_cases: pd.DataFrame | None = None) -> p
                         "lenient": 100 * t["correct"].mean(),
                         "logprob": 100 * lp["correct_logprob"].mean() if len(lp) else float("nan"),
                         "paper_accuracy": _thesis_6_1(label, prompt, task),
-                        "paper_source": _thesis_6_1_source(label, task),
+                        "paper_source": _thesis_6_1_source(label, prompt, task),
                         "paper_note": _thesis_6_1_note(label, prompt, task),
                     }
                 )
@@ -78,12 +80,13 @@ NOT_ACCURACIES = frozenset(("clean & parsed", "BAMBOO", task) for task in TASKS)
 
 
 def table_6_1_note() -> str:
-    """The chapter's opening of Table 6.1: what its BAMBOO "clean & parsed" row prints, and the pooled accuracy the
-    text gives instead (the cells as printed)."""
+    """The chapter's opening of Table 6.1: what its BAMBOO "clean & parsed" row prints, how the book reads it (its
+    inference: the thesis does not say on which cases), and the pooled accuracy the text gives instead."""
     mq, pq = (table_cell("thesis", "table_6_1", "clean & parsed/BAMBOO", task) for task in TASKS)
     return (f"Full-setting accuracy per prompt. The thesis's Table 6.1 prints {mq}/{pq} for BAMBOO's \"clean & "
-            f"parsed\" row, which cannot be accuracies on 84 and 74 cases (H1 reads them as its text's reproduction, "
-            f"on the 100 + 100 cases before cleaning); its text gives the pooled {printed_accuracy('full')} %.")
+            f"parsed\" row, which cannot be accuracies on 84 and 74 cases: by the book's inference, its text's raw "
+            f"reproduction on the 100 + 100 cases before cleaning (H1); its text gives the pooled "
+            f"{printed_accuracy('full')} %.")
 
 
 def _table_6_1_row(label: str) -> str:
@@ -91,12 +94,15 @@ def _table_6_1_row(label: str) -> str:
     return "original & raw" if label == "original" else "clean & parsed"
 
 
-def _thesis_6_1_source(label: str, task: str) -> str:
-    """Where the thesis prints the value beside ours: its Table 6.1 row under the thesis's own label, or the §6.1
-    text for the pooled accuracy (none for the original cases)."""
+def _thesis_6_1_source(label: str, prompt: str, task: str) -> str:
+    """Where the thesis prints the value beside ours: its Table 6.1 row under the thesis's own label (row 1: BAMBOO's
+    published numbers, as the §6.1 text says), or for the pooled accuracy, which the table does not print, the
+    section of the text that states it (accuracy_text.csv's source: §6.1 for BAMBOO, §6.5 for CTX1 and CTX2; none for
+    the original cases)."""
     if task == "pooled":
-        return "§6.1 text (pooled)" if label != "original" else ""
-    return f'Table 6.1 "{_table_6_1_row(label).title()}"'
+        return f"{pooled_source(prompt)} (pooled)" if label != "original" else ""
+    row = _table_6_1_row(label)
+    return f'Table 6.1 "{row.title()}"' + (" (BAMBOO paper)" if row == "original & raw" else "")
 
 
 def _thesis_6_1_note(label: str, prompt: str, task: str) -> str:

@@ -141,9 +141,23 @@ def test_the_judge_at_the_floor_is_said_and_wordy_answers_are_counted_on_found()
     assert str(table.loc[0, "kappa"]) != "-0.0"
     text = analysis.judge_score_sentence(scored)
     assert text.startswith("The judge gave 10 of the 11 answers it scored the same score, 5, and counted 1 as found")
-    assert "barely vary (91 % of them one score; the floor would be all)" in text and "at the floor" not in text
+    assert "barely varying (the floor would be all) for m (10 of 11 a 5)" in text
+    assert "at the floor" not in text
     varied = analysis.judge_score_sentence(scored.assign(judge_score=[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 5]))
     assert "barely vary" not in varied and "2 of the 11" in varied
+
+
+def test_the_judge_at_the_floor_is_named_per_model():
+    """The default run's judge gave every answer of three models a 5 (and 186 of SmolLM2's 192): the page names the
+    three as at the floor, and the fourth as barely varying, not one pooled share for all."""
+    spec = {"local/qwen2.5-coder-1.5b-instruct": (168, 0), "local/qwen2.5-coder-0.5b-instruct": (168, 0),
+            "local/gemma3-270m": (96, 0), "local/smollm2-135m-instruct": (186, 6)}
+    scored = pd.DataFrame([{"model": m, "judge_score": j} for m, (fives, threes) in spec.items()
+                           for j in [5] * fives + [3] * threes])
+    text = analysis.judge_score_sentence(scored)
+    assert ("Per model: at the floor (one score for every answer) for Qwen2.5-Coder-1.5B-Instruct (168 a 5), "
+            "Qwen2.5-Coder-0.5B-Instruct (168 a 5) and Gemma-3-270M (96 a 5); barely varying (the floor would be "
+            "all) for SmolLM2-135M-Instruct (186 of 192 a 5).") in text
 
 
 def test_a_rank_correlation_needs_more_than_one_item_off_a_tie():

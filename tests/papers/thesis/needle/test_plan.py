@@ -17,3 +17,21 @@ def test_the_length_check_is_a_sentence_from_the_grid_or_an_error():
     grid.loc[1, "haystack_tokens"] = 1799
     with pytest.raises(ValueError, match="1 of 3 haystacks are not L - 200 tokens long"):
         plan.length_check(grid)
+
+
+def test_the_grid_answers_and_judge_are_counted_in_words_not_python_dicts():
+    """The page's three count lines read as sentences: cells per model (per needle), where the answers came from,
+    how the judge's scores were read ("forced" explained), with no tuple or dict repr."""
+    import pandas as pd
+
+    from lcrag.papers.thesis.needle import asking, judging, plan
+
+    grid = pd.DataFrame({"model": ["local/gemma3-270m"] * 4 + ["m"] * 3,
+                         "needle": ["simple", "simple", "complex", "complex", "simple", "simple", "complex"]})
+    assert plan.cells_sentence(grid) == "7 cells: Gemma-3-270M 4 (2 per needle); m 3 (2 simple, 1 complex)."
+    answers = pd.DataFrame({"source": ["store"] * 3})
+    assert asking.sources_sentence(answers) == "all 3 from the committed response store"
+    assert asking.sources_sentence(pd.DataFrame({"source": ["store", "store", "network"]})) == (
+        "2 from the committed response store, 1 from the model, now")
+    said = judging.parse_sentence(pd.DataFrame({"judge_parse": ["forced"] * 2}))
+    assert said == 'all 2 read from the answer the book started with "Rating: [["'

@@ -53,22 +53,39 @@ def scorer_agreement(df: pd.DataFrame, by: Sequence[str] = ("model", "needle")) 
 
 
 def judge_score_sentence(scored: pd.DataFrame, floor_share: float = 0.9) -> str:
-    """Whether the judge's written scores barely vary (``floor_share`` or more of the answers get one score: close
-    to the floor of :doc:`verdicts`, one score for every answer, and as uninformative), from the scores it gave:
-    its most common score and how many of the judged answers got it, and how many answers it counts as found."""
-    s = scored["judge_score"].dropna()
+    """Whether the judge's written scores vary, overall and per model (``model``), from the scores it gave: its most
+    common score, how many answers got it and how many it counts as found; per model, *at the floor* of
+    :doc:`verdicts` where every answer got one score, *barely varying* where ``floor_share`` or more did."""
+    s = scored.dropna(subset=["judge_score"])
     if s.empty:
         return "The judge gave no score."
-    top = s.value_counts()
+    top = s["judge_score"].value_counts()
     score, k, n = top.index[0], int(top.iloc[0]), len(s)
-    found = int((s >= FOUND_JUDGE).sum())
+    found = int((s["judge_score"] >= FOUND_JUDGE).sum())
     head = (f"The judge gave {k} of the {n} answers it scored the same score, {score:g}, and counted {found} as "
             f"found (a score of {FOUND_JUDGE} or more)")
-    if k / n >= floor_share:
-        return head + (f": its written scores barely vary ({100 * k / n:.0f} % of them one score; the floor would be all), so "
-                       "the claims below use the deterministic scorer (the expected rating is a reading of the judge "
-                       "that Kamradt's harness does not make).")
-    return head + "; its scores vary with the answers, and the agreement table above says how far they follow them."
+    by = s.groupby("model", sort=False)["judge_score"] if "model" in s.columns else [("its answers", s["judge_score"])]
+    floor, barely, varied = [], [], []
+    for model, g in by:
+        c = g.value_counts()
+        name, kk, nn = title_of(str(model)), int(c.iloc[0]), len(g)
+        if kk == nn:
+            floor.append(f"{name} ({nn} a {c.index[0]:g})")
+        elif kk / nn >= floor_share:
+            barely.append(f"{name} ({kk} of {nn} a {c.index[0]:g})")
+        else:
+            varied.append(name)
+    if not floor and not barely:
+        return head + "; its scores vary with the answers, and the agreement table above says how far they follow them."
+    parts = [f"{what} for {_and(names)}" for what, names in (
+        ("at the floor (one score for every answer)", floor), ("barely varying (the floor would be all)", barely),
+        ("varying", varied)) if names]
+    return (head + ". Per model: " + "; ".join(parts) + ". The claims below use the deterministic scorer (the "
+            "expected rating is a reading of the judge that Kamradt's harness does not make).")
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _spearman(a: pd.Series, b: pd.Series) -> float:

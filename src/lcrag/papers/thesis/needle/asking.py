@@ -109,6 +109,18 @@ def answer_models(specs, cells: dict, lengths: dict, rag: str = "longest", top_k
     return pd.concat(frames, ignore_index=True)
 
 
+#: Where an answer came from (the ``source`` column), in words.
+SOURCE_WORDS = {"store": "the committed response store", "disk": "the local cache", "network": "the model, now"}
+
+
+def sources_sentence(answers: pd.DataFrame) -> str:
+    """Where the answers came from, in words: "all 624 from the committed response store" or a count per source."""
+    counts = answers["source"].value_counts()
+    if len(counts) == 1:
+        return f"all {int(counts.iloc[0])} from {SOURCE_WORDS.get(counts.index[0], counts.index[0])}"
+    return ", ".join(f"{int(n)} from {SOURCE_WORDS.get(k, k)}" for k, n in counts.items())
+
+
 def variant_answers(specs, essays, variants, lengths, depths, max_tokens: int = 64) -> pd.DataFrame:
     """RULER-style variants (four needles in one haystack) on every model at ``lengths`` x ``depths``, full
     haystack: the public table."""

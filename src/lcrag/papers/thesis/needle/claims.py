@@ -6,7 +6,7 @@ its comparison in the synthesis both ask.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -29,7 +29,8 @@ CLUSTER_MARGIN = declared_claims("thesis")["H4c"].tolerance  # H4d declares its 
 #: Kamradt. Its words and Kamradt's heatmaps (depth 0 on top, as ours) name different quadrants, so both are tested,
 #: each at long context (lengths above the grid's median): H4c the needle in the second half (depth >= 50 %: "end
 #: of context", the lower right as drawn), H4d in the first half (depth < 50 %: the upper right as drawn, where
-#: Kamradt's GPT-4 lost the needle). Claim id -> its :class:`Quadrant`.
+#: Kamradt's GPT-4 lost the needle). The thesis defines its quadrant in words, so H4c is its claim and H4d the book's
+#: alternative reading (its claim text says so). Claim id -> its :class:`Quadrant`.
 class Quadrant(NamedTuple):
     prefix: str  # of its keys in :func:`h4_tests`
     holds: Callable[[pd.Series], pd.Series]  # depth -> in the quadrant
@@ -71,30 +72,86 @@ def _rate(k: int, n: int, ci: tuple[float, float]) -> str:
 
 def rules() -> str:
     """How H4's parts are decided, in words (the chapter's section 9 and each claim's evidence say the same)."""
-    share = f"{100 * EARLY_SHARE:.0f} %"
+    share, cluster = f"{100 * EARLY_SHARE:.0f} %", f"{100 * CLUSTER_MARGIN:.0f} points"
     return (f"H4b's first half claims an absence (no simple-needle miss below {share} of the longest length "
-            "tested), decided by an equivalence test on the miss rate's exact 95 % interval (Clopper-Pearson): "
-            f"reproduced when it lies below the claim's margin ({100 * EARLY_MISS_MARGIN:.0f} % of the cells; "
-            f"thesis/claims.csv; H4a's {100 * COMPLEX_MISS_MARGIN:.0f} % serves the thesis's own model only), not "
-            "reproduced when above it, inconclusive when it holds the margin (no miss in 24 cells still allows "
-            f"{_pct(exact_interval(0, 24)[1])} %). Its second half, that the simple needle does fail beyond that "
-            "share, holds when that miss rate's interval lies above 0. H4c and H4d claim an absence too: no failure "
-            "cluster at long context (lengths above the grid's median) in the thesis's \"upper right quadrant (large "
-            "context, end of context)\"; its words and Kamradt's heatmaps (depth 0 on top, as ours) name different "
-            "quadrants, so H4c takes the words (depth ≥ 50 %) and H4d the drawing (depth < 50 %, where Kamradt's "
-            "GPT-4 lost the needle). Each is reproduced only when the 95 % bootstrap interval of the difference in "
-            f"fail rates rules out a cluster of {100 * CLUSTER_MARGIN:.0f} points or more, not reproduced when "
-            f"Fisher's one-sided exact test finds one (p < 0.05) of at least {100 * CLUSTER_MARGIN:.0f} points, and "
-            "inconclusive otherwise, also when the model finds the needle in fewer than half of the other cells (a "
-            "drop cannot show against a floor).")
+            "tested): reproduced when the miss rate's exact 95 % interval (Clopper-Pearson) lies below the claim's "
+            f"margin ({100 * EARLY_MISS_MARGIN:.0f} % of the cells; H4a's {100 * COMPLEX_MISS_MARGIN:.0f} % serves "
+            "the thesis's own model only), not reproduced when above it, inconclusive otherwise; its second half, "
+            "misses beyond that share, holds when their rate's interval lies above 0. H4c and H4d claim no failure "
+            "cluster at long context (lengths above the grid's median): H4c in the thesis's \"upper right quadrant "
+            "(large context, end of context)\" by its words (depth ≥ 50 %), H4d, the book's alternative reading, "
+            "where Kamradt's heatmaps (depth 0 on top, as ours) draw it and his GPT-4 lost the needle (depth < 50 %). "
+            f"Each is reproduced when the 95 % bootstrap interval of the difference in fail rates lies below {cluster}, "
+            f"not reproduced when Fisher's one-sided exact test finds a cluster (p < 0.05) of at least {cluster}, "
+            "inconclusive otherwise, also when the model finds fewer than half of the other cells.")
+
+
+def cells_needed(margin: float) -> int:
+    """The fewest cells in which no miss shows a miss rate below ``margin``: the exact 95 % upper bound at 0 misses
+    (Clopper-Pearson) under it."""
+    return next(n for n in range(1, 10_000) if exact_interval(0, n)[1] < margin)
+
+
+def resolution(lengths: Mapping[str, Sequence[int]], depths: Sequence[float]) -> pd.DataFrame:
+    """What each model's grid can show at best: :func:`h4_tests` on a model that finds every needle in every cell of
+    its grid (``lengths[model]`` x ``depths`` x both needles). Per model and part (H4b's early window, H4c's and H4d's
+    quadrants): the cells the part reads, the upper bound of its 95 % interval with no miss, the part's margin and
+    whether that perfect model gets *reproduced* (``decidable``): where it does not, no run on this grid can."""
+    rows = []
+    for model, lens in lengths.items():
+        df = pd.DataFrame([{"setting": "full", "needle": n, "context_tokens": L, "depth": d, "found": True}
+                           for n in ("simple", "complex") for L in lens for d in depths])
+        t = h4_tests(df, max(lens))
+        rows.append({"model": model, "part": "H4b", "cells": t["simple_early_cells"], "bound": t["early_miss_ci_high"],
+                     "margin": EARLY_MISS_MARGIN, "decidable": t["early_miss_ci_high"] < EARLY_MISS_MARGIN})
+        long = df["context_tokens"] > df["context_tokens"].median()
+        for claim, q in QUADRANTS.items():
+            rows.append({"model": model, "part": claim, "cells": int((long & q.holds(df["depth"])).sum()),
+                         "bound": t[f"{q.prefix}_ci_high"], "margin": q.margin,
+                         "decidable": t[f"no_{q.prefix}_cluster"] is True})
+    return pd.DataFrame(rows)
+
+
+def resolution_sentence(table: pd.DataFrame) -> str:
+    """:func:`resolution` in words: the parts no run on its grid can reproduce (parts with the same cells read
+    together), per group of models the cells they read and the bound with no miss, and the cells that would be
+    needed; "" when none."""
+    from lcrag.models.registry import title_of
+
+    blind = table[~table["decidable"].astype(bool)]
+    if blind.empty:
+        return ""
+    by_part = {p: tuple(map(tuple, g[["model", "cells", "bound"]].to_numpy())) for p, g in blind.groupby("part",
+                                                                                                        sort=False)}
+    said, done = [], set()
+    for part, rows in by_part.items():
+        if part in done:
+            continue
+        same = [p for p, r in by_part.items() if r == rows]
+        done.update(same)
+        what = "H4b's early window" if part == "H4b" else "the " + " and ".join(same) + " quadrants"
+        g = blind[blind["part"] == part]
+        groups = ", ".join(f"{_pct(b)} % ({int(c)} cells: {_and_list([title_of(m) for m in h['model']])})"
+                           for (c, b), h in g.groupby(["cells", "bound"], sort=False))
+        margin = float(g["margin"].iloc[0])
+        said.append(f"{what} {groups}, above the {100 * margin:.0f} % margin ({cells_needed(margin)} cells needed)")
+    return ("**What this grid can show.** With no miss at all, the 95 % bound still allows, in " + "; in ".join(said)
+            + ": there even a model that finds every needle gets *inconclusive*.")
+
+
+def _and_list(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def h4_statement() -> str:
-    """The chapter's account of Fig. 6.1 and of what the thesis concludes from it (H4), its share as printed."""
+    """The chapter's account of Fig. 6.1 and of what the thesis concludes from it (H4), its words on the simple needle
+    quoted (tables/needle_text.csv) and the inventory's reading of them marked as such."""
+    words = table_cell("thesis", "needle_text", "simple", "source").split(": ", 1)[1]
     return ("Figure 6.1 shows one heatmap per needle (context length × depth) and prints no cell values. The thesis "
-            "concludes (claim **H4** of the inventory): the complex needle is found everywhere; the simple one fails "
-            f"now and then, only beyond about {100 * EARLY_SHARE:.0f} % of the window; and there is no failure "
-            "cluster at long context in the \"upper right quadrant\", unlike Kamradt's GPT-4 and Claude 2.1 runs.")
+            "concludes (claim **H4** of the inventory): the complex needle is found everywhere; "
+            f"\"{words}\" (the inventory reads: never below {100 * EARLY_SHARE:.0f} % of the window); and there is "
+            "no failure cluster at long context in the \"upper right quadrant\", unlike Kamradt's GPT-4 and Claude "
+            "2.1 runs.")
 
 
 def recall_floor(arms: Mapping[str, pd.Series]) -> str | None:

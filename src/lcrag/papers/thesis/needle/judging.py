@@ -58,6 +58,20 @@ def judge_cells(judge, answers: pd.DataFrame, max_tokens: int = 256, progress: b
     return out
 
 
+#: How the judge's score was read (the ``judge_parse`` column), in words.
+PARSE_WORDS = {"forced": "read from the answer the book started with \"Rating: [[\"",
+               "strict": "read by LangChain's parser (\"[[n]]\")", "loose": "read by a looser parser",
+               "none": "without a score the parsers could read"}
+
+
+def parse_sentence(scored: pd.DataFrame) -> str:
+    """How the judge's scores were read, in words: "all 624 read from the answer the book started with …"."""
+    counts = scored["judge_parse"].value_counts()
+    if len(counts) == 1:
+        return f"all {int(counts.iloc[0])} {PARSE_WORDS.get(counts.index[0], counts.index[0])}"
+    return ", ".join(f"{int(n)} {PARSE_WORDS.get(k, k)}" for k, n in counts.items())
+
+
 def rating_read(judge, prompt: str, forced) -> tuple[float, float]:
     """The judge's expected rating and the mass it rests on (:func:`~lcrag.judges.kamradt.expected_rating`), from
     the forced answer's top logprobs at the rating; when a bare "1" is among them (a 1, or the first digit of a

@@ -51,6 +51,19 @@ def length_check(grid, buffer: int = BUFFER_TOKENS) -> str:
             "in each model's own tokens.")
 
 
+def cells_sentence(grid) -> str:
+    """How many cells each model's grid has, in words, per needle when the needles' counts differ."""
+    from lcrag.models.registry import title_of
+
+    parts = []
+    for model, g in grid.groupby("model", sort=False):
+        per = g.groupby("needle", sort=False).size()
+        each = (f"{int(per.iloc[0])} per needle" if per.nunique() == 1 else
+                ", ".join(f"{int(n)} {needle}" for needle, n in per.items()))
+        parts.append(f"{title_of(model)} {len(g)} ({each})")
+    return f"{len(grid)} cells: {'; '.join(parts)}."
+
+
 def prefix_order(cells: list[dict], how: str = "prefix") -> list[dict]:
     """The order in which to ask the cells.
 
