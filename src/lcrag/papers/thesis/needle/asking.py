@@ -12,6 +12,7 @@ import pandas as pd
 from lcrag.papers.thesis.needle.needles import SIMPLE_QUESTION, needles_for
 from lcrag.papers.thesis.needle.plan import lengths_for, needle_grid, prefix_order
 from lcrag.retrieval import BM25Retriever
+from lcrag.text import counts_in_words
 from lcrag.text.chunking import recursive_split
 
 SYSTEM = "You are a helpful AI bot that answers questions for a user. Keep your response short and direct"
@@ -110,15 +111,13 @@ def answer_models(specs, cells: dict, lengths: dict, rag: str = "longest", top_k
 
 
 #: Where an answer came from (the ``source`` column), in words.
-SOURCE_WORDS = {"store": "the committed response store", "disk": "the local cache", "network": "the model, now"}
+SOURCE_WORDS = {"store": "from the committed response store", "disk": "from the local cache",
+                "network": "from the model, now"}
 
 
 def sources_sentence(answers: pd.DataFrame) -> str:
     """Where the answers came from, in words: "all 624 from the committed response store" or a count per source."""
-    counts = answers["source"].value_counts()
-    if len(counts) == 1:
-        return f"all {int(counts.iloc[0])} from {SOURCE_WORDS.get(counts.index[0], counts.index[0])}"
-    return ", ".join(f"{int(n)} from {SOURCE_WORDS.get(k, k)}" for k, n in counts.items())
+    return counts_in_words(answers["source"], SOURCE_WORDS)
 
 
 def variant_answers(specs, essays, variants, lengths, depths, max_tokens: int = 64) -> pd.DataFrame:

@@ -6,6 +6,7 @@ import pandas as pd
 
 from lcrag.judges import kamradt
 from lcrag.progress import progress as bar
+from lcrag.text import counts_in_words
 
 TOP_LOGPROBS = 20  # the most an OpenAI-compatible endpoint returns; the ten ratings need at most ten
 
@@ -66,10 +67,7 @@ PARSE_WORDS = {"forced": "read from the answer the book started with \"Rating: [
 
 def parse_sentence(scored: pd.DataFrame) -> str:
     """How the judge's scores were read, in words: "all 624 read from the answer the book started with …"."""
-    counts = scored["judge_parse"].value_counts()
-    if len(counts) == 1:
-        return f"all {int(counts.iloc[0])} {PARSE_WORDS.get(counts.index[0], counts.index[0])}"
-    return ", ".join(f"{int(n)} {PARSE_WORDS.get(k, k)}" for k, n in counts.items())
+    return counts_in_words(scored["judge_parse"], PARSE_WORDS)
 
 
 def rating_read(judge, prompt: str, forced) -> tuple[float, float]:
