@@ -34,6 +34,34 @@ def content_key(payload: Any) -> str:
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
 
 
+def end_on_a_line(path: Path, whole: Callable[[bytes], bool] = lambda tail: False) -> None:
+    """Make an append-only line file end with a newline before the next append: a last line without one was cut
+    short by a killed writer (each append is one ``write`` of the line and its newline), so it is cut off, unless
+    ``whole(tail)`` says it is complete (then its newline is added). Call it holding the file's lock."""
+    path = Path(path)
+    if not path.exists():
+        return
+    with open(path, "rb+") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        end = size
+        while end > 0:  # the last newline, read backwards in blocks
+            start = max(0, end - (1 << 16))
+            fh.seek(start)
+            block = fh.read(end - start)
+            if b"\n" in block:
+                end = start + block.rfind(b"\n") + 1
+                break
+            end = start
+        if end == size:
+            return
+        fh.seek(end)
+        if whole(fh.read()):
+            fh.seek(size)
+            fh.write(b"\n")
+        else:
+            fh.truncate(end)
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file, or the whole new one, never a part.
 

@@ -8,7 +8,8 @@ Layout, under the response store (``config.store_dir()``)::
 
 ``<tokenizer>`` is the tokenizer's name made file-safe and 8 hex digits of its identity (the GGUF's sha256), so
 another model file never reads these counts. Lines are appended under a lock, one ``write`` each; a reader
-takes well-formed complete lines only, so a run killed mid-append loses at most a count or two.
+takes well-formed complete lines only, and the next append cuts off a line a killed append left partial, so a
+run killed mid-append loses at most the count it was writing.
 
 ``LCRAG_STORE`` decides as for responses and embeddings (:mod:`lcrag.models.embedding_store`): ``read`` (the
 default) and ``record`` look counts up here, ``record`` also appends the counts it had to compute (to
@@ -25,7 +26,7 @@ from pathlib import Path
 
 from lcrag import config
 from lcrag.models import embedding_store
-from lcrag.models.cache import file_lock
+from lcrag.models.cache import end_on_a_line, file_lock
 
 MIN_CHARS = 2000  # shorter texts are tokenized each time (microseconds)
 LOCK_TIMEOUT_S = 120.0
@@ -71,8 +72,9 @@ class TokenCounts:
         safe = embedding_store.file_stem(chapter)
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"{safe}.tsv"
-        with file_lock(self.folder / f"{safe}.lock", LOCK_TIMEOUT_S):  # a killed append's partial line merges
-            with open(path, "ab") as fh:  # with the next into one line that readers skip: one count lost
+        with file_lock(self.folder / f"{safe}.lock", LOCK_TIMEOUT_S):
+            end_on_a_line(path)  # a killed append's partial line (perhaps a count cut short) is cut off
+            with open(path, "ab") as fh:
                 os.write(fh.fileno(), f"{key}\t{int(n)}\n".encode("ascii"))
         with self._lock:
             counts[key] = int(n)
