@@ -232,6 +232,36 @@ def test_store_skips_a_line_cut_short(tmp_path):
     assert store.skipped == [(str(path), 2)]
 
 
+def test_an_append_after_a_line_cut_short_starts_on_a_line_of_its_own(tmp_path):
+    """A killed append leaves a line without its newline: the next append cuts it off instead of gluing its own entry
+    to it (which a fresh load would skip, losing the new entry too)."""
+    path = tmp_path / "s" / "ch" / "m.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"key": "a", "response": {"text": "x"}}\n{"key": "b", "resp')
+    ResponseStore(tmp_path / "s").append("ch", "m", "c", {"text": "z"}, model="m")
+    again = ResponseStore(tmp_path / "s")
+    assert again.get("a") == {"text": "x"} and again.get("c") == {"text": "z"} and again.skipped == []
+    assert [json.loads(ln)["key"] for ln in path.read_text().splitlines()] == ["a", "c"]
+    # a whole entry that only lacks its newline is kept, and the next one starts after it
+    path.write_text('{"key": "a", "response": {"text": "x"}}')
+    ResponseStore(tmp_path / "s").append("ch", "m", "d", {"text": "w"})
+    assert [json.loads(ln)["key"] for ln in path.read_text().splitlines()] == ["a", "d"]
+
+
+def test_an_offline_miss_names_the_store_lines_it_skipped_and_what_to_do(fault_server, tmp_path, monkeypatch):
+    """The answer may be on a malformed store line: the CacheMiss says which line, and how to repair it."""
+    bad = tmp_path / "store" / "demo" / "m.jsonl"
+    bad.parent.mkdir(parents=True)
+    bad.write_text('{"key": "a", "response": {"text": "x"}}\n{"key": "b", "response": {"te\n')
+    monkeypatch.setenv("LCRAG_STORE", "read")
+    monkeypatch.setenv("LCRAG_OFFLINE", "1")
+    with pytest.raises(CacheMiss) as exc:
+        make_model(fault_server).chat(MSG)
+    text = str(exc.value)
+    assert f"{bad} line 2" in text and "unreadable line" in text and "Delete the line(s)" in text
+    assert "LCRAG_STORE=record" in text
+
+
 def test_store_tally_counts_calls_seconds_and_tokens_per_file_and_answering_model(tmp_path, capsys, monkeypatch):
     from lcrag.cli import main
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from lcrag import config
 from lcrag.book import manifest as mf
 from lcrag.book.runner import _environ, runs_dir
+from lcrag.book.staging import is_attempt
 from lcrag.models.store import recordings_in_progress
 
 
@@ -34,14 +35,23 @@ class StoreCheck:
         return not (self.orphans or self.missing or self.problem)
 
 
+class BadStoreLine(RuntimeError, ValueError):
+    """A line of a store file that is not an entry (the CLI prints its message alone)."""
+
+
 def read_store_keys(path: Path) -> list[str]:
-    """The ``key`` of every line of a store file; a bad line is an error naming file and line."""
+    """The ``key`` of every line of a store file; a bad line is an error naming file and line and what to do."""
     from lcrag.models.store import read_entries
 
     bad: list[tuple[str, int]] = []
     keys = [e["key"] for e in read_entries(Path(path), bad)]
     if bad:
-        raise ValueError(f"{bad[0][0]} line {bad[0][1]}: not a store entry (JSON with 'key' and 'response')")
+        lines = ", ".join(str(n) for _, n in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        raise BadStoreLine(
+            f"{bad[0][0]} line{'s' if len(bad) > 1 else ''} {lines}: not a store entry (one JSON object with 'key' "
+            "and 'response' per line; a run killed while recording leaves a line cut short). Delete the line(s) "
+            "(or restore the file from git: `git checkout -- <file>`), then record what they held again: "
+            "`LCRAG_STORE=record lcrag run <chapter>` (or `lcrag book`) appends only the answers the store lacks")
     return keys
 
 
@@ -53,7 +63,7 @@ def latest_book_runs(root: Path | None = None) -> dict[tuple[str, str], Path]:
             m = mf.read_manifest(m_path)
         except ValueError:
             continue  # an unreadable manifest is not a successful run
-        if not m.get("book") or m.get("status") != "ok":
+        if not m.get("book") or m.get("status") != "ok" or is_attempt(m_path.parent):
             continue
         pair = (m_path.parent.name, m_path.parent.parent.parent.name)
         finished = str(m.get("finished", ""))

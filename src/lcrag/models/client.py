@@ -30,7 +30,7 @@ from lcrag.models.answers import MalformedResponse, normalise
 from lcrag.models.cache import DiskCache, content_key
 from lcrag.models.registry import ModelInfo, UnknownModelError, api_key, cost_usd, parse_spec
 from lcrag.models.retry import RetryPolicy, failure_kind
-from lcrag.models.store import default_store
+from lcrag.models.store import default_store, skipped_hint
 from lcrag.progress import progress as bar
 
 if TYPE_CHECKING:  # the SDK is imported where a request is sent (about 1 s): a run read from the store never is
@@ -196,7 +196,8 @@ class Model:
         failures: dict[str, int] = {}  # failed attempts by kind (lcrag.models.retry), for the usage log
         if response is None:
             if config.offline():
-                raise CacheMiss(f"{self.spec}: response {key[:12]} not in the store or cache and LCRAG_OFFLINE=1")
+                raise CacheMiss(f"{self.spec}: response {key[:12]} not in the store or cache and LCRAG_OFFLINE=1"
+                                + skipped_hint(default_store().skipped))
             cache = DiskCache()
             with cache.computing(key, self.retry.deadline_s + INFLIGHT_MARGIN_S, ModelCallError):
                 response, source = self._lookup(key)  # another process may have made it while this one waited

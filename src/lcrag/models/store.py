@@ -16,17 +16,19 @@ that it is readable and holds its model's answers.
 Modes (``LCRAG_STORE``): ``read`` (default) serves hits from the store; ``record`` also appends every response
 the chapter obtains that the store does not hold yet (``make book`` runs in this mode); ``off`` ignores it.
 Appends are single ``O_APPEND`` writes under a file lock (``<file>.jsonl.lock``, not committed), so concurrent writers never interleave lines; a line
-cut short by a killed process is skipped on load and counted in :attr:`ResponseStore.skipped`.
+cut short by a killed process is skipped on load and counted in :attr:`ResponseStore.skipped` (a file line), and the
+next append cuts it off first, so that the new entry starts on a line of its own.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from pathlib import Path
 
 from lcrag import config, jsonl
-from lcrag.models.cache import canonical_json, file_lock
+from lcrag.models.cache import canonical_json, end_on_a_line, file_lock
 
 STORE_LOCK_TIMEOUT_S = 120.0
 
@@ -82,8 +84,10 @@ class ResponseStore:
         path = self.path(chapter, model_slug)
         path.parent.mkdir(parents=True, exist_ok=True)
         line = (canonical_json({"key": key, "response": response, **meta}) + "\n").encode("utf-8")
-        with file_lock(path.with_name(path.name + ".lock"), STORE_LOCK_TIMEOUT_S), open(path, "ab") as fh:
-            os.write(fh.fileno(), line)
+        with file_lock(path.with_name(path.name + ".lock"), STORE_LOCK_TIMEOUT_S):
+            end_on_a_line(path, _is_entry)  # a line a killed append cut short is cut off, not merged with this one
+            with open(path, "ab") as fh:
+                os.write(fh.fileno(), line)
         with self._lock:
             index[key] = response
 
@@ -122,6 +126,14 @@ def tally(entries: list[dict]) -> list[dict]:
     return [{**row, "model_s": round(row["model_s"], 1)} for row in out.values()]
 
 
+def _is_entry(text: bytes) -> bool:
+    try:
+        entry = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(entry, dict) and "key" in entry and "response" in entry
+
+
 def read_entries(path: Path, skipped: list) -> list[dict]:
     """The entries of one store file; a line that is not an entry (not a JSON object with a key and a response) is
     left out and named in ``skipped`` as ``(file, line number)``."""
@@ -132,6 +144,18 @@ def read_entries(path: Path, skipped: list) -> list[dict]:
         else:
             out.append(entry)
     return out
+
+
+def skipped_hint(skipped: list[tuple[str, int]], limit: int = 3) -> str:
+    """For an error on a missing answer: the store lines that are not entries (the answer may be on one), and what
+    to do; "" when there are none."""
+    if not skipped:
+        return ""
+    where = "; ".join(f"{f} line {n}" for f, n in skipped[:limit]) + (
+        f" and {len(skipped) - limit} more" if len(skipped) > limit else "")
+    return (f". The store skipped {len(skipped)} unreadable line(s), where the answer may be: {where}. Delete the "
+            "line(s) (or restore the file from git), then record what they held again: `LCRAG_STORE=record lcrag run "
+            "<chapter>` without LCRAG_OFFLINE appends only the answers the store lacks")
 
 
 RECORDINGS_FILE = "recordings.yml"
