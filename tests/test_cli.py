@@ -54,6 +54,9 @@ def test_argparse_usage_errors_exit_2(argv, capsys):
 def test_unknown_chapter_profile_or_parameter_exit_2(project, capsys):
     code, _, err = run(capsys, "run", "nope")
     assert code == 2 and err.startswith("lcrag: error: no chapter 'nope'") and err.count("\n") == 1
+    code, _, err = run(capsys, "run", "fixture_fial")
+    assert code == 2 and err.rstrip().endswith("(chapters: fixture_fail, fixture_ok, fixture_stored, toy); did you "
+                                               "mean 'fixture_fail'?")
     code, _, err = run(capsys, "run", "fixture_ok", "--profile", "paper")
     assert code == 2 and "its profiles are: smoke, default" in err
     code, _, err = run(capsys, "run", "fixture_ok", "-p", "n_itemz=3")
@@ -81,7 +84,8 @@ def test_run_failure_exit_1_one_line(project, capsys, tmp_path):
     lines = [ln for ln in err.splitlines() if ln.startswith("lcrag: error:")]
     assert len(lines) == 1 and "fixture_fail" in lines[0] and "ZeroDivisionError" in lines[0]
     assert "Traceback" not in err
-    assert json.loads((tmp_path / "o" / "manifest.json").read_text())["status"] == "failed"
+    assert json.loads((tmp_path / "o.failed" / "manifest.json").read_text())["status"] == "failed"
+    assert f"manifest:    {tmp_path / 'o.failed' / 'manifest.json'}" in out and "holds no successful run yet" in lines[0]
 
 
 def test_a_bad_setting_is_a_usage_error_and_debug_shows_the_traceback(project, capsys, monkeypatch):
@@ -106,6 +110,11 @@ def test_store_check_exit_codes(project, capsys):
     assert code == 1 and "PROBLEM fixture_ok / m" in out and "no successful book run" in out
     code, out, _ = run(capsys, "store", "check", "--chapter", "other")
     assert code == 0
+    with store.open("a") as fh:
+        fh.write('{"key": "k2", "resp\n')
+    code, _, err = run(capsys, "store", "check", "--chapter", "fixture_ok")
+    assert code == 1 and err.startswith(f"lcrag: error: {store} line 2: not a store entry") and "Error:" not in err
+    assert "Delete the line(s)" in err and "LCRAG_STORE=record lcrag run <chapter>" in err
 
 
 def test_cache_stats(project, capsys, tmp_path, monkeypatch):

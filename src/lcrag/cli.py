@@ -264,19 +264,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("chapter", help="chapter name (notebooks/<chapter>.md) or path to a .md notebook")
     r.add_argument("--profile", default="default", help=f"{' | '.join(PROFILES)} (default: default)")
     r.add_argument("--model", default=None, help=model_help)
-    r.add_argument(
-        "-p",
-        "--param",
-        action="append",
-        metavar="NAME=VALUE",
-        default=[],
-        help="override a parameter (value parsed as YAML); repeatable",
-    )
+    r.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", default=[],
+                   help="override a parameter (value parsed as YAML); repeatable")
     r.add_argument("--out", default=None, help="run directory (default: runs/<model>/<profile>/<chapter>)")
     r.add_argument(
         "--fresh",
         action="store_true",
-        help="delete this chapter's response store for the model and record it again",
+        help="record this run's answers again in the chapter's store file for the model (from the model, or "
+        "the disk cache); its other entries are kept, and the file is put back if the run fails",
     )
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     r.set_defaults(func=cmd_run)
@@ -386,8 +381,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         _err(str(exc))
         return EXIT_USAGE
-    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM during a chapter (runner.Terminated)
-        _err(str(exc) or "interrupted")
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM during a chapter (run_errors.Terminated): a chapter run's
+        # names its partial notebook and how to resume (lcrag.book.run_errors.with_where)
+        _err(str(exc) or "interrupted; run the same command again to resume from the response cache")
         return 143 if type(exc).__name__ == "Terminated" else 130
     except Exception as exc:  # one clear line for anything else
         if debug:

