@@ -61,7 +61,7 @@ def test_killed_runner_resumes_without_repeating_calls(tmp_path):
     out = tmp_path / "run"
     cmd = [sys.executable, "-m", "lcrag.cli", "run", "quickstart", "--profile", "smoke", "--out", str(out)]
     proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    usage_file = out / "usage.jsonl"
+    usage_file = out.with_name("run.staging") / "usage.jsonl"  # a run writes in its staging directory
     deadline = time.time() + 300
     while time.time() < deadline:
         if usage_file.exists() and len(usage_file.read_text().splitlines()) >= 2:
@@ -69,15 +69,15 @@ def test_killed_runner_resumes_without_repeating_calls(tmp_path):
         time.sleep(0.2)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    _kill_processes_in(out)  # the notebook kernel runs in its own session: kill it too, as a crash would
+    _kill_processes_in(usage_file.parent)  # the notebook kernel runs in its own session: kill it too, as a crash would
     done_before = [json.loads(x)["key"] for x in usage_file.read_text().splitlines() if x.strip()]
     assert len(done_before) >= 2
     cache = tmp_path / "cache" / "responses"
     for f in cache.rglob("*.json"):
         json.loads(f.read_text())  # no corrupt entry
     again = run_chapter("quickstart", profile="smoke", out_dir=out, progress=False)
-    assert again.ok
-    usage = [json.loads(x) for x in usage_file.read_text().splitlines()]
+    assert again.ok and again.out_dir == out and not usage_file.parent.exists()  # the killed run's staging: gone
+    usage = [json.loads(x) for x in (out / "usage.jsonl").read_text().splitlines()]
     by_key = {r["key"]: r["source"] for r in usage}
     assert all(by_key[k] == "disk" for k in done_before)  # nothing answered before was asked again
     assert len(usage) == 6
