@@ -393,3 +393,15 @@ def test_a_kernel_that_dies_before_its_first_reply_is_started_once_more(tmp_path
     calls.clear()
     monkeypatch.setattr(runner, "_papermill", cell_error)  # a cell that raised is not run again
     assert runner._execute(tmp_path / "x.md", tmp_path / "x.ipynb", {}, False)[0] == "failed" and len(calls) == 1
+
+
+def test_the_manifest_names_the_store_lines_a_run_could_not_read(project, monkeypatch):
+    from lcrag.book.runner import skipped_store_lines
+
+    sf = project / "responses" / "fixture_ok" / "m.jsonl"
+    sf.parent.mkdir(parents=True)
+    sf.write_text('{"key": "a", "response": {}}\n{"key": "b", "resp\n{"key": "c", "response": {}}\n')
+    monkeypatch.setenv("LCRAG_HOME", str(project))
+    assert skipped_store_lines("fixture_ok") == [f"{sf} line 2"]
+    res = run_chapter("fixture_ok", model=MODEL, root=project, progress=False)
+    assert res.manifest["store_skipped_lines"] == [f"{sf} line 2"]
