@@ -20,10 +20,10 @@ from typing import Any
 import pandas as pd
 
 from lcrag import chapters
+from lcrag.book.claims import NOT_TESTABLE
 from lcrag.stats import mean_ci, signed, signed_interval
 
 NOT_RUN = "not run yet"
-NOT_TESTABLE = "not testable with this model"  # = lcrag.book.claims.NOT_TESTABLE (an arm at the floor)
 UNCLEAR = "no clear difference"  # a comparison's reading when its interval contains 0
 #: A comparison's reading when its interval excludes 0 but the chapter's judge cannot decide it alone and no qualified
 #: second judge corroborates it (Long²RAG's lexical judge favours the arm with the longer answers by construction:
