@@ -12,14 +12,22 @@ from helpers import ROOT, rendered_text
 
 from lcrag import chapters
 from lcrag.book.claims import (
+    CLOSED,
     COLUMNS,
+    NEITHER,
+    OPEN,
     ClaimsLedger,
+    absent,
+    at_least,
+    below_margin,
     greater,
+    interval_in,
     less,
     read_claims,
     save_and_show,
     verdict,
     within,
+    within_margin,
 )
 from lcrag.book.claims_page import summary_markdown, verdict_counts
 
@@ -70,6 +78,52 @@ def test_less_mirrors_greater():
     assert less(0.6, 0.5) is False
     assert less(0.5, 0.6, ci=(-0.2, -0.01)) is True
     assert less(0.5, 0.6, ci=(-0.2, 0.05)) is None
+
+
+def test_interval_in_decides_a_band_only_on_the_whole_interval():
+    assert interval_in((0.73, 0.80), 0.72, 0.82) is True
+    assert interval_in((0.524, 0.726), 0.72, 0.82) is None  # MeetingQA 53/84 against 77 ± 5
+    assert interval_in((0.50, 0.71), 0.72, 0.82) is False
+    assert interval_in((0.83, 0.90), 0.72, 0.82) is False
+    assert interval_in((float("nan"), 0.5), 0.1) is None and interval_in((None, 0.5), high=0.6) is None
+    with pytest.raises(ValueError, match="bounds"):
+        interval_in((0.1, 0.2), 0.0, bounds="inclusive")
+
+
+def test_interval_in_at_a_bound_follows_its_stated_rule():
+    """An interval touching a bound exactly: CLOSED counts the bound inside the range, OPEN outside it, NEITHER on
+    no side (undecided). An interval strictly inside or outside reads alike under the three rules."""
+    touch_low, touch_high = (0.05, 0.2), (-0.1, 0.05)  # lo == 0.05; hi == 0.05
+    assert [interval_in(touch_low, low=0.05, bounds=b) for b in (CLOSED, OPEN, NEITHER)] == [True, None, None]
+    assert [interval_in(touch_high, low=0.05, bounds=b) for b in (CLOSED, OPEN, NEITHER)] == [None, False, None]
+    assert [interval_in(touch_high, high=0.05, bounds=b) for b in (CLOSED, OPEN, NEITHER)] == [True, None, None]
+    assert [interval_in(touch_low, high=0.05, bounds=b) for b in (CLOSED, OPEN, NEITHER)] == [None, False, None]
+    for b in (CLOSED, OPEN, NEITHER):
+        assert interval_in((0.1, 0.2), 0.05, 0.3, bounds=b) is True
+        assert interval_in((0.31, 0.4), 0.05, 0.3, bounds=b) is False
+        assert interval_in((0.0, 0.1), 0.05, 0.3, bounds=b) is None
+
+
+def test_the_interval_decisions_at_exact_ties():
+    """Each named decision keeps its rule at a bound (what the chapters decided before they shared one helper):
+    greater (an open bound: the margin itself is not "more than"), within_margin and at_least (closed: the margin
+    counts), below_margin (the needle's miss rates: an interval touching the margin is undecided), absent (inside
+    [-margin, margin], bounds included)."""
+    assert greater(0.7, 0.6, margin=0.05, ci=(0.05, 0.2)) is None  # lo == margin: not clear of it
+    assert greater(0.7, 0.6, margin=0.05, ci=(-0.1, 0.05)) is False  # hi == margin: not more than it
+    assert greater(0.7, 0.6, margin=0.05, ci=(0.0500001, 0.2)) is True
+    assert less(0.5, 0.6, ci=(-0.2, 0.0)) is None and less(0.5, 0.6, ci=(0.0, 0.2)) is False  # 0 is not below 0
+    assert within_margin((-0.1, 0.02), 0.02) is True and within_margin((0.02, 0.1), 0.02) is None
+    assert within_margin((0.01, 0.11), 0.02) is None and within_margin((0.03, 0.11), 0.02) is False
+    assert at_least(0.1, (0.05, 0.2), 0.05) is True and at_least(0.0, (-0.1, 0.05), 0.05) is None
+    assert at_least(0.0823, (0.032, 0.139), 0.05) is None  # H8's case: crosses the threshold
+    assert at_least(0.09, (0.06, 0.15), 0.05) is True and at_least(0.01, (-0.02, 0.04), 0.05) is False
+    assert at_least(float("nan"), (0.06, 0.15), 0.05) is None
+    assert below_margin((0.0, 0.1), 0.1) is None and below_margin((0.1, 0.3), 0.1) is None  # touching: undecided
+    assert below_margin((0.0, 0.0999), 0.1) is True and below_margin((0.1001, 0.3), 0.1) is False
+    assert below_margin((float("nan"), 0.05), 0.1) is None
+    assert absent(0.0, (-0.05, 0.05), 0.05) is True and absent(0.06, (0.02, 0.1), 0.05) is False
+    assert absent(0.05, (0.01, 0.09), 0.05) is False and absent(0.04, (0.01, 0.07), 0.05) is None
 
 
 def test_ledger_records_computed_verdicts(tmp_path, monkeypatch):

@@ -2,21 +2,19 @@
 
 A verdict is computed, never typed. The paper's claims are data: ``lcrag/papers/<paper>/claims.csv`` declares
 each one's text and the paper's value, typed once (:func:`lcrag.papers.tables.declared_claims`). A chapter gives
-our value and the *outcome of a test* (``True``/``False``, or ``None`` when the test cannot decide), or, for a claim
-no run can test because the data it needs were never released, what is missing (``unreleased=``)::
+our value and the *outcome of a test* (``True``/``False``, or ``None`` when the test cannot decide; the interval
+decisions are here: :func:`interval_in` and its readings), or, for a claim no run can test because the data it
+needs were never released, what is missing (``unreleased=``)::
 
     ledger = ClaimsLedger(None, paper="thesis")        # chapter and model from the runner's env
     ledger.check("H8", our_value=acc_evidence - acc_full,   # text and paper value from thesis/claims.csv
-                 passed=greater(acc_evidence, acc_full, ci=diff_ci),
-                 evidence="accuracy, 158 cases, paired bootstrap 95% CI")
+                 passed=greater(acc_evidence, acc_full, ci=diff_ci), evidence="paired bootstrap 95% CI")
+    ledger.save()           # claims.csv in the run directory; ledger.table(): a DataFrame for the chapter
 
-A claim whose wording depends on the run (a subset, a model) gives its text and paper value in the call instead.
-A claim whose file names a ``test`` and a ``tolerance`` is decided by :func:`declared_test` on our number
-(``passed=ledger.test("C1", ours)``); one whose code decides it reads its margin there (``ledger.tolerance("C14")``).
-    ledger.save()           # claims.csv in the run directory
-    ledger.table()          # a DataFrame to show in the chapter
-
-The book's claims page collects every chapter's ``claims.csv`` (:func:`lcrag.book.claims_page.summary_markdown`).
+A claim whose wording depends on the run gives its text and paper value in the call instead. A claim whose file
+names a ``test`` and a ``tolerance`` is decided by :func:`declared_test` (``passed=ledger.test("C1", ours)``); one
+whose code decides it reads its margin there (``ledger.tolerance("C14")``). The book's claims page collects every
+chapter's ``claims.csv`` (:func:`lcrag.book.claims_page.summary_markdown`).
 """
 
 from __future__ import annotations
@@ -64,10 +62,8 @@ COLUMNS = (
 
 
 def verdict(passed: bool | None) -> str:
-    """``True`` -> reproduced, ``False`` -> not reproduced, ``None`` -> inconclusive.
-
-    Anything else (a string, a number) is a TypeError: a verdict comes from a computed test.
-    """
+    """``True`` -> reproduced, ``False`` -> not reproduced, ``None`` -> inconclusive. Anything else (a string, a
+    number) is a TypeError: a verdict comes from a computed test."""
     if passed is None:
         return INCONCLUSIVE
     if isinstance(passed, np.bool_):  # from a numpy or pandas comparison
@@ -82,10 +78,8 @@ def _missing(x: Any) -> bool:
 
 
 def within(our: float | None, paper: float | None, tol: float, *, relative: bool = False) -> bool | None:
-    """Is ``our`` within ``tol`` of ``paper``? (``tol * |paper|`` when ``relative``.)
-
-    None when either value is missing (None or NaN): nothing to compare.
-    """
+    """Is ``our`` within ``tol`` of ``paper`` (``tol * |paper|`` when ``relative``)? None when either value is
+    missing (None or NaN): nothing to compare."""
     if _missing(our) or _missing(paper):
         return None
     if tol < 0:
@@ -94,33 +88,18 @@ def within(our: float | None, paper: float | None, tol: float, *, relative: bool
     return bool(abs(our - paper) <= bound)
 
 
-def greater(
-    a: float | None,
-    b: float | None,
-    margin: float = 0.0,
-    ci: tuple[float, float] | None = None,
-) -> bool | None:
-    """Is ``a`` greater than ``b`` by more than ``margin``?
-
-    Without ``ci``, compares the point values: ``a - b > margin``.
-    With ``ci = (lo, hi)``, a confidence interval for the difference ``a - b``, the answer is only
-    decided when the interval clears the margin: ``lo > margin`` -> True, ``hi <= margin`` -> False,
-    and None (inconclusive) when the interval contains the margin.
-    None also when ``a`` or ``b`` is missing.
-    """
+def greater(a: float | None, b: float | None, margin: float = 0.0,
+            ci: tuple[float, float] | None = None) -> bool | None:
+    """Is ``a`` greater than ``b`` by more than ``margin``? Without ``ci``, on the point values: ``a - b > margin``.
+    With ``ci = (lo, hi)``, a confidence interval for ``a - b``, decided only when the interval clears the margin:
+    :func:`interval_in` above an open bound (``lo > margin`` -> True, ``hi <= margin`` -> False, None when the
+    interval contains the margin). None also when ``a`` or ``b`` is missing."""
     if _missing(a) or _missing(b):
         return None
     if ci is not None:
-        lo, hi = ci
-        if _missing(lo) or _missing(hi):
-            return None
-        if lo > hi:
+        if not any(_missing(x) for x in ci) and ci[0] > ci[1]:
             raise ValueError(f"confidence interval must be (lo, hi) with lo <= hi, not {ci}")
-        if lo > margin:
-            return True
-        if hi <= margin:
-            return False
-        return None
+        return interval_in(ci, low=margin, bounds=OPEN)
     return bool(a - b > margin)
 
 
@@ -134,12 +113,7 @@ def all_of(verdicts: Sequence[bool | None]) -> bool | None:
     return True if all(v is True for v in verdicts) else None
 
 
-def less(
-    a: float | None,
-    b: float | None,
-    margin: float = 0.0,
-    ci: tuple[float, float] | None = None,
-) -> bool | None:
+def less(a: float | None, b: float | None, margin: float = 0.0, ci: tuple[float, float] | None = None) -> bool | None:
     """Is ``a`` less than ``b`` by more than ``margin``? ``ci`` is for the difference ``a - b``."""
     flipped = None if ci is None else (-ci[1], -ci[0])
     return greater(b, a, margin, flipped)
@@ -147,15 +121,63 @@ def less(
 
 def absent(effect: float | None, ci: tuple[float, float], margin: float) -> bool | None:
     """Is an effect absent, no larger than ``margin`` either way (an equivalence test, book/verdicts.md)? True when
-    its 95 % interval ``ci`` lies inside [-margin, margin]; False when the effect is significant (the interval
-    excludes 0) and at least ``margin`` in size; None otherwise: a test that merely fails to find the effect is
-    inconclusive. None also when anything is missing."""
+    its 95 % interval ``ci`` lies inside [-margin, margin] (:func:`interval_in`, bounds included); False when the
+    effect is significant (the interval excludes 0) and at least ``margin`` in size; None otherwise: a test that
+    merely fails to find the effect is inconclusive. None also when anything is missing."""
     if _missing(effect) or any(_missing(x) for x in ci):
         return None
-    lo, hi = ci
-    if -margin <= lo and hi <= margin:
+    if interval_in(ci, -margin, margin) is True:
         return True
+    lo, hi = ci
     return False if (lo > 0 or hi < 0) and abs(effect) >= margin else None
+
+
+#: Where a bound of :func:`interval_in`'s range lies: inside it (``[low, high]``), outside it (``(low, high)``), or
+#: on neither side (an interval that touches a bound decides nothing).
+CLOSED, OPEN, NEITHER = "closed", "open", "neither"
+
+
+def interval_in(ci: tuple[float, float], low: float | None = None, high: float | None = None,
+                bounds: str = CLOSED) -> bool | None:
+    """Is a quantity between ``low`` and ``high`` (None: no bound), judged on its 95 % interval ``ci``? True when
+    the whole interval lies inside the range, False when it lies wholly outside, None when it reaches across a
+    bound (or is missing). Every interval decision of the book is one of these, with its rule at a bound said:
+    ``bounds`` CLOSED (the bounds are in the range: True for ``low <= lo and hi <= high``, False for ``hi < low``
+    or ``lo > high``), OPEN (they are out of it: True for ``low < lo and hi < high``, False for ``hi <= low`` or
+    ``lo >= high``) or NEITHER (True as OPEN, False as CLOSED: an interval touching a bound is undecided). "At
+    least m" is ``interval_in(ci, low=m)``, "more than m" ``interval_in(ci, low=m, bounds=OPEN)`` (:func:`greater`),
+    "within t of p" ``interval_in(ci, p - t, p + t)``."""
+    if bounds not in (CLOSED, OPEN, NEITHER):
+        raise ValueError(f"bounds must be one of {CLOSED!r}, {OPEN!r}, {NEITHER!r}, not {bounds!r}")
+    lo, hi = ci
+    if _missing(lo) or _missing(hi):
+        return None
+    shut = bounds == CLOSED
+    if (low is None or (low <= lo if shut else low < lo)) and (high is None or (hi <= high if shut else hi < high)):
+        return True
+    out = bounds != OPEN  # a bound touched counts as outside only when the range is open
+    below = low is not None and (hi < low if out else hi <= low)
+    return False if below or (high is not None and (lo > high if out else lo >= high)) else None
+
+
+def within_margin(ci: tuple[float, float], margin: float) -> bool | None:
+    """Is a difference no larger than ``margin`` (a one-sided equivalence test)? :func:`interval_in` below a
+    closed bound: True when the whole interval lies at or below the margin, False when it lies above it."""
+    return interval_in(ci, high=margin)
+
+
+def below_margin(ci: tuple[float, float], margin: float) -> bool | None:
+    """Is a rate below ``margin`` (an equivalence test on the needle's miss rates)? :func:`interval_in` with the
+    margin on NEITHER side: True when the interval lies below it, False when it lies above it, None when it holds
+    or touches it."""
+    return interval_in(ci, high=margin, bounds=NEITHER)
+
+
+def at_least(diff: float, ci: tuple[float, float], margin: float) -> bool | None:
+    """Is a difference at least ``margin``? :func:`interval_in` above a closed bound: True when the whole interval
+    lies at or above the margin, False when it lies wholly below it; None otherwise (or when the point value
+    ``diff`` is missing), whatever ``diff``."""
+    return None if _missing(diff) else interval_in(ci, low=margin)
 
 
 #: Float rounding allowed on an inclusive bound (``within``, ``at least``, ``at most``): 6.94 computed as a
@@ -216,22 +238,10 @@ class ClaimsLedger:
         self.source = _checked_source(source or source_of(self.model))
         self._claims: dict[str, Claim] = {}
 
-    def check(
-        self,
-        claim_id: str,
-        text: str | None = None,
-        paper_value: Any = DECLARED,
-        our_value: Any = None,
-        passed: bool | None = None,
-        evidence: str = "",
-        anchor: str = "",
-        floor: str | None = None,
-        source: str | None = None,
-        model: str | None = None,
-        untestable: str | None = None,
-        not_run: str | None = None,
-        unreleased: str | None = None,
-    ) -> Claim:
+    def check(self, claim_id: str, text: str | None = None, paper_value: Any = DECLARED, our_value: Any = None,
+              passed: bool | None = None, evidence: str = "", anchor: str = "", floor: str | None = None,
+              source: str | None = None, model: str | None = None, untestable: str | None = None,
+              not_run: str | None = None, unreleased: str | None = None) -> Claim:
         """Record a claim with the verdict that ``passed`` (a computed test's outcome) implies, or *not testable
         with this model* when ``floor`` gives a reason (an arm at the floor: :func:`lcrag.book.verdicts.
         floor_reason`), when ``not_run`` says which of the runs it compares this run left out (a profile without

@@ -64,8 +64,6 @@ def test_h15_similar_accuracy_is_an_equivalence_test():
     flipped["F-E"], flipped["-RE"], flipped["FRE"] = 2, 50, 82  # RAG ahead
     assert _h15(thesis_shaped(flipped), 5.0, BQT=False)["verdict"] == REPRODUCED  # Full - RAG wholly below +2 pp
     assert _h15(thesis_shaped(flipped), 3.0, BQT=False)["verdict"] == NOT_REPRODUCED  # a third: not the saving
-    assert accuracy.within_margin((0.01, 0.11), 0.02) is None
-    assert accuracy.within_margin((0.03, 0.11), 0.02) is False
 
 
 def test_h15_decides_the_token_ratio_on_its_interval():

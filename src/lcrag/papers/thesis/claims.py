@@ -10,21 +10,19 @@ import math
 
 import pandas as pd
 
+from lcrag.book.claims import at_least, interval_in, within_margin
 from lcrag.papers.thesis.accuracy import (
     RUN,
     accuracy_table,
     all_of,
-    at_least,
     floor_of,
     interaction_difference,
-    interval_in,
     largest_count,
     largest_share_at_most,
     level_claim,
     not_run_of,
     paired_difference,
     run_accuracy,
-    within_margin,
 )
 from lcrag.papers.thesis.cases import on_cases
 from lcrag.papers.thesis.claims_retrieval import check_retrieval_claims
@@ -95,7 +93,7 @@ def check_claims(
     ranking ``distances``, embedding ``sanity``) into ``no_model`` (a ledger whose model is
     :data:`lcrag.book.verdicts.NO_MODEL`; a new one if not given). Returns both ledgers' rows, ``ledger``'s first.
 
-    Every threshold is judged on an interval (:func:`lcrag.papers.thesis.accuracy.interval_in`): levels ("within
+    Every threshold is judged on an interval (:func:`lcrag.book.claims.interval_in`): levels ("within
     x pp of the thesis") on the bootstrap interval of the accuracy (the accuracy table's) against the thesis's
     tolerance band, differences ("at least x pp", "A beats B") on the paired bootstrap interval; reproduced when the whole interval is on the
     claim's side, not reproduced when it is wholly on the other, inconclusive otherwise. Claims on prompts other

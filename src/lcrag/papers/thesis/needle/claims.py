@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from lcrag.book.claims import below_margin
 from lcrag.papers.tables import declared_claims, table_cell
 from lcrag.papers.thesis.needle.analysis import FOUND_RECALL
 from lcrag.papers.thesis.numbers import other_generator
@@ -46,18 +47,6 @@ QUADRANTS = {
 }
 #: H4b: the share of the window below which the thesis saw the simple needle never fail (§6.2; tables/needle_text.csv).
 EARLY_SHARE = int(table_cell("thesis", "needle_text", "simple", "share_pct")) / 100
-
-
-def below_margin(ci: tuple[float, float], margin: float) -> bool | None:
-    """An equivalence decision on a rate's interval ``ci``: True when it lies below ``margin`` (the rate is at most
-    the margin, with 95 % confidence), False when it lies above (the rate exceeds the margin), None when it holds
-    the margin (or is NaN): the data cannot decide."""
-    lo, hi = ci
-    if np.isnan(lo) or np.isnan(hi):
-        return None
-    if hi < margin:
-        return True
-    return False if lo > margin else None
 
 
 def _pct(x: float) -> str:
@@ -182,7 +171,7 @@ def h4_tests(df: pd.DataFrame, window: int) -> dict:
     (book/verdicts.md):
 
     - ``complex_everywhere`` (H4a): the complex needle's miss rate, by its exact 95 % interval (Clopper-Pearson),
-      below :data:`COMPLEX_MISS_MARGIN` (:func:`below_margin`);
+      below :data:`COMPLEX_MISS_MARGIN` (:func:`lcrag.book.claims.below_margin`);
     - ``simple_fails_late`` (H4b): the simple needle's miss rate below :data:`EARLY_SHARE` of ``window`` below
       :data:`EARLY_MISS_MARGIN` by the same test, and its miss rate at or beyond that share above 0 (the lower
       bound of its exact interval; None where no cell there missed): False when the early rate lies above the
