@@ -245,9 +245,8 @@ def test_c14_on_the_lexical_judge_needs_the_other_judge_to_agree():
     own = ledger.table().set_index("claim_id").loc["C14"]
     assert own["verdict"] == "inconclusive"
     assert own["evidence"].split("; within each variant")[0].endswith(
-        "; inconclusive: the interval contains 0 (point estimate +0.170 leans towards \"KPR grows with generation "
-        "length\"); the llm judge's point estimate +0.170 leans towards \"KPR grows with generation length\"; the "
-        "llm judge agrees with the humans too weakly to corroborate (Cohen's kappa 0.240 on the judged sample's "
+        "; inconclusive: the interval contains 0 (point estimate +0.170 leans towards the claimed rise of KPR); the "
+        "llm judge's point estimate +0.170 leans towards the claimed rise of KPR; the llm judge agrees with the humans too weakly to corroborate (Cohen's kappa 0.240 on the judged sample's "
         "held-out half, below 0.4)")
     assert "its trend agrees with this one" not in own["evidence"]
     assert unmeasured["verdict"] == "inconclusive" and "agreement with the humans was not measured" in (
@@ -266,8 +265,9 @@ def test_c10_is_read_within_each_kind_of_item_and_says_why():
 
     c10 = _verdicts(kinds_confounded()).loc["C10"]
     assert c10["verdict"] == "inconclusive", c10["our_value"]
-    assert c10["text"] == "KPR falls as the input grows (rank trend within each document variant, news and " \
-        "conversation items apart)"
+    # one wording, claims.csv's, in both ledgers; the evidence says where the trend is read
+    assert c10["text"] == "KPR decreases as the packed input length grows (the paper's Fig. 6)"
+    assert c10["paper_value"] == "figure only"
     # 2 variants x 2 kinds of 20 questions each: not "x 40 questions" (the questions of both kinds)
     assert c10["our_value"].startswith("Spearman rho(input length, KPR) within a variant and kind of item, mean "
                                        "over 4 cells of 20 questions each (80 answers): -0.038 [")
@@ -350,3 +350,60 @@ def test_c13_on_the_papers_table_says_which_model_fits_and_the_looser_reading():
     assert c["our_value"] == ("A snippet 0.400 below every trunk size (0.500-0.500): fits; B snippet 0.350 below "
                               "trunc1024 0.400 and trunc2048 0.500 but not below trunc512 0.300: does not fit")
     assert "gives another verdict: A 0.400 below 0.5000; B 0.350 below 0.4000" in c["evidence"]
+
+
+def _both_ledgers() -> pd.DataFrame:
+    """The chapter's two ledgers, as the page shows them: the paper's tables, and a run judged by two judges."""
+    rank = {"spearman": 1.0, "kendall": 1.0, "n_systems": 4, "judges": ["j", "k"]}
+    per = _responses({"none": [0.6, 0.7, 0.8, 0.9, 0.6, 0.7], "trunc512": [0.4, 0.5, 0.5, 0.6, 0.4, 0.5],
+                      "snippet": [0.1, 0.2, 0.1, 0.2, 0.1, 0.2]})
+    ours = ClaimsLedger("long2rag", paper="long2rag", model="m")
+    long2rag_claims.run_claims(ours, per, "j", rank, n_boot=200)
+    paper = long2rag_claims.paper_claims(
+        ClaimsLedger("long2rag", paper="long2rag", model=long2rag_claims.PAPER_TABLES_MODEL))
+    return pd.concat([paper.table(), ours.table()], ignore_index=True)
+
+
+def test_every_claim_is_typed_once_in_claims_csv():
+    """Every Long²RAG claim the page shows, in either ledger, has a row in long2rag/claims.csv with its text and the
+    paper's value, and reads the same in both ledgers (C10, C12-C15 are checked in both): one wording per claim,
+    none typed in the code."""
+    from lcrag.papers.tables import declared_claims
+
+    declared = declared_claims("long2rag")
+    rows = _both_ledgers()
+    assert set(rows["claim_id"]) == {f"C{i}" for i in range(1, 22)} == set(declared)
+    for row in rows.itertuples():
+        assert row.text == declared[row.claim_id].text and row.paper_value == declared[row.claim_id].paper_value
+    assert rows.groupby("claim_id")["text"].nunique().max() == 1
+    assert set(rows.loc[rows["model"] == "m", "claim_id"]) == {"C10", "C12", "C13", "C14", "C15"}
+    # the numbers stated in the paper's text, formatted where the text writes them (numbers.csv, '!spec')
+    texts = rows.drop_duplicates("claim_id").set_index("claim_id")["text"]
+    assert texts["C17"] == "The GPT-4o evaluator agrees with humans (87% accuracy)"
+    assert texts["C20"] == ("Dataset: 280 questions, 10 domains, 8 categories, 5 documents, 2,444 words, 2,055 key "
+                            "points")
+    assert texts["C21"] == "Extraction recall 98.5%; AutoDS threshold 0.7 gives 8.7% FPR; retention 56.3%; IAA 0.56"
+    # C15's Spearman bound is its declared tolerance, in the text and in both decisions
+    assert declared["C15"].tolerance == 0.95 and "Spearman >= 0.95" in texts["C15"]
+    # the run's C15 names the rho we derive from the paper's Table 3 in its evidence, labelled as ours
+    run_c15 = rows[(rows["model"] == "m") & (rows["claim_id"] == "C15")].iloc[0]
+    assert long2rag_claims.TABLE3_DERIVED in run_c15["evidence"]
+
+
+def test_c15_is_decided_on_its_declared_tolerance(monkeypatch):
+    """C15 on the paper's Table 3 (rho 0.983, one adjacent swap) and on our runs (rho's interval) read the bound
+    from claims.csv: a bound above Table 3's rho refutes the paper's own, and an interval touching the bound
+    counts as reaching it (bounds included, lcrag.book.claims.interval_in)."""
+    tolerance = ClaimsLedger.tolerance
+    assert _both_ledgers().set_index(["model", "claim_id"]).loc[
+        (long2rag_claims.PAPER_TABLES_MODEL, "C15"), "verdict"] == "reproduced"
+    monkeypatch.setattr(ClaimsLedger, "tolerance", lambda self, cid: 0.99 if cid == "C15" else tolerance(self, cid))
+    assert _both_ledgers().set_index(["model", "claim_id"]).loc[
+        (long2rag_claims.PAPER_TABLES_MODEL, "C15"), "verdict"] == "not reproduced"
+    from lcrag.stats import spearman_interval
+
+    lo, _ = spearman_interval(1.0, 4)
+    monkeypatch.setattr(ClaimsLedger, "tolerance", lambda self, cid: lo if cid == "C15" else tolerance(self, cid))
+    assert _both_ledgers().set_index(["model", "claim_id"]).loc[("m", "C15"), "verdict"] == "reproduced"
+    monkeypatch.setattr(ClaimsLedger, "tolerance", lambda self, cid: lo + 1e-6 if cid == "C15" else tolerance(self, cid))
+    assert _both_ledgers().set_index(["model", "claim_id"]).loc[("m", "C15"), "verdict"] == "inconclusive"
