@@ -36,13 +36,14 @@ class Quadrant(NamedTuple):
     holds: Callable[[pd.Series], pd.Series]  # depth -> in the quadrant
     where: str  # as the claim's value names it
     margin: float  # the excess fail rate its claim of no cluster allows (thesis/claims.csv)
+    book_reading: bool = False  # the book's reading, not the thesis's words: tallied apart (lcrag.book.claims)
 
 
 QUADRANTS = {
     "H4c": Quadrant("late", lambda depth: depth >= 50, "the lower right (long context, depth ≥ 50 %)",
                     CLUSTER_MARGIN),
     "H4d": Quadrant("front", lambda depth: depth < 50, "the upper right (long context, depth < 50 %)",
-                    declared_claims("thesis")["H4d"].tolerance),
+                    declared_claims("thesis")["H4d"].tolerance, book_reading=True),
 }
 #: H4b: the share of the window below which the thesis saw the simple needle never fail (§6.2; tables/needle_text.csv).
 EARLY_SHARE = int(table_cell("thesis", "needle_text", "simple", "share_pct")) / 100
@@ -297,7 +298,7 @@ def check_h4(ledger, df: pd.DataFrame, window: int, lengths_note: str = "") -> d
                               "not reproduced when Fisher's one-sided test finds a cluster (p < 0.05) of at least "
                               f"+{100 * q.margin:.0f} pp, inconclusive otherwise or when fewer than half of the "
                               f"other cells are found{note}{_too_few_found(t[f'{q.prefix}_rest_fail'])}",
-                     anchor="needle-claims", floor=floors[claim])
+                     anchor="needle-claims", floor=floors[claim], book_reading=q.book_reading)
     return t
 
 
