@@ -299,3 +299,11 @@ def test_grid_claims_are_decided_by_intervals_not_point_values():
                                    n_boot=500).set_index("claim_id")
     assert t.loc["H3", "verdict"] in ("inconclusive", "not reproduced")  # spread < 5 pp refutes it, or no decision
     assert t.loc["H12", "verdict"] == "inconclusive" and "difference +5.0 pp" in t.loc["H12", "our_value"]
+
+
+def test_h3s_spread_is_marked_derived():
+    """The thesis prints the three prompts' accuracies, not their spread: H3's paper value marks the spread
+    [derived]."""
+    from lcrag.papers.tables import declared_claims
+
+    assert str(declared_claims("thesis")["H3"].paper_value).endswith("(spread 10.1 pp [derived])")
