@@ -159,7 +159,7 @@ class ClaimsLedger:
         that needs no model).
 
         ``unreleased`` says what data the claim needs that were never released (the paper's data set, its human
-        labels, values only in its figures): no run can test it, and the verdict is *not testable (data not
+        labels, its intermediate outputs): no run can test it, and the verdict is *not testable (data not
         released)*, the evidence starting ``"not released: <unreleased>"`` (:data:`lcrag.book.verdicts.NOT_RELEASED`),
         any ``evidence`` after it. Given with a test's outcome (``passed`` True or False) or with a reason of
         another verdict (``floor``, ``not_run``, ``untestable``), it is a ValueError: a claim nobody can test has

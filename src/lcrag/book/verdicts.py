@@ -61,7 +61,7 @@ PARTIAL_FLOOR = "not deciding (at the floor)"
 #: another reason (``ClaimsLedger.check``'s ``floor``, ``not_run`` and ``untestable``).
 AT_FLOOR, NOT_RUN, OTHER_REASON = REASON_LABELS = ("at the floor", "not run", "not testable")
 #: How a *not testable (data not released)* claim's evidence says that no run can decide it: the data it needs (the
-#: paper's data set, its human labels, its intermediate outputs, values only in its figures) were never released.
+#: paper's data set, its human labels, its intermediate outputs) were never released.
 NOT_RELEASED = "not released"
 #: How a *not checked (values only in a figure)* claim's evidence names the figure whose values it needs: the paper
 #: prints them only as a plot, which this book has not digitised (its text of the paper holds no numbers for it).

@@ -71,7 +71,7 @@ def ranks_in_order(ranks: Mapping[str, int]) -> str:
 
 def paper_claims(ledger):
     """Decide the claims about the paper's numbers (C1-C5, C9, C12, C13, C15, C16, C19) on its own tables, and
-    record the rest of C1-C21 as not testable from the tables (figures without numbers, unreleased data). The
+    record the rest of C1-C21: values only in the paper's figures (not checked) or data never released. The
     ledger should carry ``model=PAPER_TABLES_MODEL``. The paper's values are read from its tables and text
     (:mod:`.numbers`), never retyped."""
     n = PAPER_NUMBERS
