@@ -18,7 +18,6 @@ from lcrag.synthesis.family import (
     UNCORROBORATED,
     Family,
     format_diff,
-    join_words,
 )
 from lcrag.synthesis.views import (
     NO_COMPARISON,
@@ -29,6 +28,7 @@ from lcrag.synthesis.views import (
     headline_of,
     instead_words,
 )
+from lcrag.text import join_words
 
 #: What a headline comparison says, in the order the paragraph gives them; "long" and "other" are the default
 #: words, a family's :attr:`~lcrag.synthesis.Family.wins` replaces them (Long²RAG's other arm is not retrieval).

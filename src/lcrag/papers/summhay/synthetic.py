@@ -261,16 +261,15 @@ def synthesis_reading(raw: dict, report: pd.DataFrame, planned_insights: int, ca
     :func:`synthesis_report`: subtopics, insights (of those planned), documents, model calls; and a warning when
     the haystack is degenerate (fewer than two insights, or insights that only repeat their subtopic's title), so
     that the scores computed on it are not read as a measurement."""
-    def count(n: int, noun: str) -> str:
-        return f"{n} {noun}{'' if n == 1 else 's'}"
+    from lcrag.text import count
 
     echoes = int(sum(_content_words(r.insight) <= _content_words(r.subtopic) for r in report.itertuples()))
-    text = (f"The model wrote {count(len(raw['subtopics']), 'subtopic')} with {count(len(report), 'insight')} "
-            f"({planned_insights} planned) and {count(len(raw['documents']), 'document')}, in "
-            f"{count(calls, 'model call')}.")
+    text = (f"The model wrote {count(len(raw['subtopics']), 'subtopics')} with {count(len(report), 'insights')} "
+            f"({planned_insights} planned) and {count(len(raw['documents']), 'documents')}, in "
+            f"{count(calls, 'model calls')}.")
     if len(report) >= 2 and echoes == 0:
         return text
-    why = [f"only {count(len(report), 'insight')}"] if len(report) < 2 else []
+    why = [f"only {count(len(report), 'insights')}"] if len(report) < 2 else []
     if echoes:
         why.append(f"insights that only repeat their subtopic's title: {echoes} of {len(report)}")
     return (text + f" **This haystack is degenerate** ({'; '.join(why)}): a summary that names the topic covers it, "
