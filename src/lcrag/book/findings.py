@@ -163,8 +163,9 @@ def items_needed(row) -> str:
     items do not lift a model off it) or without an interval. It first says where the interval keeps the
     difference: a narrow interval around zero is a finding too (the arms agree within that many points), and past
     :data:`FAR` times the items run it says that no re-run of practical size would settle the sign."""
-    from lcrag.synthesis.family import UNCLEAR, count
+    from lcrag.synthesis.family import UNCLEAR
     from lcrag.synthesis.size_axis import exact_toward_zero, n_to_decide
+    from lcrag.text import count
 
     k = n_to_decide(row)
     n = int(row["n"])

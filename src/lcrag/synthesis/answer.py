@@ -19,7 +19,6 @@ from lcrag.synthesis.family import (
     WINDOW_CUT,
     Family,
     format_diff,
-    join_words,
 )
 from lcrag.synthesis.views import (
     NO_COMPARISON,
@@ -30,6 +29,7 @@ from lcrag.synthesis.views import (
     headline_of,
     instead_words,
 )
+from lcrag.text import join_words
 
 #: What a headline comparison says, in the order the paragraph gives them; "long" and "other" are the default
 #: words, a family's :attr:`~lcrag.synthesis.Family.wins` replaces them (Long²RAG's other arm is not retrieval).

@@ -30,8 +30,9 @@ from lcrag.book.verdicts import AT_FLOOR, NOT_RUN, OTHER_REASON, OUR_RUN, untest
 from lcrag.models.registry import parameters, size_of
 from lcrag.plots import place_label, text_box
 from lcrag.synthesis.family import NOT_RUN as NO_RUN_YET
-from lcrag.synthesis.family import NOT_TESTABLE, UNCLEAR, UNCORROBORATED, count
+from lcrag.synthesis.family import NOT_TESTABLE, UNCLEAR, UNCORROBORATED
 from lcrag.synthesis.views import Synthesis, headline
+from lcrag.text import count
 
 SIZE_COLUMNS = ("family", "model", "size", "parameters", "comparison", "long_arm", "other_arm", "diff", "ci_low",
                 "ci_high", "n", "scope", "n_to_decide", "units", "reading", "long_context", "source")

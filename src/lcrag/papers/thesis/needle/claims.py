@@ -16,6 +16,7 @@ from lcrag.papers.tables import declared_claims, table_cell
 from lcrag.papers.thesis.needle.analysis import FOUND_RECALL
 from lcrag.papers.thesis.numbers import other_generator
 from lcrag.stats import bound, exact_interval, unpaired_bootstrap_ci
+from lcrag.text import join_words
 
 #: The margins of H4's parts, as thesis/claims.csv declares them (its tolerance column; book/verdicts.md: a claim
 #: that an effect is absent is reproduced only by an equivalence test, inside a margin the claim states). H4a ("found
@@ -132,16 +133,12 @@ def resolution_sentence(table: pd.DataFrame) -> str:
         done.update(same)
         what = "H4b's early window" if part == "H4b" else "the " + " and ".join(same) + " quadrants"
         g = blind[blind["part"] == part]
-        groups = ", ".join(f"{_pct(b)} % ({int(c)} cells: {_and_list([title_of(m) for m in h['model']])})"
+        groups = ", ".join(f"{_pct(b)} % ({int(c)} cells: {join_words([title_of(m) for m in h['model']])})"
                            for (c, b), h in g.groupby(["cells", "bound"], sort=False))
         margin = float(g["margin"].iloc[0])
         said.append(f"{what} {groups}, above the {100 * margin:.0f} % margin ({cells_needed(margin)} cells needed)")
     return ("**What this grid can show.** With no miss at all, the 95 % bound still allows, in " + "; in ".join(said)
             + ": there even a model that finds every needle gets *inconclusive*.")
-
-
-def _and_list(items: Sequence[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def h4_statement() -> str:
