@@ -148,11 +148,10 @@ def size_cell(verdict: str, evidence: str) -> str:
 
 
 def claims_by_size(syn: Synthesis) -> pd.DataFrame:
-    """One row per claim the chapters checked on our runs (source "our run"; one on which nothing was checked,
-    :data:`~lcrag.book.claims.UNCHECKED_VERDICTS`, has no row), one column per model size (smallest first) holding
-    that model's verdict (:func:`size_cell`), or where it has none why (:func:`_no_verdict`), and ``reproduced
-    from`` (:func:`_reproduced_from`): the size from which every larger model with a verdict reproduces the claim
-    ("" when the largest does not). :func:`claims_legend` says what each cell means; no cell is blank."""
+    """One row per claim checked on our runs (source "our run", verdict not in :data:`UNCHECKED_VERDICTS`), one
+    column per model size (smallest first) holding its verdict (:func:`size_cell`) or why it has none
+    (:func:`_no_verdict`), and ``reproduced from`` (:func:`_reproduced_from`): the size from which every larger
+    model with a verdict reproduces the claim ("" when the largest does not). No cell is blank (:func:`claims_legend`)."""
     frames = []
     for r in syn.runs.itertuples():
         path = Path(r.run_dir) / CLAIMS_FILE
