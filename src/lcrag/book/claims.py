@@ -3,8 +3,9 @@
 A verdict is computed, never typed. The paper's claims are data: ``lcrag/papers/<paper>/claims.csv`` declares
 each one's text and the paper's value, typed once (:func:`lcrag.papers.tables.declared_claims`). A chapter gives
 our value and the *outcome of a test* (``True``/``False``, or ``None`` when the test cannot decide; the interval
-decisions are here: :func:`interval_in` and its readings), or, for a claim no run can test because the data it
-needs were never released, what is missing (``unreleased=``)::
+decisions: :func:`interval_in` in :mod:`lcrag.book.comparisons`), or, for a claim no run can test because the
+data it needs were never released, what is missing (``unreleased=``), and for a claim whose values the paper
+prints only in a figure, which figure (``figure_only=``)::
 
     ledger = ClaimsLedger(None, paper="thesis")        # chapter and model from the runner's env
     ledger.check("H8", our_value=acc_evidence - acc_full,   # text and paper value from thesis/claims.csv
@@ -19,8 +20,6 @@ chapter's ``claims.csv`` (:func:`lcrag.book.claims_page.summary_markdown`).
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -29,21 +28,48 @@ import numpy as np
 import pandas as pd
 
 from lcrag import config
-from lcrag.book.verdicts import NOT_RELEASED, REASON_LABELS, SOURCES, source_of
+from lcrag.book.comparisons import (  # noqa: F401  (re-exported: chapters import them from here)
+    CLOSED,
+    NEITHER,
+    OPEN,
+    SLACK,
+    _missing,
+    absent,
+    all_of,
+    at_least,
+    below_margin,
+    declared_test,
+    greater,
+    interval_in,
+    less,
+    within,
+    within_margin,
+)
+from lcrag.book.verdicts import FIGURE_ONLY, NOT_RELEASED, NOTHING_CHECKED, REASON_LABELS, SOURCES, source_of
 from lcrag.papers.tables import DeclaredClaim, declared_claims
 
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
 INCONCLUSIVE = "inconclusive"
 NOT_TESTABLE = "not testable with this model"  # an arm at the floor (lcrag.book.verdicts.floor_reason)
-#: No run, by anyone, can test the claim: the data it needs (the paper's data set, its human labels, values shown only
-#: in its figures) were never released (``ClaimsLedger.check(..., unreleased=...)``). Not a test's outcome, so never
+#: The paper prints the values the claim needs only in a figure (a plot without numbers), which this book has not
+#: digitised (``ClaimsLedger.check(..., figure_only=...)``): the values exist and anyone may read them off the plot,
+#: but no value was checked. Not a test's outcome, so never counted with the claims a chapter checked.
+FIGURE_ONLY_VERDICT = "not checked (values only in a figure)"
+#: No run, by anyone, can test the claim: the data it needs (the paper's data set, its human labels, its intermediate
+#: outputs) were never released (``ClaimsLedger.check(..., unreleased=...)``). Not a test's outcome, so never
 #: counted with the claims a chapter checked.
 UNRELEASED = "not testable (data not released)"
-VERDICTS: tuple[str, ...] = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTABLE, UNRELEASED)
-#: The verdicts of claims a test decided or tried to decide on some run: all but :data:`UNRELEASED`.
-CHECKED_VERDICTS: tuple[str, ...] = tuple(v for v in VERDICTS if v != UNRELEASED)
+VERDICTS: tuple[str, ...] = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTABLE, FIGURE_ONLY_VERDICT, UNRELEASED)
+#: The verdicts of claims on which nothing was checked (their source is :data:`lcrag.book.verdicts.NOTHING_CHECKED`).
+UNCHECKED_VERDICTS: tuple[str, ...] = (FIGURE_ONLY_VERDICT, UNRELEASED)
+#: The verdicts of claims a test decided or tried to decide on some run: all but :data:`UNCHECKED_VERDICTS`.
+CHECKED_VERDICTS: tuple[str, ...] = tuple(v for v in VERDICTS if v not in UNCHECKED_VERDICTS)
 
+#: Appended to the paper key of a claim that is the book's reading of a paper's words, not the paper's own claim
+#: (``ClaimsLedger.check(..., book_reading=True)``; the thesis's H4d): the claims page tallies it apart from the
+#: paper's claims.
+BOOK_READING = " (the book's reading)"
 CLAIMS_FILE = "claims.csv"
 DECLARED = object()  # ClaimsLedger.check's default paper value: the one declared in the paper's claims.csv
 COLUMNS = (
@@ -71,138 +97,6 @@ def verdict(passed: bool | None) -> str:
     if not isinstance(passed, bool):
         raise TypeError(f"passed must be True, False or None (a test's outcome), not {passed!r}")
     return REPRODUCED if passed else NOT_REPRODUCED
-
-
-def _missing(x: Any) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
-
-
-def within(our: float | None, paper: float | None, tol: float, *, relative: bool = False) -> bool | None:
-    """Is ``our`` within ``tol`` of ``paper`` (``tol * |paper|`` when ``relative``)? None when either value is
-    missing (None or NaN): nothing to compare."""
-    if _missing(our) or _missing(paper):
-        return None
-    if tol < 0:
-        raise ValueError(f"tol must be >= 0, not {tol}")
-    bound = tol * abs(paper) if relative else tol
-    return bool(abs(our - paper) <= bound)
-
-
-def greater(a: float | None, b: float | None, margin: float = 0.0,
-            ci: tuple[float, float] | None = None) -> bool | None:
-    """Is ``a`` greater than ``b`` by more than ``margin``? Without ``ci``, on the point values: ``a - b > margin``.
-    With ``ci = (lo, hi)``, a confidence interval for ``a - b``, decided only when the interval clears the margin:
-    :func:`interval_in` above an open bound (``lo > margin`` -> True, ``hi <= margin`` -> False, None when the
-    interval contains the margin). None also when ``a`` or ``b`` is missing."""
-    if _missing(a) or _missing(b):
-        return None
-    if ci is not None:
-        if not any(_missing(x) for x in ci) and ci[0] > ci[1]:
-            raise ValueError(f"confidence interval must be (lo, hi) with lo <= hi, not {ci}")
-        return interval_in(ci, low=margin, bounds=OPEN)
-    return bool(a - b > margin)
-
-
-def all_of(verdicts: Sequence[bool | None]) -> bool | None:
-    """Several tests of one claim together: True if every test passed, False if any failed, None otherwise (or
-    with no test)."""
-    if not verdicts:
-        return None
-    if any(v is False for v in verdicts):
-        return False
-    return True if all(v is True for v in verdicts) else None
-
-
-def less(a: float | None, b: float | None, margin: float = 0.0, ci: tuple[float, float] | None = None) -> bool | None:
-    """Is ``a`` less than ``b`` by more than ``margin``? ``ci`` is for the difference ``a - b``."""
-    flipped = None if ci is None else (-ci[1], -ci[0])
-    return greater(b, a, margin, flipped)
-
-
-def absent(effect: float | None, ci: tuple[float, float], margin: float) -> bool | None:
-    """Is an effect absent, no larger than ``margin`` either way (an equivalence test, book/verdicts.md)? True when
-    its 95 % interval ``ci`` lies inside [-margin, margin] (:func:`interval_in`, bounds included); False when the
-    effect is significant (the interval excludes 0) and at least ``margin`` in size; None otherwise: a test that
-    merely fails to find the effect is inconclusive. None also when anything is missing."""
-    if _missing(effect) or any(_missing(x) for x in ci):
-        return None
-    if interval_in(ci, -margin, margin) is True:
-        return True
-    lo, hi = ci
-    return False if (lo > 0 or hi < 0) and abs(effect) >= margin else None
-
-
-#: Where a bound of :func:`interval_in`'s range lies: inside it (``[low, high]``), outside it (``(low, high)``), or
-#: on neither side (an interval that touches a bound decides nothing).
-CLOSED, OPEN, NEITHER = "closed", "open", "neither"
-
-
-def interval_in(ci: tuple[float, float], low: float | None = None, high: float | None = None,
-                bounds: str = CLOSED) -> bool | None:
-    """Is a quantity between ``low`` and ``high`` (None: no bound), judged on its 95 % interval ``ci``? True when
-    the whole interval lies inside the range, False when it lies wholly outside, None when it reaches across a
-    bound (or is missing). Every interval decision of the book is one of these, with its rule at a bound said:
-    ``bounds`` CLOSED (the bounds are in the range: True for ``low <= lo and hi <= high``, False for ``hi < low``
-    or ``lo > high``), OPEN (they are out of it: True for ``low < lo and hi < high``, False for ``hi <= low`` or
-    ``lo >= high``) or NEITHER (True as OPEN, False as CLOSED: an interval touching a bound is undecided). "At
-    least m" is ``interval_in(ci, low=m)``, "more than m" ``interval_in(ci, low=m, bounds=OPEN)`` (:func:`greater`),
-    "within t of p" ``interval_in(ci, p - t, p + t)``."""
-    if bounds not in (CLOSED, OPEN, NEITHER):
-        raise ValueError(f"bounds must be one of {CLOSED!r}, {OPEN!r}, {NEITHER!r}, not {bounds!r}")
-    lo, hi = ci
-    if _missing(lo) or _missing(hi):
-        return None
-    shut = bounds == CLOSED
-    if (low is None or (low <= lo if shut else low < lo)) and (high is None or (hi <= high if shut else hi < high)):
-        return True
-    out = bounds != OPEN  # a bound touched counts as outside only when the range is open
-    below = low is not None and (hi < low if out else hi <= low)
-    return False if below or (high is not None and (lo > high if out else lo >= high)) else None
-
-
-def within_margin(ci: tuple[float, float], margin: float) -> bool | None:
-    """Is a difference no larger than ``margin`` (a one-sided equivalence test)? :func:`interval_in` below a
-    closed bound: True when the whole interval lies at or below the margin, False when it lies above it."""
-    return interval_in(ci, high=margin)
-
-
-def below_margin(ci: tuple[float, float], margin: float) -> bool | None:
-    """Is a rate below ``margin`` (an equivalence test on the needle's miss rates)? :func:`interval_in` with the
-    margin on NEITHER side: True when the interval lies below it, False when it lies above it, None when it holds
-    or touches it."""
-    return interval_in(ci, high=margin, bounds=NEITHER)
-
-
-def at_least(diff: float, ci: tuple[float, float], margin: float) -> bool | None:
-    """Is a difference at least ``margin``? :func:`interval_in` above a closed bound: True when the whole interval
-    lies at or above the margin, False when it lies wholly below it; None otherwise (or when the point value
-    ``diff`` is missing), whatever ``diff``."""
-    return None if _missing(diff) else interval_in(ci, low=margin)
-
-
-#: Float rounding allowed on an inclusive bound (``within``, ``at least``, ``at most``): 6.94 computed as a
-#: difference of two printed numbers may be 6.9400000001.
-SLACK = 1e-9
-
-
-def declared_test(claim: DeclaredClaim, ours: float | None) -> bool | None:
-    """The comparison ``claim``'s file declares (its ``test``, by its ``tolerance``; none is 0) of our number
-    with the paper's value: ``within`` (``|ours - paper| <= tol``), ``at least`` (``ours >= paper - tol``),
-    ``at most`` (``ours <= paper + tol``), ``greater`` (``ours - paper > tol``), ``less`` (``paper - ours >
-    tol``); None when ``ours`` is missing. A claim without a test is a ValueError: its code decides it."""
-    tol, paper = claim.tolerance or 0.0, claim.paper_value
-    if not claim.test:
-        raise ValueError(f"claim {claim.claim_id} declares no test: its code decides it")
-    if _missing(ours):
-        return None
-    tests = {
-        "within": lambda: within(ours, paper, tol + SLACK),
-        "at least": lambda: bool(ours >= paper - tol - SLACK),
-        "at most": lambda: bool(ours <= paper + tol + SLACK),
-        "greater": lambda: greater(ours, paper, tol),
-        "less": lambda: less(ours, paper, tol),
-    }
-    return tests[claim.test]()
 
 
 @dataclass(frozen=True)
@@ -238,10 +132,24 @@ class ClaimsLedger:
         self.source = _checked_source(source or source_of(self.model))
         self._claims: dict[str, Claim] = {}
 
-    def check(self, claim_id: str, text: str | None = None, paper_value: Any = DECLARED, our_value: Any = None,
-              passed: bool | None = None, evidence: str = "", anchor: str = "", floor: str | None = None,
-              source: str | None = None, model: str | None = None, untestable: str | None = None,
-              not_run: str | None = None, unreleased: str | None = None) -> Claim:
+    def check(
+        self,
+        claim_id: str,
+        text: str | None = None,
+        paper_value: Any = DECLARED,
+        our_value: Any = None,
+        passed: bool | None = None,
+        evidence: str = "",
+        anchor: str = "",
+        floor: str | None = None,
+        source: str | None = None,
+        model: str | None = None,
+        untestable: str | None = None,
+        not_run: str | None = None,
+        unreleased: str | None = None,
+        figure_only: str | None = None,
+        book_reading: bool = False,
+    ) -> Claim:
         """Record a claim with the verdict that ``passed`` (a computed test's outcome) implies, or *not testable
         with this model* when ``floor`` gives a reason (an arm at the floor: :func:`lcrag.book.verdicts.
         floor_reason`), when ``not_run`` says which of the runs it compares this run left out (a profile without
@@ -254,33 +162,42 @@ class ClaimsLedger:
         that needs no model).
 
         ``unreleased`` says what data the claim needs that were never released (the paper's data set, its human
-        labels, values only in its figures): no run can test it, and the verdict is *not testable (data not
+        labels, its intermediate outputs): no run can test it, and the verdict is *not testable (data not
         released)*, the evidence starting ``"not released: <unreleased>"`` (:data:`lcrag.book.verdicts.NOT_RELEASED`),
         any ``evidence`` after it. Given with a test's outcome (``passed`` True or False) or with a reason of
         another verdict (``floor``, ``not_run``, ``untestable``), it is a ValueError: a claim nobody can test has
-        no test.
+        no test. ``figure_only`` names the figure that alone holds the values the claim needs (the paper prints them
+        only as a plot, which this book has not digitised): the verdict is *not checked (values only in a figure)*,
+        the evidence starting ``"values only in a figure: <figure_only>"`` (:data:`lcrag.book.verdicts.FIGURE_ONLY`),
+        under the same conditions. Either one's source is :data:`lcrag.book.verdicts.NOTHING_CHECKED`: no value was
+        checked, whatever the ledger's model. ``book_reading`` marks a claim that is the book's reading of the paper's
+        words, not the paper's own (its paper key gets :data:`BOOK_READING`, so the claims page tallies it apart).
 
         A claim declared in ``lcrag/papers/<paper>/claims.csv`` takes its text and paper value from there (give
         neither: a paper's number is typed once); a claim whose text depends on the run gives both."""
         text, paper_value = self._declared(str(claim_id), text, paper_value)
-        if unreleased:
-            if passed is not None or floor or not_run or untestable:
-                raise ValueError(f"claim {claim_id}: unreleased= (no run can test it) cannot come with a test's outcome "
-                                 f"(passed={passed!r}) or another reason (floor, not_run, untestable)")
-            evidence = f"{NOT_RELEASED}: {unreleased}" + (f"; {evidence}" if evidence else "")
+        unchecked = [(label, what) for label, what in ((NOT_RELEASED, unreleased), (FIGURE_ONLY, figure_only)) if what]
+        if unchecked:
+            if passed is not None or floor or not_run or untestable or len(unchecked) > 1:
+                raise ValueError(f"claim {claim_id}: unreleased= or figure_only= (nothing to check) cannot come with a "
+                                 f"test's outcome (passed={passed!r}), another reason (floor, not_run, untestable) or "
+                                 "each other")
+            (label, what), = unchecked
+            evidence = f"{label}: {what}" + (f"; {evidence}" if evidence else "")
+            source = NOTHING_CHECKED
         for label, reason in zip(REASON_LABELS, (floor, not_run, untestable), strict=True):
             if reason:
                 evidence = f"{evidence}; {label}: {reason}" if evidence else f"{label}: {reason}"
         claim = Claim(
             chapter=self.chapter,
             claim_id=str(claim_id),
-            paper=self.paper,
+            paper=self.paper + (BOOK_READING if book_reading else ""),
             text=text,
             paper_value=paper_value,
             our_value=our_value,
             model=model or self.model,
-            verdict=(UNRELEASED if unreleased else NOT_TESTABLE if floor or not_run or untestable
-                     else verdict(passed)),
+            verdict=(UNRELEASED if unreleased else FIGURE_ONLY_VERDICT if figure_only
+                     else NOT_TESTABLE if floor or not_run or untestable else verdict(passed)),
             evidence=evidence,
             anchor=anchor,
             source=_checked_source(source or (source_of(model) if model else self.source)),

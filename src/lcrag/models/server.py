@@ -30,7 +30,7 @@ from pathlib import Path
 from lcrag import config
 from lcrag.models.cache import atomic_write_bytes, file_lock
 from lcrag.models.model_files import ServerError, gguf_path
-from lcrag.models.registry import LOCAL_MODELS, ModelInfo, parse_spec
+from lcrag.models.registry import ModelInfo, parse_spec
 from lcrag.models.server_settings import _server_args, logprobs_ctx, serving_model_paths, serving_settings
 
 START_TIMEOUT_S = 180.0
@@ -269,7 +269,3 @@ def status() -> list[dict]:
             continue
         out.append({**state, "alive": alive, "healthy": alive and healthy(state["base_url"])})
     return out
-
-
-def known_local_specs() -> list[str]:
-    return [m.spec for m in LOCAL_MODELS.values()]

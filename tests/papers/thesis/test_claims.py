@@ -318,3 +318,11 @@ def test_the_margins_are_the_declared_tolerances(monkeypatch):
     h8 = thesis_claims.check_claims(ClaimsLedger("thesis", paper="thesis", model="m"), scored).set_index(
         "claim_id").loc["H8"]
     assert h8["verdict"] == NOT_REPRODUCED and "at or above +45 pp" in h8["evidence"]
+
+
+def test_h3s_spread_is_marked_derived():
+    """The thesis prints the three prompts' accuracies, not their spread: H3's paper value marks the spread
+    [derived]."""
+    from lcrag.papers.tables import declared_claims
+
+    assert str(declared_claims("thesis")["H3"].paper_value).endswith("(spread 10.1 pp [derived])")

@@ -1,7 +1,8 @@
 """Long²RAG's claims C1-C21 (inventory): decided on the paper's own tables, or on our runs.
 
 - :func:`paper_claims` decides the claims about the paper's numbers (C1-C5, C9, C12, C13, C15, C16, C19) on its
-  tables (:mod:`.numbers`), and records the rest as *not testable (data not released)*
+  tables (:mod:`.numbers`), records those whose values it prints only in figures as *not checked (values only in a
+  figure)* (:data:`lcrag.book.claims.FIGURE_ONLY_VERDICT`), and the rest as *not testable (data not released)*
   (:data:`lcrag.book.claims.UNRELEASED`), with what is missing.
 - :func:`run_claims` decides the behavioural ones on our runs (truncation lowers KPR, KPR falls with input length,
   two judges rank alike, ...) with 95 % bootstrap intervals; the length trends (C10, C14) are
@@ -49,6 +50,20 @@ WHOLE = "whole"
 SUMMARY_UNCLAIMED = "§5.6 names the summary among its processing methods but draws no conclusion about it"
 
 
+def variant_names(variants) -> str:
+    """The document variants as readers see them, the untruncated one (``none`` in the data) as :data:`WHOLE`:
+    ``"whole, trunc512, snippet"`` (the chapter's scope in its claims' evidence)."""
+    return ", ".join(WHOLE if v == "none" else v for v in variants)
+
+
+def figure_words(fig: str, kind: str) -> str:
+    """What a claim whose values the paper prints only in ``fig`` lacks (``ClaimsLedger.check``'s ``figure_only``):
+    the plot's numbers, which the text of the paper this book reads does not hold, and the data to recompute them."""
+    return (f"the paper's {fig} ({kind}: the values are printed in the paper, but our text of it holds no numbers for "
+            "the figure, and this book has not read them off the plot); the real data set is not public, so no run "
+            "recomputes them")
+
+
 def ranks_in_order(ranks: Mapping[str, int]) -> str:
     """C9's ranks of Comparative among each model's categories, written as its paper value in claims.csv is:
     ``"ranks 1, 1, 1, 3, 2, 3 in the order GPT-4o, ..."``, the models in ``ranks``' order."""
@@ -57,9 +72,9 @@ def ranks_in_order(ranks: Mapping[str, int]) -> str:
 
 def paper_claims(ledger):
     """Decide the claims about the paper's numbers (C1-C5, C9, C12, C13, C15, C16, C19) on its own tables, and
-    record the rest of C1-C21 as not testable from the tables (figures without numbers, unreleased data). The
-    ledger should carry ``model=PAPER_TABLES_MODEL``. Each claim's text and the paper's value are long2rag/claims.csv's
-    (read from its tables and the numbers its text states, :mod:`.numbers`), never retyped here."""
+    record the rest of C1-C21: values only in the paper's figures (not checked) or data never released. The
+    ledger should carry ``model=PAPER_TABLES_MODEL``. Each claim's text and the paper's value are
+    long2rag/claims.csv's (read from its tables and the numbers its text states, :mod:`.numbers`), never retyped."""
     n = PAPER_NUMBERS
     t1 = paper_table1_wide()
     avg = t1["Average"]
@@ -76,8 +91,7 @@ def paper_claims(ledger):
     best = t1[list(CATEGORIES)].idxmax()
     ledger.check("C5", our_value=f"{int((best == 'GPT-4o').sum())} of 8", passed=bool((best == "GPT-4o").all()), evidence=ev)
     for cid in ("C6", "C7", "C8"):
-        ledger.check(cid, our_value=None,
-                     unreleased="the paper's Fig. 4 values are not in its text; the real data set is not public")
+        ledger.check(cid, our_value=None, figure_only=figure_words("Fig. 4", "a radar plot"))
     ranks = {m: int(t1.loc[m, list(CATEGORIES)].rank(ascending=False, method="min")["Comparative"])
              for m in FIG5_MODELS}
     top3 = sum(r <= 3 for r in ranks.values())
@@ -87,8 +101,7 @@ def paper_claims(ledger):
             ("C10", "Fig. 6", "the behaviour is decided on our runs (C10's row with our model)"),
             ("C11", "Fig. 6", "the chapter's section 6 shows our input-length bins, without a test"),
             ("C14", "Fig. 7", "the behaviour is decided on our runs (C14's row with our model)")):
-        ledger.check(cid, our_value=None, evidence=ours,
-                     unreleased=f"the paper's {fig} values are not in its text; the real data set is not public")
+        ledger.check(cid, our_value=None, evidence=ours, figure_only=figure_words(fig, "a plot"))
     t2 = paper_table2().pivot(index="model", columns="variant", values="paper_kpr")
     trunks = ["trunc512", "trunc1024", "trunc2048"]
     below = bool((t2[trunks].lt(t2["none"], axis=0)).all(axis=None))
@@ -270,7 +283,8 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mappin
     if agreement is not None and not np.isnan(agreement.get("spearman", np.nan)):
         lo, hi = spearman_interval(agreement["spearman"], agreement["n_systems"])
         ledger.check(**c15, our_value=f"rho {agreement['spearman']:.3f} [{lo:.2f}, {hi:.2f}], tau "
-                     f"{agreement['kendall']:.3f} over {agreement['n_systems']} systems ({' vs '.join(agreement['judges'])})",
+                     f"{agreement['kendall']:.3f} over {agreement['n_systems']} document variants of one model "
+                     f"({' vs '.join(agreement['judges'])})",
                      passed=interval_in((lo, hi), low=ledger.tolerance("C15")), floor=pooled,
                      evidence=f"{ev}; 95 % interval of rho (Fisher z, Bonett-Wright); the paper's two evaluators: "
                      f"{TABLE3_DERIVED}")

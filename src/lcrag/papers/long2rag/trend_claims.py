@@ -106,7 +106,7 @@ def length_claim(ledger, cid: str, mine: pd.DataFrame, ev: str, pooled: str | No
     ledger.check(cid, our_value=f"Spearman rho({what} length, KPR) within {_cells(t, bool(kinds))}: "
                  f"{signed_interval(t.rho, t.lo, t.hi, scale=1, digits=3)}{at_cap}{checked}",
                  passed=passed, floor=pooled,
-                 evidence=f"{ev}; within each variant ({', '.join(t.variants)})"
+                 evidence=f"{ev}; within each variant ({', '.join(map(_name, t.variants))})"
                  + (f" and kind of item ({', '.join(kinds)})" if kinds else "")
                  + ", so that the variants' own differences in length and KPR are not read as a trend"
                  + kinds_contrast(t, what) + "; 95 % percentile bootstrap interval over questions"

@@ -163,7 +163,7 @@ def parse_sentence(judged: pd.DataFrame, shown: int = 5) -> str:
     """How each judge's answers were read, in words (:func:`parse_report`'s counts): that every answer was the JSON
     object the prompt asks for, or per judge how many were not (read leniently, unparseable), announcing the first
     ``shown`` of them (:func:`off_json_answers`), which a reader can then find below."""
-    from lcrag.synthesis.family import join_words
+    from lcrag.text import join_words
 
     if not len(judged):
         return ""

@@ -258,7 +258,7 @@ def subset_reading(full: pd.DataFrame, subset: pd.DataFrame, n_read: int, n_tota
 
 
 def _names(rows: pd.DataFrame) -> str:
-    from lcrag.synthesis.family import join_words
+    from lcrag.text import join_words
 
     return join_words([f"{e} ({r:.2f})" for e, r in rows["cov_corr"].items()])
 
