@@ -443,5 +443,5 @@ def test_c15_says_what_each_judge_pair_ranks():
     ledger = long2rag_claims.run_claims(ClaimsLedger("long2rag", "long2rag", "m"), per_response, "j", agreement,
                                         n_boot=200)
     c15 = ledger.table().set_index("claim_id").loc["C15"]
-    assert c15["text"].endswith("ours rank one model's document variants, the paper's Table 3 ranks 9 models")
+    assert "the paper's two evaluators, ranking its Table 3's 9 models: rho" in c15["evidence"]
     assert "over 6 document variants of one model (lexical vs m)" in c15["our_value"]

@@ -286,8 +286,8 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mappin
                      f"{agreement['kendall']:.3f} over {agreement['n_systems']} document variants of one model "
                      f"({' vs '.join(agreement['judges'])})",
                      passed=interval_in((lo, hi), low=ledger.tolerance("C15")), floor=pooled,
-                     evidence=f"{ev}; 95 % interval of rho (Fisher z, Bonett-Wright); the paper's two evaluators: "
-                     f"{TABLE3_DERIVED}")
+                     evidence=f"{ev}; 95 % interval of rho (Fisher z, Bonett-Wright); the paper's two "
+                     f"evaluators, ranking its Table 3's {table3_correlations()['models']} models: {TABLE3_DERIVED}")
     elif agreement is None:  # one judge scored the answers (judge_answers="trusted")
         ledger.check(**c15, our_value=None, passed=None, evidence=ev,
                      not_run="answers judged by both judges (this run's judge_answers is 'trusted')")
