@@ -147,10 +147,16 @@ def serving_model_paths(info: ModelInfo, settings: dict) -> tuple[Path, Path | N
     return _weights(info, settings["weights"])[0], (_weights(info, prefill)[0] if prefill else None)
 
 
-def _server_args(path: Path, port: int, settings: dict, prefill: Path | None = None) -> list[str]:
+def _server_args(path: Path, port: int, settings: dict, prefill: Path | None = None,
+                 snapshot: Path | None = None) -> list[str]:
     """The server's command line: ``lcrag.models.prefill`` (llama-cpp-python's server, loading its models
     through :mod:`lcrag.models.llama_load`), with ``-X faulthandler`` so that a crash leaves its signal and
-    Python stack in the log."""
+    Python stack in the log.
+
+    ``snapshot``: the file of the split prefill's KV snapshot (:mod:`lcrag.models.prefix_snapshot`). It is not one
+    of the settings on purpose: it changes no answer's computation (a loaded prefix holds what the same prefill
+    computed for the same tokens), so it stays out of the run manifests and the response store's serving
+    settings, and a server started before it existed is not restarted for it."""
     args = [sys.executable, "-X", "faulthandler", "-m", "lcrag.models.prefill", "--model", str(path),
             "--host", "127.0.0.1", "--port", str(port)]
     args += ["--use_extra_bufts", str(bool(settings.get("use_extra_bufts"))).lower()]
@@ -161,6 +167,8 @@ def _server_args(path: Path, port: int, settings: dict, prefill: Path | None = N
             args += ["--prefill_compile_min_tokens", str(int(settings["prefill_compile_min_tokens"]))]
         if settings.get("prefill_attention"):
             args += ["--prefill_attention", settings["prefill_attention"]]
+        if snapshot:
+            args += ["--prefix_snapshot", str(snapshot)]
     for key, value in settings.items():
         if key not in WEIGHT_KEYS and key not in PREFILL_KEYS:
             args += [f"--{key}", str(value)]
