@@ -197,6 +197,13 @@ def check_models(model: str, params: dict[str, Any], chapter: str | None = None)
     check_settings(local)
 
 
+def check_run(chapter: str, model: str, params: dict[str, Any]) -> None:
+    """What the runner checks after :func:`check_values`: the models and settings (:func:`check_models`), then the
+    data (:func:`check_data`)."""
+    check_models(model, params, chapter)
+    check_data(chapter)
+
+
 def check_settings(local: list | tuple = ()) -> None:
     """Read the environment variables a chapter's kernel reads for its models (and, for an embedded model, its
     server), so that a bad value is a :class:`~lcrag.config.SettingError` naming the variable before the kernel
