@@ -306,7 +306,7 @@ def run_chapter(
         effective_store = config.store_mode()  # validates LCRAG_STORE before anything runs
         parameters = resolve(chapter, profile, params, root=root, source=source)
         preflight.check_values(chapter, parameters, notebook_defaults(chapter, root=root, source=source))
-        preflight.check_models(model, parameters)
+        preflight.check_run(chapter, model, parameters)
         out = Path(out_dir).resolve() if out_dir else default_out_dir(chapter, profile, model, root)
         with run_lock.holding(out):  # one run per run directory: a second one stops here at once
             inputs = _inputs(chapter, source, parameters, profile, model, effective_store, root)
