@@ -107,7 +107,7 @@ def test_a_new_chapter_runs_counts_its_claims_and_joins_the_synthesis(toy_regist
     assert scores.groupby("arm")["score"].sum().to_dict() == {"long": 3, "short": 1}
 
     claims = (book / EXECUTED_DIR / f"{CLAIMS_PAGE}.md").read_text()
-    assert "| Toy paper (Fixture 2025) | 1 | 1 | 0 | 0 | 0 | 2 |" in claims
+    assert "| Toy paper (Fixture 2025) | 1 | 1 | 0 | 0 | 0 | 0 | 2 | 2 |" in claims
     # its claims link to the section that checks them, the toy notebook's labelled claims section
     assert "| Toy | {ref}`T2 <toy-claims>` | **not reproduced** | the short arm scores 0.5 |" in claims
 

@@ -66,7 +66,8 @@ def test_unknown_chapter_profile_or_parameter_exit_2(project, capsys):
     assert "Traceback" not in err
 
 
-def test_run_ok(project, capsys):
+def test_run_ok(project, capsys, monkeypatch):
+    monkeypatch.setenv("LCRAG_OFFLINE", "1")  # an OpenAI run needs its key and endpoint, a replay neither
     code, out, err = run(
         capsys, "run", "fixture_ok", "--profile", "smoke", "-p", "scale=3", "--model", "openai/gpt-4o-mini", "-q"
     )  # the fixture chapter calls no model: the spec only names the run (and must be one the registry knows)
@@ -152,3 +153,13 @@ def test_models_lists_the_four_embedded_models_and_where_each_comes_from(capsys,
         line = next(x for x in out.splitlines() if spec in x)
         assert source in line
     assert out.count("fetched on first use") == 2  # the two Qwen files are not in the empty models dir
+
+
+def test_the_help_names_the_chapters_profiles_exit_codes_and_where_variables_are(project, capsys):
+    for argv in (["--help"], ["run", "--help"], ["book", "--help"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "exit status: 0 success, 1 failure, 2 usage or setting error" in out and "book/how-to-run.md" in out
+    assert "fixture_ok" in out  # lcrag run --help: the project's chapters
+    assert "smoke | quick | companion | default | paper: every chapter's" in out  # lcrag book --profile

@@ -33,7 +33,7 @@ APART = {"built_book", "chapters", "notebooks", "fixtures", "benchmarks"}
 #: Test files that span several modules of their subpackage (named for what they cover), and this one.
 CROSS_MODULE = {"test_packaging.py", "data/test_loaders.py", "metrics/test_missing_answers.py", "retrieval/test_retrievers.py",
                 "synthesis/test_synthesis.py", "papers/long2rag/test_long2rag.py", "papers/longrag/test_pipeline.py",
-                "papers/thesis/test_thesis.py", "book/test_typed_once.py"}
+                "papers/thesis/test_thesis.py", "book/test_typed_once.py", "test_prompt_digests.py"}
 
 
 def test_the_tests_mirror_the_package():

@@ -63,3 +63,36 @@ def test_the_floor_reading_names_the_settings_at_the_floor_and_leaves_full_minus
     assert counts.loc["rag", "A"] == 12 and counts.loc["answer key"].tolist() == [3, 3, 3, 3]
     above = qs.accuracy_table(scored[scored["setting"] == "full"])
     assert qs.floor_reading(above).startswith("No setting is at the floor")
+
+
+def test_the_solver_is_the_thesis_chapters_with_the_quickstarts_columns():
+    import prompt_examples
+
+    from lcrag.papers.thesis.solver import solve as thesis_solve
+
+    prompts = pd.DataFrame([{"case": 1, "setting": "full", "answer": "A", "prompt": "Question?"},
+                            {"case": 1, "setting": "rag", "answer": "A", "prompt": [{"role": "user", "content": "Q"}]}])
+    ours, thesis = prompt_examples.RecordingModel(answer="B"), prompt_examples.RecordingModel(answer="B")
+    answers = qs.solve(ours, prompts, max_tokens=5, max_context_tokens=100)
+    thesis_solve(thesis, prompts.rename(columns={"prompt": "prompt_text"}), max_tokens=5, max_context_tokens=100)
+    assert ours.calls == thesis.calls and ours.calls[1]["prompt"] == [{"role": "user", "content": "Q"}]
+    assert answers.columns.tolist() == ["case", "setting", "answer", "response", "prompt_tokens", "completion_tokens",
+                                        "latency_s", "truncated", "model"]
+
+
+def test_the_needles_rag_prompt_is_the_needle_chapters_rag_context():
+    import prompt_examples
+
+    from lcrag.papers.thesis.needle.asking import rag_context
+    from lcrag.papers.thesis.needle.haystack import build_haystack
+
+    model = prompt_examples.RecordingModel()
+    cells = qs.needle_prompts(model, prompt_examples.ESSAYS, [1000], [0.0, 100.0], top_k=2, chunk_size=200,
+                              chunk_overlap=20)
+    rag = cells[cells["setting"] == "rag"]
+    for depth, row in zip((0.0, 100.0), rag.itertuples(), strict=True):
+        hay = build_haystack(model, prompt_examples.ESSAYS, 1000, depth)
+        context = rag_context(hay, qs.SIMPLE_QUESTION, 2, 200, 20)[0]
+        assert row.prompt[1]["content"] == context and row.needle_retrieved == (qs.SIMPLE_NEEDLE in context)
+    assert rag["needle_retrieved"].tolist() == [True, False]  # at depth 100 the two chunks kept miss it
+    assert cells.loc[cells["setting"] == "full", "needle_retrieved"].isna().all()

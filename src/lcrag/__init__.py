@@ -6,7 +6,7 @@ Organised by concept, in the papers' vocabulary:
                        response cache and store, usage accounting, embeddings
 - ``lcrag.data``       dataset manifest, fetch step, one loader per dataset
 - ``lcrag.text``       chunking, and reading answers as text
-- ``lcrag.retrieval``  BM25, dense, hybrid, rerank
+- ``lcrag.retrieval``  BM25, dense, fusion, rerank
 - ``lcrag.metrics``    scores (accuracy, letter parsing, KPR, coverage/citation, ...)
 - ``lcrag.judges``     the judges, one module each: lexical and embedding similarity, Kamradt's 1-10 score,
                        Long²RAG's key-point entailment, SummHay's insight coverage; the default judge of a run

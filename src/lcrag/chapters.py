@@ -28,6 +28,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from lcrag.data import bamboo
+
 #: Environment variable: more modules that declare ``CHAPTERS`` (comma-separated module names).
 CHAPTERS_ENV = "LCRAG_CHAPTERS"
 
@@ -52,6 +54,10 @@ class Chapter:
     that take one of a few words, e.g. ``(("parse", ("strict", "default", "words")),)``; ``minimums`` the
     numeric parameters (or lists, or mappings of lists) whose every number must be at least a value, e.g. the
     needle's context lengths, or may go below the usual floor of 0, e.g. the thesis's ``grid_per_task`` (-1: all).
+    An allowed word may be a placeholder: ``llm:<model name>`` admits any word with that prefix, ``<directory>`` an
+    existing directory. ``models`` names the parameters that hold the model specs (or lists of them) the chapter
+    calls (None: those whose name ends in model(s), judge or teacher); ``datasets`` the data manifest's datasets
+    it reads. Both are checked before a kernel starts too.
     """
 
     name: str
@@ -62,6 +68,8 @@ class Chapter:
     family: Any = None  # lcrag.synthesis.Family (not imported here: the synthesis reads this module)
     choices: tuple = ()  # (parameter, allowed words) pairs: checked before a kernel starts (lcrag.book.preflight)
     minimums: tuple = ()  # (parameter, least value) pairs: checked there too
+    models: tuple | None = None  # parameters naming the models it calls; None: lcrag.book.preflight's name pattern
+    datasets: tuple = ()  # the datasets of data/manifest.json it reads (their files are checked before a run)
 
 
 class Registry:
@@ -116,8 +124,9 @@ class Registry:
 
 #: The book's own chapters, not a paper's: the tutorial, and the synthesis that reads every other chapter's tables.
 BOOK_CHAPTERS = (
-    Chapter("quickstart", "Quickstart: long context or RAG, end to end", order=0),
-    Chapter("synthesis", "When does long context beat RAG?", order=1000, reads_chapters=True),
+    Chapter("quickstart", "Quickstart: long context or RAG, end to end", order=0, models=(),
+            choices=(("task", bamboo.TASKS),), datasets=("bamboo", "paul_graham_essays")),
+    Chapter("synthesis", "When does long context beat RAG?", order=1000, reads_chapters=True, models=()),
 )
 
 

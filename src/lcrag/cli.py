@@ -23,6 +23,8 @@ from typing import Any
 from lcrag import __version__, config
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EPILOG = ("exit status: 0 success, 1 failure, 2 usage or setting error, 130 interrupted, 143 terminated. Environment "
+          "variables (LCRAG_MODEL, LCRAG_STORE, LCRAG_OFFLINE, ...): book/how-to-run.md; the package: book/reference.md")
 
 
 def _err(msg: str) -> None:
@@ -246,14 +248,14 @@ def cmd_store_record(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from lcrag.book.profiles import PROFILES  # the run parser's --profile help names every one
+    from lcrag.book.profiles import PROFILES, available_chapters  # named in the run parser's help
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors"
     )
 
     p = argparse.ArgumentParser(
-        prog="lcrag", description="Long context or RAG? Run chapters, build the book.", parents=[common]
+        prog="lcrag", description="Long context or RAG? Run chapters, build the book.", parents=[common], epilog=EPILOG
     )
     p.add_argument("--version", action="version", version=f"lcrag {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -261,7 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
     model_help = f"model spec (default: $LCRAG_MODEL or {config.DEFAULT_MODEL})"
 
     r = sub.add_parser("run", parents=[common], help="execute one chapter")
-    r.add_argument("chapter", help="chapter name (notebooks/<chapter>.md) or path to a .md notebook")
+    r.add_argument("chapter", help=f"{', '.join(available_chapters())} (notebooks/<chapter>.md), or a .md notebook's path")
     r.add_argument("--profile", default="default", help=f"{' | '.join(PROFILES)} (default: default)")
     r.add_argument("--model", default=None, help=model_help)
     r.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", default=[],
@@ -277,7 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_run)
 
     b = sub.add_parser("book", parents=[common], help="run the book's chapters and build the HTML")
-    b.add_argument("--profile", default="default")
+    b.add_argument("--profile", default="default", help=f"{' | '.join(PROFILES)}: every chapter's (default: default)")
     b.add_argument("--model", default=None, help=model_help)
     b.add_argument("--chapter", action="append", default=[], help="run only this chapter; repeatable")
     b.add_argument("--fresh", action="store_true", help="re-record the response store of each chapter run")
@@ -304,9 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         help="sweep a parameter over a YAML list, e.g. n_items='[5, 10]'; repeatable (cartesian product)",
     )
-    sw.add_argument(
-        "--out", default=None, metavar="ROOT", help="root of the run directories (default: runs/)"
-    )
+    sw.add_argument("--out", default=None, metavar="ROOT", help="root of the run directories (default: runs/)")
     sw.add_argument("--table", default=None, metavar="CSV", help="where to save the sweep table")
     sw.add_argument(
         "--jobs", type=int, default=None, help="lanes at once (default: 1; all workers on a cluster)"

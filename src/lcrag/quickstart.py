@@ -16,13 +16,15 @@ import pandas as pd
 from lcrag.book.claims import NOT_TESTABLE
 from lcrag.book.verdicts import accuracy_at_floor, floor_reason
 from lcrag.metrics import bamboo_letter, lenient_letter
+from lcrag.metrics.multiple_choice import LETTERS
 from lcrag.metrics.needle import answer_recall
 from lcrag.papers.thesis.accuracy import CHANCE
 from lcrag.papers.thesis.cases import clean_cases
-from lcrag.papers.thesis.needle.asking import needle_messages
+from lcrag.papers.thesis.needle.asking import needle_messages, rag_context
 from lcrag.papers.thesis.needle.haystack import build_haystack
 from lcrag.papers.thesis.needle.needles import SIMPLE_NEEDLE, SIMPLE_QUESTION
 from lcrag.papers.thesis.prompts import SYSTEM, bamboo_prompt
+from lcrag.papers.thesis.solver import solve as thesis_solve
 from lcrag.retrieval import BM25Retriever
 from lcrag.stats import exact_interval, label_permutation
 from lcrag.text.chunking import recursive_split
@@ -78,25 +80,16 @@ def bamboo_prompts(items: pd.DataFrame, settings=SETTINGS, top_k: int = 5, chunk
 
 def solve(model, prompts: pd.DataFrame, *, system: str | None = SYSTEM, max_tokens: int = 5,
           context_policy: str = "truncate_middle", max_context_tokens: int | None = None) -> pd.DataFrame:
-    """Ask ``model`` every prompt (greedy; concurrently for remote endpoints, in order for local ones); add the
-    response and its accounting to the table.
+    """Ask ``model`` every prompt (greedy; concurrently for remote endpoints, in order for local ones) with the
+    thesis chapter's solver (:func:`lcrag.papers.thesis.solver.solve`); add the response and its accounting to the
+    table (without the thesis's logprob columns and answer source).
 
-    ``max_context_tokens`` (for the smoke profile) cuts each prompt to that many tokens first.
+    ``max_context_tokens`` (for the smoke profile) cuts each text prompt to that many tokens first.
     """
-    rows = prompts.to_dict("records")
-    requests = []
-    for row in rows:
-        prompt = row["prompt"]
-        if max_context_tokens and isinstance(prompt, str):
-            prompt, _ = model.fit(prompt, max_context_tokens, "truncate_middle")
-        requests.append({"prompt": prompt, "system": system, "max_tokens": max_tokens, "temperature": 0.0,
-                         "context_policy": context_policy})
-    out = [
-        {**row, "response": r.text, "prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens,
-         "latency_s": r.latency_s, "truncated": r.truncation is not None, "model": model.spec}
-        for row, r in zip(rows, model.map("ask", requests), strict=True)
-    ]
-    return pd.DataFrame(out).drop(columns=["prompt"])
+    answers = thesis_solve(model, prompts.rename(columns={"prompt": "prompt_text"}), system=system,
+                           max_tokens=max_tokens, context_policy=context_policy,
+                           max_context_tokens=max_context_tokens)
+    return answers.drop(columns=[*(f"lp_{x}" for x in LETTERS), "pred_logprob", "source"])
 
 
 # ----------------------------------------------------------------------------- scorers
@@ -158,19 +151,17 @@ def letter_counts(scored: pd.DataFrame) -> pd.DataFrame:
 def needle_prompts(model, essays: list[str], lengths: list[int], depths: list[float], top_k: int = 5,
                    chunk_size: int = 512, chunk_overlap: int = 50, needle: str = SIMPLE_NEEDLE,
                    question: str = SIMPLE_QUESTION) -> pd.DataFrame:
-    """One Full and one RAG prompt per (length, depth) cell; RAG keeps the top-k BM25 chunks in document order.
-    ``needle_retrieved`` (RAG rows): the needle is inside the kept chunks; None on Full rows, which send it whole."""
+    """One Full and one RAG prompt per (length, depth) cell; RAG keeps the top-k BM25 chunks in document order (the
+    needle chapter's :func:`~lcrag.papers.thesis.needle.asking.rag_context`). ``needle_retrieved`` (RAG rows): the
+    needle is inside the kept chunks; None on Full rows, which send it whole."""
     rows = []
     for length in lengths:
         for depth in depths:
             hay = build_haystack(model, essays, length, depth, needle)
-            chunks = recursive_split(hay, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
-            hits = BM25Retriever(chunks).rank(question, top_k)
-            kept = [chunks[i] for i in sorted(h.index for h in hits)]
-            found = any(needle in c for c in kept)
-            for setting, context in (("full", hay), ("rag", "\n\n".join(kept))):
+            kept, _ = rag_context(hay, question, top_k, chunk_size, chunk_overlap)
+            for setting, context in (("full", hay), ("rag", kept)):
                 rows.append({"setting": setting, "context_tokens": length, "depth": depth,
-                             "needle_retrieved": found if setting == "rag" else None,  # full: the whole haystack
+                             "needle_retrieved": (needle in kept) if setting == "rag" else None,  # full: all of it
                              "prompt": needle_messages(context, question)})
     return pd.DataFrame(rows)
 

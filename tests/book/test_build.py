@@ -18,9 +18,10 @@ FIXTURES = helpers.FIXTURES / "notebooks"
 
 
 @pytest.fixture()
-def book(tmp_path, monkeypatch):
+def book(tmp_path, monkeypatch, mirror):
     for var in ("LCRAG_STORE", "LCRAG_STORE_DIR", "LCRAG_RUN_DIR", "LCRAG_HOME"):
         monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("LCRAG_DATA_DIR", str(mirror))  # laid out alike: the runner checks the quickstart's data
     return copy_book(tmp_path / "book")
 
 

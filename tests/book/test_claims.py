@@ -12,14 +12,22 @@ from helpers import ROOT, rendered_text
 
 from lcrag import chapters
 from lcrag.book.claims import (
+    CLOSED,
     COLUMNS,
+    NEITHER,
+    OPEN,
     ClaimsLedger,
+    absent,
+    at_least,
+    below_margin,
     greater,
+    interval_in,
     less,
     read_claims,
     save_and_show,
     verdict,
     within,
+    within_margin,
 )
 from lcrag.book.claims_page import summary_markdown, verdict_counts
 
@@ -72,6 +80,52 @@ def test_less_mirrors_greater():
     assert less(0.5, 0.6, ci=(-0.2, 0.05)) is None
 
 
+def test_interval_in_decides_a_band_only_on_the_whole_interval():
+    assert interval_in((0.73, 0.80), 0.72, 0.82) is True
+    assert interval_in((0.524, 0.726), 0.72, 0.82) is None  # MeetingQA 53/84 against 77 ± 5
+    assert interval_in((0.50, 0.71), 0.72, 0.82) is False
+    assert interval_in((0.83, 0.90), 0.72, 0.82) is False
+    assert interval_in((float("nan"), 0.5), 0.1) is None and interval_in((None, 0.5), high=0.6) is None
+    with pytest.raises(ValueError, match="bounds"):
+        interval_in((0.1, 0.2), 0.0, bounds="inclusive")
+
+
+def test_interval_in_at_a_bound_follows_its_stated_rule():
+    """An interval touching a bound exactly: CLOSED counts the bound inside the range, OPEN outside it, NEITHER on
+    no side (undecided). An interval strictly inside or outside reads alike under the three rules."""
+    touch_low, touch_high = (0.05, 0.2), (-0.1, 0.05)  # lo == 0.05; hi == 0.05
+    assert [interval_in(touch_low, low=0.05, bounds=b) for b in (CLOSED, OPEN, NEITHER)] == [True, None, None]
+    assert [interval_in(touch_high, low=0.05, bounds=b) for b in (CLOSED, OPEN, NEITHER)] == [None, False, None]
+    assert [interval_in(touch_high, high=0.05, bounds=b) for b in (CLOSED, OPEN, NEITHER)] == [True, None, None]
+    assert [interval_in(touch_low, high=0.05, bounds=b) for b in (CLOSED, OPEN, NEITHER)] == [None, False, None]
+    for b in (CLOSED, OPEN, NEITHER):
+        assert interval_in((0.1, 0.2), 0.05, 0.3, bounds=b) is True
+        assert interval_in((0.31, 0.4), 0.05, 0.3, bounds=b) is False
+        assert interval_in((0.0, 0.1), 0.05, 0.3, bounds=b) is None
+
+
+def test_the_interval_decisions_at_exact_ties():
+    """Each named decision keeps its rule at a bound (what the chapters decided before they shared one helper):
+    greater (an open bound: the margin itself is not "more than"), within_margin and at_least (closed: the margin
+    counts), below_margin (the needle's miss rates: an interval touching the margin is undecided), absent (inside
+    [-margin, margin], bounds included)."""
+    assert greater(0.7, 0.6, margin=0.05, ci=(0.05, 0.2)) is None  # lo == margin: not clear of it
+    assert greater(0.7, 0.6, margin=0.05, ci=(-0.1, 0.05)) is False  # hi == margin: not more than it
+    assert greater(0.7, 0.6, margin=0.05, ci=(0.0500001, 0.2)) is True
+    assert less(0.5, 0.6, ci=(-0.2, 0.0)) is None and less(0.5, 0.6, ci=(0.0, 0.2)) is False  # 0 is not below 0
+    assert within_margin((-0.1, 0.02), 0.02) is True and within_margin((0.02, 0.1), 0.02) is None
+    assert within_margin((0.01, 0.11), 0.02) is None and within_margin((0.03, 0.11), 0.02) is False
+    assert at_least(0.1, (0.05, 0.2), 0.05) is True and at_least(0.0, (-0.1, 0.05), 0.05) is None
+    assert at_least(0.0823, (0.032, 0.139), 0.05) is None  # H8's case: crosses the threshold
+    assert at_least(0.09, (0.06, 0.15), 0.05) is True and at_least(0.01, (-0.02, 0.04), 0.05) is False
+    assert at_least(float("nan"), (0.06, 0.15), 0.05) is None
+    assert below_margin((0.0, 0.1), 0.1) is None and below_margin((0.1, 0.3), 0.1) is None  # touching: undecided
+    assert below_margin((0.0, 0.0999), 0.1) is True and below_margin((0.1001, 0.3), 0.1) is False
+    assert below_margin((float("nan"), 0.05), 0.1) is None
+    assert absent(0.0, (-0.05, 0.05), 0.05) is True and absent(0.06, (0.02, 0.1), 0.05) is False
+    assert absent(0.05, (0.01, 0.09), 0.05) is False and absent(0.04, (0.01, 0.07), 0.05) is None
+
+
 def test_ledger_records_computed_verdicts(tmp_path, monkeypatch):
     """(X-ids: claims a test makes up, not declared in the thesis's claims.csv.)"""
     monkeypatch.setenv("LCRAG_RUN_DIR", str(tmp_path))
@@ -86,7 +140,8 @@ def test_ledger_records_computed_verdicts(tmp_path, monkeypatch):
     ledger.check("X2", "evidence beats full", 0.9, 0.95, greater(0.95, 0.9))  # re-run cell replaces
     assert [c.claim_id for c in ledger.claims] == ["X1", "X2", "X3"]
     assert ledger.counts() == {"reproduced": 2, "not reproduced": 0, "inconclusive": 1,
-                               "not testable with this model": 0, "not testable (data not released)": 0}
+                               "not testable with this model": 0, "not checked (values only in a figure)": 0,
+                               "not testable (data not released)": 0}
     table = ledger.table()
     assert list(table.columns) == list(COLUMNS)
     assert table["verdict"].tolist() == ["reproduced", "reproduced", "inconclusive"]
@@ -143,19 +198,52 @@ def _claims() -> pd.DataFrame:
 def test_verdict_counts():
     counts = verdict_counts(_claims())
     assert list(counts.columns) == ["reproduced", "not reproduced", "inconclusive", "not testable with this model",
-                                    "not testable (data not released)", "total"]
-    assert counts.loc["thesis"].tolist() == [1, 0, 1, 0, 0, 2]
-    assert counts.loc["summhay"].tolist() == [0, 1, 0, 0, 0, 1]
-    assert counts.loc["all papers"].tolist() == [1, 1, 1, 0, 0, 3]
+                                    "not checked (values only in a figure)", "not testable (data not released)",
+                                    "rows (claim × model)", "distinct claims"]
+    assert counts.loc["thesis"].tolist() == [1, 0, 1, 0, 0, 0, 2, 2]
+    assert counts.loc["summhay"].tolist() == [0, 1, 0, 0, 0, 0, 1, 1]
+    assert counts.loc["all papers"].tolist() == [1, 1, 1, 0, 0, 0, 3, 3]
     by_source = verdict_counts(_claims(), by="source")
-    assert by_source.loc["our run"].tolist() == [1, 1, 1, 0, 0, 3] and "all sources" in by_source.index
+    assert by_source.loc["our run"].tolist() == [1, 1, 1, 0, 0, 0, 3] and "all sources" in by_source.index
+    assert "distinct claims" not in by_source.columns
+
+
+def test_per_paper_totals_count_rows_and_distinct_claims():
+    """A claim checked on two models is two rows but one claim: the per-paper table says both, its columns labelled
+    as rows (claim × model) and distinct claims (the thesis's 33 rows were 21 claims)."""
+    df = _claims()
+    twice = pd.concat([df, df.iloc[[0]].assign(model="other")], ignore_index=True)
+    counts = verdict_counts(twice)
+    assert counts.loc["thesis", "rows (claim × model)"] == 3 and counts.loc["thesis", "distinct claims"] == 2
+    assert counts.loc["all papers", "rows (claim × model)"] == 4 and counts.loc["all papers", "distinct claims"] == 3
+    md = summary_markdown(twice)
+    assert "| Thesis (Lu 2024) | 2 | 0 | 1 | 0 | 0 | 0 | 3 | 2 |" in md
+    assert "The counts are rows, one per claim and model" in md
+
+
+def test_the_books_reading_is_tallied_apart_from_the_papers_claims():
+    """A claim that is the book's reading of a paper's words (the thesis's H4d: "the book's alternative reading, not
+    the thesis's words") gets a paper key of its own, so the per-paper table counts it apart from the thesis's claims
+    and the dashboard names it so; its text and paper value still come from the thesis's claims.csv."""
+    from lcrag.book.claims import BOOK_READING
+    from lcrag.papers.tables import declared_claims
+
+    ledger = ClaimsLedger("needle", "thesis", "m")
+    c = ledger.check("H4d", our_value="fail 0 %", passed=None, book_reading=True)
+    assert c.paper == "thesis" + BOOK_READING and c.text == declared_claims("thesis")["H4d"].text
+    assert ledger.check("H4c", our_value="fail 0 %", passed=None).paper == "thesis"
+    df = pd.concat([_claims(), ledger.table().assign(anchor="")], ignore_index=True)
+    md = summary_markdown(df)
+    assert "| Thesis (Lu 2024) | 1 | 0 | 2 | 0 | 0 | 0 | 3 | 3 |" in md  # H1, H2, H4c
+    assert "| Thesis (Lu 2024): the book's readings, not the paper's claims | 0 | 0 | 1 | 0 | 0 | 0 | 1 | 1 |" in md
+    assert "| Thesis (book's reading) | {ref}`H4d" in md or "| Thesis (book's reading) | H4d |" in md
 
 
 def test_summary_markdown():
     md = summary_markdown(_claims(), failed=["longrag"], sections={"summhay"})
-    assert "| Thesis (Lu 2024) | 1 | 0 | 1 | 0 | 0 | 2 |" in md
-    assert "| all papers | 1 | 1 | 1 | 0 | 0 | 3 |" in md
-    assert "## Verdicts per source of evidence" in md and "| our run | 1 | 1 | 1 | 0 | 0 | 3 |" in md
+    assert "| Thesis (Lu 2024) | 1 | 0 | 1 | 0 | 0 | 0 | 2 | 2 |" in md
+    assert "| all papers | 1 | 1 | 1 | 0 | 0 | 0 | 3 | 3 |" in md
+    assert "## Verdicts per source of evidence" in md and "| our run | 1 | 1 | 1 | 0 | 0 | 0 | 3 |" in md
     assert "{ref}`H1 <thesis-h1>`" in md and "{doc}`thesis_bamboo`" in md
     assert "{ref}`C1 <summhay-claims>`" in md  # no section of its own: the chapter's claims section
     assert "| H2 |" in md  # no anchor, and its chapter labels no claims section: plain text, no link to nowhere
@@ -168,8 +256,8 @@ def test_summary_markdown():
     two.loc[2, "model"] = "other"
     md = summary_markdown(two)
     assert "## Our runs, per model" in md
-    assert "| m | 1 | 0 | 1 | 0 | 0 | 2 |" in md and "| other | 0 | 1 | 0 | 0 | 0 | 1 |" in md
-    assert "| all models | 1 | 1 | 1 | 0 | 0 | 3 |" in md
+    assert "| m | 1 | 0 | 1 | 0 | 0 | 0 | 2 |" in md and "| other | 0 | 1 | 0 | 0 | 0 | 0 | 1 |" in md
+    assert "| all models | 1 | 1 | 1 | 0 | 0 | 0 | 3 |" in md
 
 
 def test_unreleased_data_give_a_verdict_of_their_own(tmp_path):
@@ -177,20 +265,39 @@ def test_unreleased_data_give_a_verdict_of_their_own(tmp_path):
     that includes both answers): ``unreleased=`` says what is missing, written first in the evidence after "not
     released:" as before, and read_claims accepts the verdict."""
     from lcrag.book.claims import UNRELEASED, VERDICTS
-    from lcrag.book.verdicts import NOT_RELEASED
+    from lcrag.book.verdicts import NOT_RELEASED, NOTHING_CHECKED
 
-    assert UNRELEASED == "not testable (data not released)" and VERDICTS[-2:] == ("not testable with this model",
-                                                                                 UNRELEASED)
+    assert UNRELEASED == "not testable (data not released)" and VERDICTS[-3:] == (
+        "not testable with this model", "not checked (values only in a figure)", UNRELEASED)
     ledger = ClaimsLedger("ch", "long2rag", "the paper's published tables")
-    c = ledger.check("X1", "t", "figure only", None, unreleased="the Fig. 4 values", evidence="our runs decide C10")
-    assert c.verdict == UNRELEASED and c.source == "paper tables"
-    assert c.evidence == f"{NOT_RELEASED}: the Fig. 4 values; our runs decide C10"
+    c = ledger.check("X1", "t", "1,051 points", None, unreleased="the human labels", evidence="our runs decide C10")
+    assert c.verdict == UNRELEASED and c.source == NOTHING_CHECKED == "none (nothing released or digitised to check)"
+    assert c.evidence == f"{NOT_RELEASED}: the human labels; our runs decide C10"
     assert ledger.check("X2", "u", 1, None, passed=None, unreleased="the human labels").evidence == (
         "not released: the human labels")
     assert ledger.counts()[UNRELEASED] == 2 and ledger.counts()["inconclusive"] == 0
     back = read_claims(ledger.save(tmp_path / "claims.csv"))
     assert back["verdict"].tolist() == [UNRELEASED, UNRELEASED]
+    assert back["source"].tolist() == [NOTHING_CHECKED] * 2
 
+
+def test_values_only_in_a_figure_are_not_checked_and_not_unreleased(tmp_path):
+    """A claim whose values the paper prints only in a figure (Long²RAG's Fig. 4) was not checked, but its data exist:
+    *not checked (values only in a figure)*, not *not testable (data not released)*; the evidence names the figure
+    after "values only in a figure:", the source is "none" (no value checked), and a test's outcome is refused."""
+    from lcrag.book.claims import CHECKED_VERDICTS, FIGURE_ONLY_VERDICT, UNRELEASED
+    from lcrag.book.verdicts import FIGURE_ONLY, NOTHING_CHECKED
+
+    ledger = ClaimsLedger("ch", "long2rag", "the paper's published tables")
+    c = ledger.check("X1", "t", "radar plot only", None, figure_only="the paper's Fig. 4", evidence="see C10")
+    assert (c.verdict, c.source) == (FIGURE_ONLY_VERDICT, NOTHING_CHECKED)
+    assert c.evidence == f"{FIGURE_ONLY}: the paper's Fig. 4; see C10" and c.evidence.startswith("values only in a figure:")
+    assert FIGURE_ONLY_VERDICT not in CHECKED_VERDICTS and UNRELEASED not in CHECKED_VERDICTS
+    assert read_claims(ledger.save(tmp_path / "claims.csv"))["verdict"].tolist() == [FIGURE_ONLY_VERDICT]
+    with pytest.raises(ValueError, match="figure_only"):
+        ledger.check("X2", "t", 1, None, figure_only="Fig. 6", passed=True)
+    with pytest.raises(ValueError, match="figure_only"):
+        ledger.check("X3", "t", 1, None, figure_only="Fig. 6", unreleased="the data set")
 
 @pytest.mark.parametrize("outcome", [dict(passed=True), dict(passed=False), dict(passed=np.bool_(True)),
                                      dict(floor="RAG: 0.0 points, below 5"), dict(untestable="not its embedder"),
@@ -208,16 +315,24 @@ def test_claims_page_counts_unreleased_claims_apart():
     """The claims page counts the claims no run can test in a column of their own, lists the verdict in the
     dashboard's filter, and its introduction says they were not checked."""
     df = _claims()
-    extra = df.iloc[[2]].assign(claim_id="C20", paper="long2rag", chapter="long2rag", source="paper tables",
-                                verdict="not testable (data not released)", evidence="not released: the data set")
+    none = "none (nothing released or digitised to check)"
+    extra = df.iloc[[2, 2]].assign(claim_id=["C20", "C6"], paper="long2rag", chapter="long2rag", source=none,
+                                   verdict=["not testable (data not released)", "not checked (values only in a figure)"],
+                                   evidence=["not released: the data set", "values only in a figure: Fig. 4"])
     md = summary_markdown(pd.concat([df, extra], ignore_index=True))
-    assert "| paper | reproduced | not reproduced | inconclusive | not testable with this model | not testable (data " \
-           "not released) | total |" in md
-    assert "| all papers | 1 | 1 | 1 | 0 | 1 | 4 |" in md and "| paper tables | 0 | 0 | 0 | 0 | 1 | 1 |" in md
+    assert "| paper | reproduced | not reproduced | inconclusive | not testable with this model | not checked (values " \
+           "only in a figure) | not testable (data not released) | rows (claim × model) | distinct claims |" in md
+    assert "| all papers | 1 | 1 | 1 | 0 | 1 | 1 | 5 | 5 |" in md and f"| {none} | 0 | 0 | 0 | 0 | 1 | 1 | 2 |" in md
+    assert "| paper tables |" not in md  # no value was checked on the paper's tables: none credited to them
     assert '<option value="not testable (data not released)">' in md
+    assert '<option value="not checked (values only in a figure)">' in md
     intro = rendered_text(md.split("## Verdicts per paper")[0])
     assert "not testable (data not released) when the data it needs were never released" in intro
-    assert "such a claim has no test and was not checked" in intro and "Every claim below was checked" not in intro and "inconclusive when the test could not decide" in intro
+    assert "not checked (values only in a figure) when the paper prints the values it needs only in a plot" in intro
+    assert "these two have no test, and no value was checked" in intro and "Every claim below was checked" not in intro
+    assert "inconclusive when the test could not decide" in intro
+    for source in ("(paper tables)", "(released artefacts)", "(our run)", "(no model)", "(none: no value"):
+        assert source in intro  # what the value checked is, for every source
 
 
 def test_pattern_names_print_with_their_hyphens():
@@ -308,9 +423,9 @@ def test_dashboard_filters_rows_in_a_real_browser(tmp_path):
          "--dump-dom", (tmp_path / "page.html").as_uri()],
         capture_output=True, text=True, timeout=120, check=True)
     dom, log = out.stdout, out.stderr
-    assert 'data-after-paper="showing 2 of 3 claims: 1 reproduced, 0 not reproduced, 1 inconclusive, 0 not testable' in dom
-    assert 'data-after-model="showing 1 of 3 claims: 1 reproduced, 0 not reproduced, 0 inconclusive, 0 not testable' in dom
-    assert re.search(r'claims-dashboard-count"[^>]*>showing 1 of 3 claims: 0 reproduced, 1 not reproduced', dom)
+    assert 'data-after-paper="showing 2 of 3 rows (claim × model): 1 reproduced, 0 not reproduced, 1 inconclusive, 0 not testable' in dom
+    assert 'data-after-model="showing 1 of 3 rows (claim × model): 1 reproduced, 0 not reproduced, 0 inconclusive, 0 not testable' in dom
+    assert re.search(r'claims-dashboard-count"[^>]*>showing 1 of 3 rows \(claim × model\): 0 reproduced, 1 not reproduced', dom)
     assert dom.count('style="display: none;"') == 2
     assert not re.search(r"CONSOLE.*(Uncaught|Error)", log)
 

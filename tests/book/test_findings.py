@@ -7,8 +7,16 @@ import dataclasses
 import pandas as pd
 
 from lcrag import chapters
-from lcrag.book.claims import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNRELEASED
+from lcrag.book.claims import (
+    FIGURE_ONLY_VERDICT,
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    NOT_TESTABLE,
+    REPRODUCED,
+    UNRELEASED,
+)
 from lcrag.book.findings import claims_sentences, findings_markdown
+from lcrag.book.verdicts import NOTHING_CHECKED
 
 
 def _claims(rows):
@@ -35,28 +43,37 @@ def test_claims_are_counted_by_source_and_verdict_and_the_floor_is_named():
 
 
 def test_claims_whose_data_were_never_released_are_not_counted_as_checked():
-    """Long²RAG's C6-C8 and C20 (its figures and data set) and SummHay's C19 (its human study) cannot be tested by
-    anyone: they are neither "checked" nor "inconclusive", and one sentence names them after the checked ones."""
+    """Long²RAG's C17 and C20 (its human labels and data set) and SummHay's C19 (its human study) cannot be tested by
+    anyone; Long²RAG's C6 and C7 (values only in its Fig. 4) were not checked, but are not untestable: neither kind
+    is "checked" nor "inconclusive", and one sentence each names them after the checked ones, the figures' claims
+    never said to be untestable by anyone."""
+    none = NOTHING_CHECKED
     claims = _claims([
         ("C1", "paper tables", REPRODUCED, "the paper's tables"),
-        ("C6", "paper tables", UNRELEASED, "the paper's tables"),
-        ("C7", "paper tables", UNRELEASED, "the paper's tables"),
-        ("C19", "released artefacts", UNRELEASED, "released"),
-        ("C20", "paper tables", UNRELEASED, "the paper's tables"),
+        ("C6", none, FIGURE_ONLY_VERDICT, "the paper's tables"),
+        ("C7", none, FIGURE_ONLY_VERDICT, "the paper's tables"),
+        ("C17", none, UNRELEASED, "the paper's tables"),
+        ("C19", none, UNRELEASED, "released"),
+        ("C20", none, UNRELEASED, "the paper's tables"),
         ("H1", "our run", INCONCLUSIVE, "local/m"),
     ])  # fmt: skip
     sentences = claims_sentences(claims)
-    assert sentences[:2] == [
+    assert sentences[:3] == [
         "Of the paper's claims checked on its own published numbers or released files, 1 in all: 1 reproduced.",
-        "4 more (C6, C7, C19, C20) cannot be tested by anyone: the data they need were never released.",
+        "2 more (C6, C7) are not checked: the paper prints their values only in figures, which this book has not "
+        "read off the plots.",
+        "3 more (C17, C19, C20) cannot be tested by anyone: the data they need were never released.",
     ]
     text = " ".join(sentences)
     assert "checked on our run with local/m, 1 in all: 1 inconclusive." in text
     assert text.count("inconclusive") == 1 and UNRELEASED not in text
     # no claim checked on the paper's numbers: the sentence stands alone, in the singular for one claim
-    alone = claims_sentences(_claims([("C21", "released artefacts", UNRELEASED, "released")]))
+    alone = claims_sentences(_claims([("C21", none, UNRELEASED, "released")]))
     assert alone == ["1 of the paper's claims (C21) cannot be tested by anyone: the data it needs were never "
                      "released."]
+    figure = claims_sentences(_claims([("C14", none, FIGURE_ONLY_VERDICT, "the paper's tables")]))
+    assert figure == ["1 of the paper's claims (C14) is not checked: the paper prints its values only in figures, "
+                      "which this book has not read off the plots."]
 
 
 def test_claims_not_testable_for_another_reason_are_not_called_at_the_floor():

@@ -151,7 +151,7 @@ def test_every_verdict_is_defined_and_unreleased_data_are_not_inconclusive():
     that contains both answers."""
     from pathlib import Path
 
-    from lcrag.book.claims import INCONCLUSIVE, UNRELEASED, VERDICTS
+    from lcrag.book.claims import FIGURE_ONLY_VERDICT, INCONCLUSIVE, UNRELEASED, VERDICTS
 
     ledger = ClaimsLedger("c", "long2rag", "the paper's published tables")
     c = ledger.check("X20", "the data set's size", "280 questions", None, unreleased="the data set")
@@ -161,9 +161,14 @@ def test_every_verdict_is_defined_and_unreleased_data_are_not_inconclusive():
     page = (root / "verdicts.md").read_text(encoding="utf-8")
     rows = {line.split(" | ")[0][2:]: line for line in page.splitlines() if line.startswith("| ")
             and line.split(" | ")[0][2:] in VERDICTS}
-    assert set(rows) == set(VERDICTS) and len(VERDICTS) == 5 and "one of five verdicts" in page
+    assert set(rows) == set(VERDICTS) and len(VERDICTS) == 6 and "one of six verdicts" in page
     assert "released" not in rows[INCONCLUSIVE] and "both answers" in rows[INCONCLUSIVE]
     assert "never released" in rows[UNRELEASED] and '"not released:"' in rows[UNRELEASED]
+    # values printed only in a figure are not "data not released": a row of their own, and the sources' table names
+    # the source of a claim on which nothing was checked
+    assert "figure" not in rows[UNRELEASED] and '"values only in a figure:"' in rows[FIGURE_ONLY_VERDICT]
+    assert f"| {V.NOTHING_CHECKED} |" in page and V.NOTHING_CHECKED in V.SOURCES
+    assert "reproduced only when\nevery part is" in page or "reproduced only when every part is" in " ".join(page.split())
     glossary = (root / "glossary.md").read_text(encoding="utf-8").split("\nverdict\n", 1)[1].split("\n\n", 1)[0]
     assert all(f"*{v}*" in " ".join(glossary.split()) for v in VERDICTS)
 
@@ -188,3 +193,18 @@ def test_the_prose_states_the_second_judges_kappa_threshold_the_code_uses():
     assert f"κ of {k} or more" in (root / "book" / "verdicts.md").read_text(encoding="utf-8")
     assert f"Cohen's kappa {k} or more" in (root / "notebooks" / "long2rag.md").read_text(encoding="utf-8")
     assert f"(κ ≥ {k})" in (root / "notebooks" / "synthesis.md").read_text(encoding="utf-8")
+
+
+def test_the_glossary_defines_the_short_names_claims_use_and_the_intervals_the_code_gives():
+    """The claims' short names (the thesis's CTX1/CTX2, Long²RAG's KPP, AutoDS, FPR, IAA) have glossary entries, and
+    the glossary's ci_low says what book/verdicts.md and the code do: Wilson for a share on its own, the exact
+    interval for the needle's miss rates and the quickstart's accuracy table."""
+    import re
+    from pathlib import Path
+
+    glossary = (Path(__file__).resolve().parents[2] / "book" / "glossary.md").read_text(encoding="utf-8")
+    terms = set(re.findall(r"^(\S[^\n]*)$", glossary, flags=re.M))
+    assert {"CTX1", "CTX2", "KPP", "AutoDS", "FPR", "IAA"} <= terms
+    ci = " ".join(glossary.split("\nci_high\n", 1)[1].split("\n\n", 1)[0].split())
+    assert "the Wilson score interval" in ci and "needle's miss rates and the quickstart's accuracy table" in ci
+    assert "(k of n, the quickstart's accuracy table) the exact" not in ci

@@ -16,6 +16,7 @@ from helpers import notebook_errors
 
 from lcrag.book.claims import UNRELEASED
 from lcrag.book.runner import run_chapter
+from lcrag.book.verdicts import NOTHING_CHECKED
 from lcrag.data.fetch import fetch
 
 pytestmark = pytest.mark.slow
@@ -105,14 +106,15 @@ def test_table1_reproduced_and_table4_as_released(run):
 
 def test_claims_on_a_subset_leave_table2_claims_undecided(run):
     everything = table(run, "claims")
-    claims = everything[everything["source"].isin(["released artefacts", "paper tables"])].set_index("claim_id")
-    ours = everything[~everything["source"].isin(["released artefacts", "paper tables"])].set_index("claim_id")
+    own = ["released artefacts", "paper tables", NOTHING_CHECKED]  # the paper's, checked or not
+    claims = everything[everything["source"].isin(own)].set_index("claim_id")
+    ours = everything[~everything["source"].isin(own)].set_index("claim_id")
     # the released files' claims name what in them is the evidence: GPT-4o's judgments of the summaries, the LLM
     # judges' labels against the humans', or no model's output at all
     assert claims.loc[["C15", "C17"], "model"].eq("released artefacts (LLM judges vs humans)").all()
     assert claims.loc[["C16", "C20", "C20b"], "model"].eq("released artefacts (no model)").all()
-    # the human studies' claims have only the paper's numbers: source "paper tables", not "released artefacts"
-    assert claims.loc[["C19", "C21"], "source"].eq("paper tables").all()
+    # the human studies' claims have nothing to check: source "none", neither "paper tables" nor "released artefacts"
+    assert claims.loc[["C19", "C21"], "source"].eq(NOTHING_CHECKED).all()
     assert claims.drop(index=["C19", "C21"])["source"].eq("released artefacts").all()
     assert claims.drop(index=["C15", "C16", "C17", "C19", "C20", "C20b", "C21"])["model"].eq(
         "released artefacts (GPT-4o judge)").all()

@@ -200,8 +200,7 @@ def test_tampered_mirror_copy_is_rejected_and_not_written(mirror, tmp_path):
     assert not (dest / BAMBOO_4K).exists()
     assert _no_temp_files(dest)
     assert not report.ok and "MISMATCH bamboo/meetingqa_4k.jsonl" in report.summary()
-    with pytest.raises(DataError, match="sha256 mismatch for bamboo/meetingqa_4k.jsonl"):
-        report.raise_for_failures()
+    assert "sha256 mismatch for bamboo/meetingqa_4k.jsonl" in report.summary()
 
 
 def test_tampered_destination_is_flagged_by_verify_and_replaced_by_fetch(mirror, tmp_path):

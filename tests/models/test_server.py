@@ -118,7 +118,7 @@ def test_a_recorded_server_that_stops_answering_is_ended_before_a_new_one_starts
     monkeypatch.setenv("LCRAG_SERVING", json.dumps({"prefill_compile": False}))
     monkeypatch.setattr(server, "BUSY_GRACE_S", 1.0)
     silent = subprocess.Popen(["sleep", "600"])  # alive, answers nothing
-    state_path, _, log_path = server._paths(server.parse_spec(SMOL))
+    state_path, _, log_path, _ = server._paths(server.parse_spec(SMOL))
     state_path.write_text(json.dumps({"spec": SMOL, "pid": silent.pid, "port": 9, "base_url": "http://127.0.0.1:9/v1",
                                       "settings": {}, "log": str(log_path)}))
     try:
@@ -215,3 +215,33 @@ def test_a_server_does_not_depend_on_the_working_directory_it_was_started_from(t
         assert r.source == "network" and r.text and server.start(SMOL).pid == handle.pid
     finally:
         server._terminate(handle.pid)
+
+
+def test_a_restarted_server_loads_the_kv_snapshot_of_the_last_long_prompt(tmp_path, monkeypatch):
+    """The server is started with its snapshot file (lcrag.models.prefix_snapshot): a long prompt's cache is saved,
+    and after a restart a prompt sharing its prefix loads it, a line each in the log."""
+    import json
+    import urllib.request
+
+    monkeypatch.setenv("LCRAG_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("LCRAG_SERVING", json.dumps({"prefill_compile": False, "prefix_snapshot_min_tokens": 128}))
+    doc = " ".join(f"Line {i}: the {['red', 'green', 'blue'][i % 3]} key opens door {i * 7 % 11}." for i in range(40))
+
+    def complete(handle, question: str) -> None:
+        body = json.dumps({"prompt": f"{doc}\nQuestion: {question}\nAnswer:", "max_tokens": 2, "temperature": 0})
+        req = urllib.request.Request(f"{handle.base_url}/completions", body.encode(),
+                                     {"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=120) as resp:
+            assert json.loads(resp.read())["choices"]
+
+    try:
+        complete(server.start(SMOL), "Which key opens door 3?")
+        kv = server._paths(server.parse_spec(SMOL))[3]
+        assert kv.exists()
+        server.stop(SMOL)
+        handle = server.start(SMOL)
+        complete(handle, "Which door does the red key open?")
+        log = open(handle.log).read().split("=== lcrag: starting")[-1]
+        assert "lcrag prefix snapshot: loaded " in log and "lcrag prefix snapshot: saved" not in log  # a short rest
+    finally:
+        server.stop(SMOL)

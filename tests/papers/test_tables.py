@@ -67,6 +67,18 @@ def test_a_cell_is_named_by_its_table_the_cells_of_its_row_and_its_column():
         table_cell("longrag", "table1", "LongRAG-Vicuna-v1.5-7B-16k", "average", 3)
 
 
+def test_a_reference_may_format_its_number():
+    """``!spec`` after a cell reference writes the cell's number in that Python format (a claim's "87%", "2,444"
+    typed once as 0.87 and 2444 in the paper's table); a cell that is no number cannot be formatted."""
+    claims = parse_claims(
+        "claim_id,text,paper_value\n"
+        "C1,\"{numbers:evaluator accuracy:value!.0%} of {numbers:key points:value!,}\",{numbers:evaluator accuracy:value}\n",
+        "claims.csv", "long2rag")
+    assert claims["C1"].text == "87% of 2,055" and claims["C1"].paper_value == 0.87
+    with pytest.raises(ValueError, match="formats a number"):
+        parse_claims("claim_id,text,paper_value\nC1,{numbers:questions:source!.1f},x\n", "claims.csv", "long2rag")
+
+
 # ------------------------------------------------------------------ claims as data: test and tolerance
 
 CLAIMS_HEADER = "claim_id,text,paper_value,test,tolerance\n"

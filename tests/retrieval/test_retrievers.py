@@ -15,13 +15,10 @@ from lcrag.retrieval import (
     CommonWordsRetriever,
     DenseRetriever,
     Hit,
-    HybridRetriever,
     SVMRetriever,
     get_ranker,
-    hits_frame,
     reciprocal_rank_fusion,
     thesis_tokenize,
-    weighted_score_fusion,
 )
 from lcrag.retrieval.rerank import CrossEncoderReranker, FusionReranker, Reranker, RerankerError
 from lcrag.text.chunking import recursive_split
@@ -134,28 +131,6 @@ def test_reciprocal_rank_fusion_by_hand():
     assert [h.index for h in weighted] == [2, 0]
 
 
-def test_weighted_score_fusion_by_hand():
-    s1, s2 = np.array([0.0, 5.0, 10.0]), np.array([3.0, 1.0, 2.0])
-    assert np.allclose(weighted_score_fusion([s1, s2]), [1.0, 0.5, 1.5])
-    assert np.allclose(weighted_score_fusion([s1, s2], [1, 3]), [3.0, 0.5, 2.5])
-    assert np.allclose(weighted_score_fusion([np.ones(3)]), [0.0, 0.0, 0.0])
-    with pytest.raises(ValueError):
-        weighted_score_fusion([s1, np.ones(2)])
-
-
-def test_hybrid_retriever_equals_fusing_the_full_rankings():
-    chunks, evidence = case(1)
-    bm25, naive = BM25Retriever(chunks), CommonWordsRetriever(chunks)
-    hybrid = HybridRetriever([bm25, naive])
-    expected = reciprocal_rank_fusion([bm25.rank(evidence, None), naive.rank(evidence, None)], top_k=5)
-    assert hybrid.rank(evidence) == expected
-    assert chunk_numbers(expected)[:2] == [17, 18]
-    weighted = HybridRetriever([bm25, naive], method="weighted").rank(evidence, k=1)
-    assert weighted[0].index == 16 and weighted[0].score == pytest.approx(2.0)
-    with pytest.raises(ValueError, match="different chunks"):
-        HybridRetriever([bm25, CommonWordsRetriever(chunks[:-1])])
-
-
 # --------------------------------------------------------------------------- embedding-based rankers
 
 
@@ -193,7 +168,7 @@ def test_get_ranker_names(embedder):
         get_ranker("tfidf", chunks)
 
 
-# --------------------------------------------------------------------------- reranking and tables
+# --------------------------------------------------------------------------- reranking
 
 
 def test_fusion_reranker_reorders_the_candidates(embedder):
@@ -223,10 +198,3 @@ def test_cross_encoder_needs_a_local_folder(path):
         CrossEncoderReranker(path)
 
 
-def test_hits_frame():
-    hits = [Hit(4, 2.5, 1, "five"), Hit(0, 1.0, 2, "one")]
-    df = hits_frame(hits, case=3, ranker="bm25")
-    assert list(df.columns) == ["case", "ranker", "rank", "index", "chunk", "score", "text"]
-    assert df["chunk"].tolist() == [5, 1]
-    assert df["case"].tolist() == [3, 3]
-    assert hits_frame([]).columns.tolist() == ["rank", "index", "chunk", "score", "text"]

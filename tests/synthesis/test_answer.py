@@ -147,6 +147,20 @@ def test_across_sizes_names_the_arm_at_the_floor_a_decision_rests_on():
     assert "That is 2 of the 2 model × experiment pairs run." in text
 
 
+def test_across_sizes_says_where_the_long_context_arm_was_cut_to_the_window():
+    """LongRAG's 135M: Full was cut to the model's window in 16 of 48 questions; the closing tally says so beside the
+    size whose decision it is, as the model's paragraph does, from the row's ``long_context`` (not typed)."""
+    small = "local/smollm2-135m-instruct"
+    rows = [_needle(0.2, 0.1, 0.3),
+            S.comparison("needle", small, "full haystack vs BM25 RAG (recall)", "Full", 0.3, "RAG", 0.6, -0.3, -0.4,
+                         -0.2, 48, "cells", "paired bootstrap", "run",
+                         long_context=S.family.window_cut(16, 48, "cells", "whole"))]
+    text = across_sizes(model_outcomes(_syn(rows, [NEEDLE])))
+    assert ("Retrieval beats long context with an interval that excludes zero in the needle-in-a-haystack test "
+            "(135M, Full cut to the window in 16 of 48 cells).") in text
+    assert "Long context beats retrieval with an interval that excludes zero in the needle-in-a-haystack test (1.5B)." in text
+
+
 def test_the_chapters_headline_line_shows_the_other_cuts_beside_the_one_least_favourable_to_whole_documents():
     """Long²RAG's "What we found" (lcrag.synthesis.conclusions): the headline is the mildest cut, with no clear
     difference; the harshest, which whole documents do beat, is shown beside it, with its reading in bold, so that

@@ -2,27 +2,24 @@
 
 A verdict is computed, never typed. The paper's claims are data: ``lcrag/papers/<paper>/claims.csv`` declares
 each one's text and the paper's value, typed once (:func:`lcrag.papers.tables.declared_claims`). A chapter gives
-our value and the *outcome of a test* (``True``/``False``, or ``None`` when the test cannot decide), or, for a claim
-no run can test because the data it needs were never released, what is missing (``unreleased=``)::
+our value and the *outcome of a test* (``True``/``False``, or ``None`` when the test cannot decide; the interval
+decisions: :func:`interval_in` in :mod:`lcrag.book.comparisons`), or, for a claim no run can test because the
+data it needs were never released, what is missing (``unreleased=``), and for a claim whose values the paper
+prints only in a figure, which figure (``figure_only=``)::
 
     ledger = ClaimsLedger(None, paper="thesis")        # chapter and model from the runner's env
     ledger.check("H8", our_value=acc_evidence - acc_full,   # text and paper value from thesis/claims.csv
-                 passed=greater(acc_evidence, acc_full, ci=diff_ci),
-                 evidence="accuracy, 158 cases, paired bootstrap 95% CI")
+                 passed=greater(acc_evidence, acc_full, ci=diff_ci), evidence="paired bootstrap 95% CI")
+    ledger.save()           # claims.csv in the run directory; ledger.table(): a DataFrame for the chapter
 
-A claim whose wording depends on the run (a subset, a model) gives its text and paper value in the call instead.
-A claim whose file names a ``test`` and a ``tolerance`` is decided by :func:`declared_test` on our number
-(``passed=ledger.test("C1", ours)``); one whose code decides it reads its margin there (``ledger.tolerance("C14")``).
-    ledger.save()           # claims.csv in the run directory
-    ledger.table()          # a DataFrame to show in the chapter
-
-The book's claims page collects every chapter's ``claims.csv`` (:func:`lcrag.book.claims_page.summary_markdown`).
+A claim whose wording depends on the run gives its text and paper value in the call instead. A claim whose file
+names a ``test`` and a ``tolerance`` is decided by :func:`declared_test` (``passed=ledger.test("C1", ours)``); one
+whose code decides it reads its margin there (``ledger.tolerance("C14")``). The book's claims page collects every
+chapter's ``claims.csv`` (:func:`lcrag.book.claims_page.summary_markdown`).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -31,21 +28,48 @@ import numpy as np
 import pandas as pd
 
 from lcrag import config
-from lcrag.book.verdicts import NOT_RELEASED, REASON_LABELS, SOURCES, source_of
+from lcrag.book.comparisons import (  # noqa: F401  (re-exported: chapters import them from here)
+    CLOSED,
+    NEITHER,
+    OPEN,
+    SLACK,
+    _missing,
+    absent,
+    all_of,
+    at_least,
+    below_margin,
+    declared_test,
+    greater,
+    interval_in,
+    less,
+    within,
+    within_margin,
+)
+from lcrag.book.verdicts import FIGURE_ONLY, NOT_RELEASED, NOTHING_CHECKED, REASON_LABELS, SOURCES, source_of
 from lcrag.papers.tables import DeclaredClaim, declared_claims
 
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
 INCONCLUSIVE = "inconclusive"
 NOT_TESTABLE = "not testable with this model"  # an arm at the floor (lcrag.book.verdicts.floor_reason)
-#: No run, by anyone, can test the claim: the data it needs (the paper's data set, its human labels, values shown only
-#: in its figures) were never released (``ClaimsLedger.check(..., unreleased=...)``). Not a test's outcome, so never
+#: The paper prints the values the claim needs only in a figure (a plot without numbers), which this book has not
+#: digitised (``ClaimsLedger.check(..., figure_only=...)``): the values exist and anyone may read them off the plot,
+#: but no value was checked. Not a test's outcome, so never counted with the claims a chapter checked.
+FIGURE_ONLY_VERDICT = "not checked (values only in a figure)"
+#: No run, by anyone, can test the claim: the data it needs (the paper's data set, its human labels, its intermediate
+#: outputs) were never released (``ClaimsLedger.check(..., unreleased=...)``). Not a test's outcome, so never
 #: counted with the claims a chapter checked.
 UNRELEASED = "not testable (data not released)"
-VERDICTS: tuple[str, ...] = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTABLE, UNRELEASED)
-#: The verdicts of claims a test decided or tried to decide on some run: all but :data:`UNRELEASED`.
-CHECKED_VERDICTS: tuple[str, ...] = tuple(v for v in VERDICTS if v != UNRELEASED)
+VERDICTS: tuple[str, ...] = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTABLE, FIGURE_ONLY_VERDICT, UNRELEASED)
+#: The verdicts of claims on which nothing was checked (their source is :data:`lcrag.book.verdicts.NOTHING_CHECKED`).
+UNCHECKED_VERDICTS: tuple[str, ...] = (FIGURE_ONLY_VERDICT, UNRELEASED)
+#: The verdicts of claims a test decided or tried to decide on some run: all but :data:`UNCHECKED_VERDICTS`.
+CHECKED_VERDICTS: tuple[str, ...] = tuple(v for v in VERDICTS if v not in UNCHECKED_VERDICTS)
 
+#: Appended to the paper key of a claim that is the book's reading of a paper's words, not the paper's own claim
+#: (``ClaimsLedger.check(..., book_reading=True)``; the thesis's H4d): the claims page tallies it apart from the
+#: paper's claims.
+BOOK_READING = " (the book's reading)"
 CLAIMS_FILE = "claims.csv"
 DECLARED = object()  # ClaimsLedger.check's default paper value: the one declared in the paper's claims.csv
 COLUMNS = (
@@ -64,10 +88,8 @@ COLUMNS = (
 
 
 def verdict(passed: bool | None) -> str:
-    """``True`` -> reproduced, ``False`` -> not reproduced, ``None`` -> inconclusive.
-
-    Anything else (a string, a number) is a TypeError: a verdict comes from a computed test.
-    """
+    """``True`` -> reproduced, ``False`` -> not reproduced, ``None`` -> inconclusive. Anything else (a string, a
+    number) is a TypeError: a verdict comes from a computed test."""
     if passed is None:
         return INCONCLUSIVE
     if isinstance(passed, np.bool_):  # from a numpy or pandas comparison
@@ -75,112 +97,6 @@ def verdict(passed: bool | None) -> str:
     if not isinstance(passed, bool):
         raise TypeError(f"passed must be True, False or None (a test's outcome), not {passed!r}")
     return REPRODUCED if passed else NOT_REPRODUCED
-
-
-def _missing(x: Any) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
-
-
-def within(our: float | None, paper: float | None, tol: float, *, relative: bool = False) -> bool | None:
-    """Is ``our`` within ``tol`` of ``paper``? (``tol * |paper|`` when ``relative``.)
-
-    None when either value is missing (None or NaN): nothing to compare.
-    """
-    if _missing(our) or _missing(paper):
-        return None
-    if tol < 0:
-        raise ValueError(f"tol must be >= 0, not {tol}")
-    bound = tol * abs(paper) if relative else tol
-    return bool(abs(our - paper) <= bound)
-
-
-def greater(
-    a: float | None,
-    b: float | None,
-    margin: float = 0.0,
-    ci: tuple[float, float] | None = None,
-) -> bool | None:
-    """Is ``a`` greater than ``b`` by more than ``margin``?
-
-    Without ``ci``, compares the point values: ``a - b > margin``.
-    With ``ci = (lo, hi)``, a confidence interval for the difference ``a - b``, the answer is only
-    decided when the interval clears the margin: ``lo > margin`` -> True, ``hi <= margin`` -> False,
-    and None (inconclusive) when the interval contains the margin.
-    None also when ``a`` or ``b`` is missing.
-    """
-    if _missing(a) or _missing(b):
-        return None
-    if ci is not None:
-        lo, hi = ci
-        if _missing(lo) or _missing(hi):
-            return None
-        if lo > hi:
-            raise ValueError(f"confidence interval must be (lo, hi) with lo <= hi, not {ci}")
-        if lo > margin:
-            return True
-        if hi <= margin:
-            return False
-        return None
-    return bool(a - b > margin)
-
-
-def all_of(verdicts: Sequence[bool | None]) -> bool | None:
-    """Several tests of one claim together: True if every test passed, False if any failed, None otherwise (or
-    with no test)."""
-    if not verdicts:
-        return None
-    if any(v is False for v in verdicts):
-        return False
-    return True if all(v is True for v in verdicts) else None
-
-
-def less(
-    a: float | None,
-    b: float | None,
-    margin: float = 0.0,
-    ci: tuple[float, float] | None = None,
-) -> bool | None:
-    """Is ``a`` less than ``b`` by more than ``margin``? ``ci`` is for the difference ``a - b``."""
-    flipped = None if ci is None else (-ci[1], -ci[0])
-    return greater(b, a, margin, flipped)
-
-
-def absent(effect: float | None, ci: tuple[float, float], margin: float) -> bool | None:
-    """Is an effect absent, no larger than ``margin`` either way (an equivalence test, book/verdicts.md)? True when
-    its 95 % interval ``ci`` lies inside [-margin, margin]; False when the effect is significant (the interval
-    excludes 0) and at least ``margin`` in size; None otherwise: a test that merely fails to find the effect is
-    inconclusive. None also when anything is missing."""
-    if _missing(effect) or any(_missing(x) for x in ci):
-        return None
-    lo, hi = ci
-    if -margin <= lo and hi <= margin:
-        return True
-    return False if (lo > 0 or hi < 0) and abs(effect) >= margin else None
-
-
-#: Float rounding allowed on an inclusive bound (``within``, ``at least``, ``at most``): 6.94 computed as a
-#: difference of two printed numbers may be 6.9400000001.
-SLACK = 1e-9
-
-
-def declared_test(claim: DeclaredClaim, ours: float | None) -> bool | None:
-    """The comparison ``claim``'s file declares (its ``test``, by its ``tolerance``; none is 0) of our number
-    with the paper's value: ``within`` (``|ours - paper| <= tol``), ``at least`` (``ours >= paper - tol``),
-    ``at most`` (``ours <= paper + tol``), ``greater`` (``ours - paper > tol``), ``less`` (``paper - ours >
-    tol``); None when ``ours`` is missing. A claim without a test is a ValueError: its code decides it."""
-    tol, paper = claim.tolerance or 0.0, claim.paper_value
-    if not claim.test:
-        raise ValueError(f"claim {claim.claim_id} declares no test: its code decides it")
-    if _missing(ours):
-        return None
-    tests = {
-        "within": lambda: within(ours, paper, tol + SLACK),
-        "at least": lambda: bool(ours >= paper - tol - SLACK),
-        "at most": lambda: bool(ours <= paper + tol + SLACK),
-        "greater": lambda: greater(ours, paper, tol),
-        "less": lambda: less(ours, paper, tol),
-    }
-    return tests[claim.test]()
 
 
 @dataclass(frozen=True)
@@ -231,6 +147,8 @@ class ClaimsLedger:
         untestable: str | None = None,
         not_run: str | None = None,
         unreleased: str | None = None,
+        figure_only: str | None = None,
+        book_reading: bool = False,
     ) -> Claim:
         """Record a claim with the verdict that ``passed`` (a computed test's outcome) implies, or *not testable
         with this model* when ``floor`` gives a reason (an arm at the floor: :func:`lcrag.book.verdicts.
@@ -244,33 +162,42 @@ class ClaimsLedger:
         that needs no model).
 
         ``unreleased`` says what data the claim needs that were never released (the paper's data set, its human
-        labels, values only in its figures): no run can test it, and the verdict is *not testable (data not
+        labels, its intermediate outputs): no run can test it, and the verdict is *not testable (data not
         released)*, the evidence starting ``"not released: <unreleased>"`` (:data:`lcrag.book.verdicts.NOT_RELEASED`),
         any ``evidence`` after it. Given with a test's outcome (``passed`` True or False) or with a reason of
         another verdict (``floor``, ``not_run``, ``untestable``), it is a ValueError: a claim nobody can test has
-        no test.
+        no test. ``figure_only`` names the figure that alone holds the values the claim needs (the paper prints them
+        only as a plot, which this book has not digitised): the verdict is *not checked (values only in a figure)*,
+        the evidence starting ``"values only in a figure: <figure_only>"`` (:data:`lcrag.book.verdicts.FIGURE_ONLY`),
+        under the same conditions. Either one's source is :data:`lcrag.book.verdicts.NOTHING_CHECKED`: no value was
+        checked, whatever the ledger's model. ``book_reading`` marks a claim that is the book's reading of the paper's
+        words, not the paper's own (its paper key gets :data:`BOOK_READING`, so the claims page tallies it apart).
 
         A claim declared in ``lcrag/papers/<paper>/claims.csv`` takes its text and paper value from there (give
         neither: a paper's number is typed once); a claim whose text depends on the run gives both."""
         text, paper_value = self._declared(str(claim_id), text, paper_value)
-        if unreleased:
-            if passed is not None or floor or not_run or untestable:
-                raise ValueError(f"claim {claim_id}: unreleased= (no run can test it) cannot come with a test's outcome "
-                                 f"(passed={passed!r}) or another reason (floor, not_run, untestable)")
-            evidence = f"{NOT_RELEASED}: {unreleased}" + (f"; {evidence}" if evidence else "")
+        unchecked = [(label, what) for label, what in ((NOT_RELEASED, unreleased), (FIGURE_ONLY, figure_only)) if what]
+        if unchecked:
+            if passed is not None or floor or not_run or untestable or len(unchecked) > 1:
+                raise ValueError(f"claim {claim_id}: unreleased= or figure_only= (nothing to check) cannot come with a "
+                                 f"test's outcome (passed={passed!r}), another reason (floor, not_run, untestable) or "
+                                 "each other")
+            (label, what), = unchecked
+            evidence = f"{label}: {what}" + (f"; {evidence}" if evidence else "")
+            source = NOTHING_CHECKED
         for label, reason in zip(REASON_LABELS, (floor, not_run, untestable), strict=True):
             if reason:
                 evidence = f"{evidence}; {label}: {reason}" if evidence else f"{label}: {reason}"
         claim = Claim(
             chapter=self.chapter,
             claim_id=str(claim_id),
-            paper=self.paper,
+            paper=self.paper + (BOOK_READING if book_reading else ""),
             text=text,
             paper_value=paper_value,
             our_value=our_value,
             model=model or self.model,
-            verdict=(UNRELEASED if unreleased else NOT_TESTABLE if floor or not_run or untestable
-                     else verdict(passed)),
+            verdict=(UNRELEASED if unreleased else FIGURE_ONLY_VERDICT if figure_only
+                     else NOT_TESTABLE if floor or not_run or untestable else verdict(passed)),
             evidence=evidence,
             anchor=anchor,
             source=_checked_source(source or (source_of(model) if model else self.source)),

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from lcrag import chapters
-from lcrag.book.claims import VERDICTS
+from lcrag.book.claims import BOOK_READING, VERDICTS
 from lcrag.book.verdicts import SOURCES
 
 
@@ -29,19 +29,35 @@ def labelled_sections(chapters_: Iterable[str], notebooks: Path) -> set[str]:
             and f"({claims_section(c)})=" in p.read_text(encoding="utf-8")}
 
 
+#: The per-paper table's total columns: rows (a claim checked on several models, or on the paper's tables and on our
+#: runs, has a row each) and distinct claims.
+ROWS_TOTAL, CLAIMS_TOTAL = "rows (claim × model)", "distinct claims"
+
+
 def verdict_counts(df: pd.DataFrame, by: str = "paper") -> pd.DataFrame:
-    """Claims per ``by`` (paper, or source) and verdict (every verdict as a column) with a total row."""
+    """Rows (claim × model) per ``by`` (paper, source or model) and verdict (every verdict as a column) with a total
+    row and column (:data:`ROWS_TOTAL`); per paper, also the number of distinct claim ids (:data:`CLAIMS_TOTAL`)."""
     counts = pd.crosstab(df[by], df["verdict"]).reindex(columns=list(VERDICTS), fill_value=0)
     if by == "source":
         counts = counts.reindex([s for s in SOURCES if s in counts.index])
-    counts.loc[f"all {by}s" if by != "source" else "all sources"] = counts.sum()
-    counts["total"] = counts.sum(axis=1)
+    total = f"all {by}s" if by != "source" else "all sources"
+    counts.loc[total] = counts.sum()
+    counts[ROWS_TOTAL] = counts.sum(axis=1)
+    if by == "paper":
+        distinct = df.groupby(by)["claim_id"].nunique()
+        counts[CLAIMS_TOTAL] = distinct.reindex(counts.index).fillna(0).astype(int)
+        counts.loc[total, CLAIMS_TOTAL] = int(distinct.sum())
     return counts
 
 
 def paper_name(key: str, short: bool = False) -> str:
     """How the claims page names a paper (``ClaimsLedger(paper=key)``): its registered name, or ``short`` name
-    for the dashboard's paper column (:mod:`lcrag.chapters`); the key itself for a paper nobody registered."""
+    for the dashboard's paper column (:mod:`lcrag.chapters`); the key itself for a paper nobody registered. A key
+    ending in :data:`lcrag.book.claims.BOOK_READING` (a claim that is the book's reading of the paper's words) is
+    named as such, apart from the paper."""
+    if str(key).endswith(BOOK_READING):  # the book's reading of the paper's words, tallied apart from its claims
+        base = paper_name(str(key).removesuffix(BOOK_READING), short)
+        return f"{base} (book's reading)" if short else f"{base}: the book's readings, not the paper's claims"
     try:
         paper = chapters.paper(str(key))
     except LookupError:
@@ -151,7 +167,7 @@ _FILTER_SCRIPT = """<script>
       row.style.display = keep ? "" : "none";
       if (keep) { shown += 1; counts[cell(row, COLS.verdict)] = (counts[cell(row, COLS.verdict)] || 0) + 1; }
     });
-    control("count").textContent = "showing " + shown + " of " + rows.length + " claims: " +
+    control("count").textContent = "showing " + shown + " of " + rows.length + " rows (claim × model): " +
       VERDICTS.map(function (v) { return (counts[v] || 0) + " " + v; }).join(", ");
   }
   ["paper", "verdict", "model", "source"].forEach(function (name) {
@@ -183,12 +199,16 @@ def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: s
         "(*inconclusive* when the test could not decide, e.g. a confidence interval that straddles "
         "the threshold; *not testable with this model* when an "
         "arm it compares is at the floor, when the run left that arm out, or when the claim is about the paper's "
-        "own model, e.g. its accuracy; *not testable (data not released)* when the data it needs were never "
-        "released, so that no run, ours or anyone's, can test it: such a claim has no test and was not checked). "
+        "own model, e.g. its accuracy; *not checked (values only in a figure)* when the paper prints the values "
+        "it needs only in a plot, which this book has not read off; *not testable (data not released)* when the "
+        "data it needs were never released, so that no run, ours or anyone's, can test it: these two have no test, "
+        "and no value was checked). "
         "Numbers are from the runs that produced the pages of this build: each "
         "chapter's page model, and the four models of the needle page; every model's verdicts on every chapter "
-        "are in the synthesis's claims by model size. The *value checked* is ours for a claim checked on our "
-        "run, and arithmetic on the paper's own numbers for one checked on the paper's tables."
+        "are in the synthesis's claims by model size. The *value checked* depends on the source: arithmetic on "
+        "the paper's own numbers (*paper tables*), the paper's released outputs re-scored here (*released "
+        "artefacts*), ours (*our run*), a computation without a language model (*no model*), and nothing (*none*: "
+        "no value was released or digitised to check)."
     )
     lines.append("")
     if failed:
@@ -202,7 +222,10 @@ def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: s
         lines.append("No chapter has checked a claim yet.")
         return "\n".join(lines) + "\n"
     counts = verdict_counts(df)
-    lines += ["## Verdicts per paper", ""]
+    lines += ["## Verdicts per paper", "",
+              "The counts are rows, one per claim and model (a claim checked on the paper's tables and on our runs, "
+              "or on several models, has a row each); the last column counts each paper's distinct claims. A claim "
+              "that is the book's reading of a paper's words rather than the paper's own is counted apart.", ""]
     lines.append("| paper | " + " | ".join(counts.columns) + " |")
     lines.append("|---" * (len(counts.columns) + 1) + "|")
     for paper, row in counts.iterrows():
@@ -212,8 +235,9 @@ def summary_markdown(df: pd.DataFrame, failed: list[str] | None = None, title: s
     by_source = verdict_counts(df, by="source")
     lines += ["", "## Verdicts per source of evidence", ""]
     lines.append(
-        "Where each verdict's evidence comes from ({doc}`/book/verdicts` states the rules): arithmetic on the papers' own "
-        "tables, the papers' released artefacts, our runs of a model, or computation that needs no model."
+        "Where each verdict's evidence comes from ({doc}`/book/verdicts` states the rules), in rows (claim × model): "
+        "arithmetic on the papers' own tables, the papers' released artefacts, our runs of a model, computation "
+        "that needs no model, or none, for a claim on which no value was checked."
     )
     lines += ["", "| source | " + " | ".join(by_source.columns) + " |", "|---" * (len(by_source.columns) + 1) + "|"]
     for source, row in by_source.iterrows():

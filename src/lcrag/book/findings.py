@@ -3,8 +3,8 @@
 Nothing in it is typed by hand, so it follows any re-run, with any model: the chapter's headline comparison of
 long context against retrieval (the comparison its paper package declares for the synthesis, computed on this
 run only: :func:`lcrag.synthesis.compare_runs`) and its claims ledger, counted by where the evidence comes from
-and by verdict, with the claims that this model cannot test named as such, and those no run can test (their data were
-never released) counted apart: they are not "checked".
+and by verdict, with the claims that this model cannot test named as such, and those on which nothing was checked (their data
+never released, or their values printed only in the paper's figures) counted apart: they are not "checked".
 
 In a chapter's last cells::
 
@@ -22,6 +22,7 @@ from lcrag import chapters, config
 from lcrag.book.claims import (
     CHECKED_VERDICTS,
     CLAIMS_FILE,
+    FIGURE_ONLY_VERDICT,
     NOT_REPRODUCED,
     NOT_TESTABLE,
     UNRELEASED,
@@ -39,7 +40,7 @@ from lcrag.book.verdicts import (
 )
 from lcrag.models.registry import title_of
 
-_ORDER = CHECKED_VERDICTS  # a claim no run can test (UNRELEASED) is not checked: claims_sentences counts it apart
+_ORDER = CHECKED_VERDICTS  # a claim with nothing checked (UNCHECKED_VERDICTS) is counted apart by claims_sentences
 
 
 def _counts(df: pd.DataFrame) -> str:
@@ -56,9 +57,21 @@ def unreleased_sentence(unreleased: pd.DataFrame, after_checked: bool) -> str:
     return f"{head} ({_ids(unreleased)}) cannot be tested by anyone: the data {need} were never released."
 
 
+def figure_only_sentence(figure_only: pd.DataFrame, after: bool) -> str:
+    """The claims whose values the paper prints only in figures (verdict :data:`~lcrag.book.claims.
+    FIGURE_ONLY_VERDICT`), by id: not checked, but not untestable either: "N more" when it follows another count
+    (``after``), else "N of the paper's claims"."""
+    n = len(figure_only)
+    head = f"{n} more" if after else f"{n} of the paper's claims"
+    verb, them = ("are", "their values") if n > 1 else ("is", "its values")
+    return (f"{head} ({_ids(figure_only)}) {verb} not checked: the paper prints {them} only in figures, which this "
+            "book has not read off the plots.")
+
+
 def claims_sentences(claims: pd.DataFrame) -> list[str]:
     """What the claims ledger says: the claims decided on the paper's own numbers (or released files), then those
-    no run can test because their data were never released (not counted as checked); those on our
+    whose values the paper prints only in figures and those no run can test because their data were never released
+    (neither counted as checked); those on our
     runs, by the model whose outputs decide them (a chapter may decide a claim on another model's outputs, e.g. a
     judge's) and by verdict; the claims that model cannot test, by id; and the checks that need no model, which are
     not about any model's behaviour, each not reproduced with the paper's value and ours (its our value may say
@@ -67,13 +80,16 @@ def claims_sentences(claims: pd.DataFrame) -> list[str]:
     if claims.empty:
         return ["This chapter checks no claim."]
     unreleased = claims[claims["verdict"] == UNRELEASED]
-    claims = claims[claims["verdict"] != UNRELEASED]
+    figure_only = claims[claims["verdict"] == FIGURE_ONLY_VERDICT]
+    claims = claims[~claims["verdict"].isin([UNRELEASED, FIGURE_ONLY_VERDICT])]
     own = claims[claims["source"].isin([PAPER_TABLES, RELEASED_ARTEFACTS])]
     if len(own):
         out.append(f"Of the paper's claims checked on its own published numbers or released files, {len(own)} in "
                    f"all: {_counts(own)}.")
+    if len(figure_only):
+        out.append(figure_only_sentence(figure_only, after=bool(len(own))))
     if len(unreleased):
-        out.append(unreleased_sentence(unreleased, after_checked=bool(len(own))))
+        out.append(unreleased_sentence(unreleased, after_checked=bool(len(own) or len(figure_only))))
     ours = claims[claims["source"] == OUR_RUN]
     set_up: set[str] = set()  # the claims already said to be about the paper's own set-up (said once per page)
     for model, part in ours.groupby(ours["model"].astype(str), sort=False):
@@ -147,8 +163,9 @@ def items_needed(row) -> str:
     items do not lift a model off it) or without an interval. It first says where the interval keeps the
     difference: a narrow interval around zero is a finding too (the arms agree within that many points), and past
     :data:`FAR` times the items run it says that no re-run of practical size would settle the sign."""
-    from lcrag.synthesis.family import UNCLEAR, count
+    from lcrag.synthesis.family import UNCLEAR
     from lcrag.synthesis.size_axis import exact_toward_zero, n_to_decide
+    from lcrag.text import count
 
     k = n_to_decide(row)
     n = int(row["n"])

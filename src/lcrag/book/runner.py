@@ -260,7 +260,7 @@ def run_chapter(
         effective_store = config.store_mode()  # validates LCRAG_STORE before anything runs
         parameters = resolve(chapter, profile, params, root=root, source=source)
         preflight.check_values(chapter, parameters, notebook_defaults(chapter, root=root, source=source))
-        preflight.check_models(model, parameters)
+        preflight.check_run(chapter, model, parameters)
         out = Path(out_dir).resolve() if out_dir else default_out_dir(chapter, profile, model, root)
         advice = ("wait for it to finish (`lcrag book` runs each chapter in its run directory)" if book else
                   "wait for it to finish, or give this run its own directory (`lcrag run --out DIR`)")

@@ -2,7 +2,8 @@
 ``book/verdicts.md`` states them for readers; :mod:`lcrag.book.claims` applies them to every ledger).
 
 1. **Source.** Every claim names where its evidence comes from (:data:`SOURCES`): the paper's own tables, the
-   paper's released artefacts, our run of a model (named), or computation that needs no model.
+   paper's released artefacts, our run of a model (named), computation that needs no model, or none
+   (:data:`NOTHING_CHECKED`: a claim whose values no one released or this book did not digitise, so no value was checked).
 2. **Decided only when the evidence excludes the alternative.** A claim about model behaviour is *reproduced* or
    *not reproduced* only when its interval or test excludes the other answer (``claims.greater`` / ``less`` with
    a confidence interval); an interval that contains both answers is *inconclusive*.
@@ -18,9 +19,13 @@
    compares (a profile without it: ``companion``) cannot test it either (:func:`not_run`); the evidence says
    which reason applies (:data:`REASON_LABELS`, read back by :func:`untestable_because`).
 4. **Not testable (data not released).** A claim whose data were never released (the paper's data set, its human
-   labels, values shown only in its figures) cannot be tested by any run: it gets a verdict of its own, never
+   labels, its intermediate outputs) cannot be tested by any run: it gets a verdict of its own, never
    *inconclusive* (which is an interval that contains both answers), and its evidence says what is missing after
-   :data:`NOT_RELEASED` (``ClaimsLedger.check``'s ``unreleased``).
+   :data:`NOT_RELEASED` (``ClaimsLedger.check``'s ``unreleased``). A claim whose values the paper prints only in a
+   figure (a plot without numbers, which the text of the paper this book reads does not hold) is *not checked
+   (values only in a figure)*: the values exist, anyone may read them off the plot, but this book has not; its
+   evidence names the figure after :data:`FIGURE_ONLY` (``ClaimsLedger.check``'s ``figure_only``). Neither has a
+   test, and neither is credited to a source of evidence (:data:`NOTHING_CHECKED`).
 5. **Judges measured before they are trusted.** A judge is chosen to decide claims only with at least
    :data:`MIN_JUDGE_PAIRS` human-labelled pairs (:func:`choose_judge`); with fewer, it is not eligible.
 """
@@ -36,7 +41,10 @@ PAPER_TABLES = "paper tables"
 RELEASED_ARTEFACTS = "released artefacts"
 OUR_RUN = "our run"
 NO_MODEL = "no model"
-SOURCES: tuple[str, ...] = (PAPER_TABLES, RELEASED_ARTEFACTS, OUR_RUN, NO_MODEL)
+#: The source of a claim on which no value was checked: its data never released, or its values printed only in a
+#: figure that this book has not digitised (rule 4).
+NOTHING_CHECKED = "none (nothing released or digitised to check)"
+SOURCES: tuple[str, ...] = (PAPER_TABLES, RELEASED_ARTEFACTS, OUR_RUN, NO_MODEL, NOTHING_CHECKED)
 
 FLOOR_SCORE = 0.05  # an F1 / KPR / recall below this (0-1 scale) is at the floor
 FLOOR_UNPARSEABLE = 0.5  # more than half the answers unparseable
@@ -53,8 +61,11 @@ PARTIAL_FLOOR = "not deciding (at the floor)"
 #: another reason (``ClaimsLedger.check``'s ``floor``, ``not_run`` and ``untestable``).
 AT_FLOOR, NOT_RUN, OTHER_REASON = REASON_LABELS = ("at the floor", "not run", "not testable")
 #: How a *not testable (data not released)* claim's evidence says that no run can decide it: the data it needs (the
-#: paper's data set, its human labels, its intermediate outputs, values only in its figures) were never released.
+#: paper's data set, its human labels, its intermediate outputs) were never released.
 NOT_RELEASED = "not released"
+#: How a *not checked (values only in a figure)* claim's evidence names the figure whose values it needs: the paper
+#: prints them only as a plot, which this book has not digitised (its text of the paper holds no numbers for it).
+FIGURE_ONLY = "values only in a figure"
 
 
 def accuracy_at_floor(n_correct: int, n: int, chance: float, confidence: float = CONFIDENCE) -> bool:
@@ -161,7 +172,8 @@ def source_of(model: str) -> str:
     """The evidence source a ledger's ``model`` field implies: the papers' tables and released artefacts are
     named as such by the chapters (``PAPER_TABLES_MODEL``, ``ARTEFACT_MODEL``), a computation without a model as
     ``"no model"`` (or ``"no model (...)"``, saying what it used instead: a tokenizer); anything else is a model
-    run."""
+    run. (A claim with nothing to check gets :data:`NOTHING_CHECKED` from ``ClaimsLedger.check``, whatever its
+    model.)"""
     text = str(model).lower()
     if "published tables" in text or "paper tables" in text:
         return PAPER_TABLES

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from lcrag.data.bamboo import load_bamboo
 from lcrag.data.essays import load_essays
-from lcrag.data.fetch import FetchReport, FileResult, entry_for, fetch, path, verify
+from lcrag.data.fetch import FetchReport, FileResult, fetch, path, verify
 from lcrag.data.longbench import load_longbench, load_longrag_eval, split_passages
 from lcrag.data.manifest import (
     ChecksumError,
@@ -43,7 +43,6 @@ __all__ = [
     "Manifest",
     "ManifestEntry",
     "ManifestError",
-    "entry_for",
     "fetch",
     "load_bamboo",
     "load_essays",

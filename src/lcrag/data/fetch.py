@@ -98,11 +98,6 @@ class FetchReport:
         lines += [f"  {r.status.upper()} {r.path}: {r.message}" for r in self.failures]
         return "\n".join(lines)
 
-    def raise_for_failures(self) -> FetchReport:
-        if not self.ok:
-            raise DataError(self.summary())
-        return self
-
 
 # --- public API ------------------------------------------------------------------------------------
 
@@ -170,11 +165,6 @@ def path(rel: str, dest: Path | str | None = None, manifest: Manifest | None = N
             f"the file is damaged; delete it and {FETCH_HINT}"
         )
     return target
-
-
-def entry_for(rel: str) -> ManifestEntry:
-    """The manifest entry of ``rel`` (licence, citation, URL...)."""
-    return load_manifest().entry(rel)
 
 
 # --- one file --------------------------------------------------------------------------------------

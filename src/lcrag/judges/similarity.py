@@ -28,8 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lcrag.metrics.needle import needle_recall
 from lcrag.metrics.summhay import CITATION_PATTERN, FULL, NONE, PARTIAL
+from lcrag.text.stopwords import RECALL_STOP_WORDS
+from lcrag.text.words import word_recall
 
 #: A similarity: (insights, bullets) -> array of shape (len(insights), len(bullets)), larger = more similar.
 Similarity = Callable[[Sequence[str], Sequence[str]], np.ndarray]
@@ -42,9 +43,10 @@ def strip_citations(bullet: str) -> str:
 
 def lexical_similarity(insights: Sequence[str], bullets: Sequence[str]) -> np.ndarray:
     """Insight x bullet matrix: the share of the insight's content words (lowercase word tokens, stop words
-    removed, :func:`lcrag.metrics.needle.content_words`) found in the bullet, citations removed. 0..1."""
+    removed: :func:`lcrag.text.words.word_recall` with :data:`lcrag.text.stopwords.RECALL_STOP_WORDS`) found in the
+    bullet, citations removed. 0..1."""
     clean = [strip_citations(b) for b in bullets]
-    return np.array([[needle_recall(b, i) for b in clean] for i in insights], dtype=float).reshape(
+    return np.array([[word_recall(b, i, RECALL_STOP_WORDS) for b in clean] for i in insights], dtype=float).reshape(
         len(insights), len(bullets)
     )
 

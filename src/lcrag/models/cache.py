@@ -68,14 +68,22 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     Writes a temp file in the same directory, fsyncs it, then ``os.replace``s it into place.
     Concurrent writers of the same path are safe: the last rename wins, every rename is whole.
     """
+    atomic_write_chunks(path, (data,))
+
+
+def atomic_write_chunks(path: Path, chunks: Iterable) -> int:
+    """:func:`atomic_write_bytes` of the chunks (bytes-like objects) joined, without joining them in memory (a KV
+    snapshot is about 1 GB: :mod:`lcrag.models.prefix_snapshot`); the number of bytes written."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            for chunk in chunks:
+                fh.write(chunk)
             fh.flush()
             os.fsync(fh.fileno())
+            size = fh.tell()
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -83,6 +91,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+    return size
 
 
 def _json_bytes(value: Any) -> bytes:

@@ -296,7 +296,8 @@ class Model:
                     if time.monotonic() - start + wait > self.retry.deadline_s:
                         raise ModelCallError(
                             f"{self.spec}: gave up at the {self.retry.deadline_s:g} s deadline (LCRAG_DEADLINE_S) "
-                            f"after {attempt + 1} attempts: {type(exc).__name__}: {_scrub(str(exc))}") from None
+                            f"after {attempt + 1} attempts: {type(exc).__name__}: {_scrub(str(exc))}"
+                            f"{_where(exc, client)}") from None
                     time.sleep(wait)
                 continue
             response["latency_s"] = round(time.perf_counter() - t0, 4)
@@ -305,7 +306,7 @@ class Model:
             return response
         raise ModelCallError(
             f"{self.spec}: gave up after {self.retry.max_retries + 1} attempts: "
-            f"{type(last).__name__}: {_scrub(str(last))}"
+            f"{type(last).__name__}: {_scrub(str(last))}{_where(last, client)}"
         )
 
 
@@ -346,6 +347,13 @@ def _completion(response: dict, key: str, source: str, info: ModelInfo, trunc: t
     )
 
 
+def _where(exc: BaseException | None, client) -> str:
+    """`` (endpoint <base URL>)`` after a connection failure (which names no address itself), else nothing."""
+    import openai
+
+    return f" (endpoint {client.base_url})" if isinstance(exc, openai.APIConnectionError) else ""
+
+
 def _scrub(message: str) -> str:
     """Remove anything that looks like a credential from an error message before it is shown or logged."""
     import re
@@ -370,11 +378,17 @@ _MODELS: dict[tuple, Model] = {}
 _MODELS_LOCK = threading.Lock()
 
 
+def concurrency_setting() -> int:
+    """Requests a model sends at once: ``LCRAG_MAX_CONCURRENCY`` (default 4; a SettingError when not a whole
+    number of at least 1)."""
+    return int(config.env_number("LCRAG_MAX_CONCURRENCY", 4, integer=True, low=1, what="a number of requests"))
+
+
 def get_model(spec: str | None = None, *, context_window: int | None = None,
               max_concurrency: int | None = None) -> Model:
     """The :class:`Model` for a spec (default: ``LCRAG_MODEL`` or SmolLM2), shared within the process."""
     spec = spec or config.default_model()
-    conc = max_concurrency or int(config.env_number("LCRAG_MAX_CONCURRENCY", 4, integer=True, low=1, what="a number of requests"))
+    conc = max_concurrency or concurrency_setting()
     k = (spec, context_window, conc)
     with _MODELS_LOCK:
         if k not in _MODELS:

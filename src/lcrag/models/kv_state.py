@@ -193,15 +193,9 @@ def get_seq_state(ctx, seq_id: int = 0) -> memoryview:
     return memoryview(buf).cast("B")[:got]
 
 
-def set_seq_state(ctx, data: bytes, seq_id: int = 0) -> None:
-    """``llama_state_seq_set_data``: replaces the context's cache of ``seq_id`` with ``data``."""
-    buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
-    _set(ctx, buf, seq_id)
-
-
 def set_caches(ctx, caches: list[CacheState], seq_id: int = 0) -> None:
-    """:func:`set_seq_state` of :func:`write_seq_state` without the intermediate copies: the state is encoded
-    straight into the buffer llama.cpp reads."""
+    """``llama_state_seq_set_data`` of :func:`write_seq_state`'s encoding without the intermediate copies: the
+    state is encoded straight into the buffer llama.cpp reads, replacing the context's cache of ``seq_id``."""
     buf = (ctypes.c_uint8 * _encoded_size(caches))()
     _encode_into(memoryview(buf).cast("B"), caches, seq_id)
     _set(ctx, buf, seq_id)

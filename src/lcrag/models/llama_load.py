@@ -14,7 +14,7 @@ of 16 tokens; the model is safe with them when the probe exits cleanly and its l
 them. The verdict is cached in ``config.models_dir()/llama_probes.json``, beside the fetched models and shared by
 every state dir on the machine (key: CPU model and flags, llama.cpp build, file path, size and mtime), so each
 model is probed once per machine. A crash in the probe costs a subprocess, never the caller.
-``LCRAG_EXTRA_BUFTS=0`` / ``=1`` skips the probe and forces the setting.
+``LCRAG_EXTRA_BUFTS=0`` / ``=1`` skips the probe and forces the setting (``auto``, like unset, probes).
 
 Every ``Llama`` the project creates (the embedded server, the split prefill, the tokenizer helpers, benchmarks,
 tests) is built through :func:`load` (or inside :func:`model_params`), and the server records the setting it
@@ -145,7 +145,9 @@ class Verdict:
         return asdict(self)
 
 
-def _forced() -> bool | None:
+def forced() -> bool | None:
+    """``LCRAG_EXTRA_BUFTS``: True (``1``) or False (``0``) forces the setting, None (unset or ``auto``) probes;
+    anything else is a :class:`~lcrag.config.SettingError`."""
     value = os.environ.get(ENV_FORCE, "").strip().lower()
     if value in ("", "auto"):
         return None
@@ -153,7 +155,7 @@ def _forced() -> bool | None:
         return False
     if value in ("1", "true", "yes", "on"):
         return True
-    raise ValueError(f"{ENV_FORCE} must be 0, 1 or auto, not {value!r}")
+    raise config.SettingError(f"{ENV_FORCE} must be 0, 1 or auto, not {value!r}")
 
 
 def _llama_cpp_build() -> str:
@@ -174,9 +176,9 @@ def _memo_path() -> Path:
 
 def extra_bufts_safe(path: str | os.PathLike) -> Verdict:
     """Whether ``path`` may load with llama.cpp's extra buffer types here (probed once per machine and file)."""
-    forced = _forced()
-    if forced is not None:
-        return Verdict(forced, "env", f"{ENV_FORCE}={int(forced)}")
+    setting = forced()
+    if setting is not None:
+        return Verdict(setting, "env", f"{ENV_FORCE}={int(setting)}")
     path = Path(path)
     from lcrag.models.cache import atomic_write_bytes, file_lock
 

@@ -12,7 +12,9 @@ but the last go through the f32 model; its KV cache (sequence 0) is then copied 
 llama.cpp's sequence-state API, and the last prompt token (whose logits pick the first answer token) and every
 generated token are evaluated by the shipped model. Short segments (a question after a cached document, a chat
 turn) stay in the shipped model. Prefix reuse across calls works as before; the copy is skipped when the f32
-context already holds the same prefix.
+context already holds the same prefix. With ``prefix_snapshot`` (a file, which the embedded server gives whenever it splits) the
+reuse survives a restart: the cache after a long prefilled segment is saved to that file, and a later server's long
+prompt that shares a long prefix with it loads it instead of evaluating it again (:mod:`lcrag.models.prefix_snapshot`).
 
 Two runtimes evaluate the long segments (``prefill_runtime`` in ``server_settings.serving_settings``):
 
@@ -26,7 +28,7 @@ Run as the embedded server (``lcrag.models.server`` always starts it this way; w
 llama-cpp-python's server whose models load with the ``--use_extra_bufts`` setting)::
 
     python -m lcrag.models.prefill [--prefill_model F32.gguf] [--prefill_runtime torch] --model SHIPPED.gguf \
-        [--use_extra_bufts true|false] [llama_cpp.server options]
+        [--use_extra_bufts true|false] [--prefix_snapshot FILE] [llama_cpp.server options]
 
 The logprobs server (``logits_all``) splits too: an answer's logprobs need the logits of the last prompt token
 and of the generated ones, which the shipped model evaluates; the prompt tokens evaluated by the prefill model
@@ -50,6 +52,8 @@ import llama_cpp
 import numpy as np
 
 from lcrag import config
+from lcrag.models.prefix_snapshot import MIN_TOKENS as SNAPSHOT_MIN_TOKENS
+from lcrag.models.prefix_snapshot import PrefixSnapshots, sliding_window, validity
 
 PREFILL_MIN_TOKENS = 64
 RUNTIMES = ("llama.cpp", "torch")
@@ -94,6 +98,8 @@ class PrefillLlama(_Llama):
         prefill_compile: bool = False,
         prefill_attention: str = "gemm",
         prefill_compile_min_tokens: int | None = None,
+        prefix_snapshot: str | None = None,
+        prefix_snapshot_min_tokens: int = SNAPSHOT_MIN_TOKENS,
         **kwargs,
     ):
         if prefill_runtime not in RUNTIMES:
@@ -117,16 +123,33 @@ class PrefillLlama(_Llama):
             self.prefill_llm = _Llama(prefill_model_path, **{**kwargs, "logits_all": False})
             if self.prefill_llm.n_vocab() != self.n_vocab() or self.prefill_llm.n_embd() != self.n_embd():
                 raise ValueError(f"{prefill_model_path} is not the same model as {model_path}")
+        self.prefill_tokens = 0  # prompt tokens the prefill model evaluated (all calls together)
+        self.snapshots = None
+        if prefix_snapshot and sliding_window(self):
+            print(f"lcrag prefix snapshot: not used for {model_path} (a sliding-window cache)", flush=True)
+        elif prefix_snapshot:
+            valid = validity(
+                self, model_path, prefill_model_path, prefill_runtime, compile=prefill_compile,
+                attention=prefill_attention, compile_min_tokens=prefill_compile_min_tokens)
+            self.snapshots = PrefixSnapshots(prefix_snapshot, valid, prefix_snapshot_min_tokens)
 
     def eval(self, tokens):
         tokens = list(tokens)
         self._shared = min(self._shared, self.n_tokens)
         if len(tokens) > self.prefill_min_tokens:
+            if self.snapshots is not None:
+                tokens, loaded = self.snapshots.resume(self, tokens)  # lcrag.models.prefix_snapshot
+                if loaded:
+                    self._shared = 0  # the prefill context does not hold the loaded cache
             head, tokens = tokens[:-1], tokens[-1:]
-            if self.torch_model is not None:
-                self._prefill_torch(head)
-            else:
-                self._prefill(head)
+            if head:
+                if self.torch_model is not None:
+                    self._prefill_torch(head)
+                else:
+                    self._prefill(head)
+                self.prefill_tokens += len(head)
+            if self.snapshots is not None and len(head) >= self.snapshots.min_tokens:
+                self.snapshots.save(self)
         super().eval(tokens)
 
     def _create_completion(self, *args, **kwargs):
@@ -209,6 +232,8 @@ class ServerOptions:
     prefill_attention: str = "gemm"  # the bf16 attention kernel (torch runtime): "sdpa" or "gemm"
     prefill_compile_min_tokens: int | None = None  # None: torch_prefill.COMPILE_MIN_TOKENS
     use_extra_bufts: bool = False
+    prefix_snapshot: str | None = None  # the KV snapshot file (lcrag.models.prefix_snapshot); None: none
+    prefix_snapshot_min_tokens: int = SNAPSHOT_MIN_TOKENS
     server_argv: tuple[str, ...] = ()  # the rest, for llama_cpp.server
 
     def split_kwargs(self) -> dict:
@@ -218,7 +243,9 @@ class ServerOptions:
         return {"prefill_model_path": self.prefill_model, "prefill_min_tokens": self.prefill_min_tokens,
                 "prefill_runtime": self.prefill_runtime, "prefill_compile": self.prefill_compile,
                 "prefill_attention": self.prefill_attention,
-                "prefill_compile_min_tokens": self.prefill_compile_min_tokens}
+                "prefill_compile_min_tokens": self.prefill_compile_min_tokens,
+                "prefix_snapshot": self.prefix_snapshot,
+                "prefix_snapshot_min_tokens": self.prefix_snapshot_min_tokens}
 
 
 def _flag(value: str) -> bool:
@@ -228,12 +255,14 @@ def _flag(value: str) -> bool:
 
 
 def parse_server_options(argv: list[str]) -> ServerOptions:
-    """Split the embedded server's command line: ``--prefill_*`` and ``--use_extra_bufts`` for lcrag, the rest
+    """Split the embedded server's command line: ``--prefill_*``, ``--prefix_snapshot*`` and ``--use_extra_bufts``
+    for lcrag, the rest
     (unparsed, in order) for llama-cpp-python's server. A bad value exits with the usage line."""
     ap = argparse.ArgumentParser(prog="python -m lcrag.models.prefill", allow_abbrev=False,
                                  usage="%(prog)s [--prefill_model F32.gguf] [--prefill_runtime llama.cpp|torch]"
                                        " [--prefill_compile true|false] [--prefill_attention sdpa|gemm]"
-                                       " [--use_extra_bufts true|false] [llama_cpp.server options]")
+                                       " [--use_extra_bufts true|false] [--prefix_snapshot FILE]"
+                                       " [llama_cpp.server options]")
     ap.add_argument("--prefill_model")
     ap.add_argument("--prefill_min_tokens", type=int, default=PREFILL_MIN_TOKENS)
     ap.add_argument("--prefill_runtime", choices=RUNTIMES, default="llama.cpp")
@@ -241,6 +270,8 @@ def parse_server_options(argv: list[str]) -> ServerOptions:
     ap.add_argument("--prefill_attention", choices=("sdpa", "gemm"), default="gemm")
     ap.add_argument("--prefill_compile_min_tokens", type=int, default=None)
     ap.add_argument("--use_extra_bufts", type=_flag, default=False)
+    ap.add_argument("--prefix_snapshot")
+    ap.add_argument("--prefix_snapshot_min_tokens", type=int, default=SNAPSHOT_MIN_TOKENS)
     ours, rest = ap.parse_known_args(argv)
     return ServerOptions(**vars(ours), server_argv=tuple(rest))
 

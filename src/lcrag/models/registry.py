@@ -18,8 +18,10 @@ embedded models their size as the model card states it (the synthesis's size axi
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+import struct
 from dataclasses import dataclass, replace
 
 from lcrag import config
@@ -191,16 +193,42 @@ def parse_spec(spec: str, *, context_window: int | None = None) -> ModelInfo:
     return info
 
 
+#: The kinds of model (:attr:`ModelInfo.kind`): ``LCRAG_MODEL_KIND`` names one for a GGUF file.
+KINDS = ("chat", "base")
+
+
 def _gguf_info(spec: str, path: str) -> ModelInfo:
+    """A GGUF file's model: its window ``LCRAG_CONTEXT_WINDOW`` (default 8192, at most the window it was trained
+    for, its metadata's ``<architecture>.context_length``), its kind ``LCRAG_MODEL_KIND`` (:data:`KINDS`)."""
     path = os.path.expanduser(path)
     if not os.path.isfile(path):
         raise UnknownModelError(f"{spec!r}: GGUF file not found: {path}")
-    window = int(config.env_number("LCRAG_CONTEXT_WINDOW", 8192, integer=True, low=1, what="a number of tokens"))
-    kind = os.environ.get("LCRAG_MODEL_KIND", "chat")
+    trained = _trained_window(os.path.abspath(path))
+    window = int(config.env_number("LCRAG_CONTEXT_WINDOW", min(8192, trained or 8192), integer=True, low=1,
+                                   what="a number of tokens"))
+    if trained and window > trained:
+        raise config.SettingError(f"LCRAG_CONTEXT_WINDOW={window} exceeds the {trained}-token window {path} was "
+                                  "trained for (its GGUF context_length): set it to that or less")
+    kind = os.environ.get("LCRAG_MODEL_KIND", "").strip() or KINDS[0]
+    if kind not in KINDS:
+        raise config.SettingError(f"LCRAG_MODEL_KIND must be {' or '.join(KINDS)}, not {kind!r}")
     return ModelInfo(
         spec=spec, provider="local", name=os.path.basename(path).removesuffix(".gguf"), kind=kind,
         context_window=window, tokenizer="gguf", gguf=os.path.abspath(path),
     )
+
+
+@functools.cache
+def _trained_window(path: str) -> int | None:
+    """The context length a GGUF file's metadata records (None when it records none or is no GGUF file)."""
+    from lcrag.models.gguf import GGUFError, GGUFFile
+
+    try:
+        meta = GGUFFile.open(path).metadata
+    except (GGUFError, OSError, ValueError, struct.error):
+        return None
+    value = meta.get(f"{meta.get('general.architecture')}.context_length")
+    return int(value) if value else None
 
 
 def _openai_info(spec: str, name: str) -> ModelInfo:

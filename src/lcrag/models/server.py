@@ -2,12 +2,14 @@
 
 One server per model per machine, reused across notebooks and processes:
 
-- machine-wide state in ``config.state_dir()/servers/<slug>.{json,lock,log}`` (pid, port, settings, log file);
+- machine-wide state in ``config.state_dir()/servers/<slug>.{json,lock,log}`` (pid, port, settings, log file),
+  and ``<slug>.kv``, the KV cache of the model's latest long prompt (:mod:`lcrag.models.prefix_snapshot`);
 - a file lock serialises starts, so two notebooks never start the same model twice;
 - a health check (``GET /v1/models``) decides whether a recorded server is still usable;
 - ``stop()`` ends it cleanly (SIGTERM, then SIGKILL after a grace period); unused for ``LCRAG_SERVER_IDLE_S``
   (half an hour) it ends itself, and the next call starts it again (:func:`death` tells that from a crash);
-- prompt (KV) caching: calls that share a long prefix with the previous call only evaluate the new tokens.
+- prompt (KV) caching: calls that share a long prefix with the previous call only evaluate the new tokens; so
+  does, after a restart, a long prompt that shares a long prefix with the snapshot ``<slug>.kv``.
 
 What it serves: the model's GGUF files (:mod:`lcrag.models.model_files`) with the settings of
 :func:`lcrag.models.server_settings.serving_settings`, recorded in each run manifest and overridable with the
@@ -30,7 +32,7 @@ from pathlib import Path
 from lcrag import config
 from lcrag.models.cache import atomic_write_bytes, file_lock
 from lcrag.models.model_files import ServerError, gguf_path
-from lcrag.models.registry import LOCAL_MODELS, ModelInfo, parse_spec
+from lcrag.models.registry import ModelInfo, parse_spec
 from lcrag.models.server_settings import _server_args, logprobs_ctx, serving_model_paths, serving_settings
 
 START_TIMEOUT_S = 180.0
@@ -55,11 +57,12 @@ class ServerHandle:
     log: str
 
 
-def _paths(info: ModelInfo, logits_all: bool = False) -> tuple[Path, Path, Path]:
+def _paths(info: ModelInfo, logits_all: bool = False) -> tuple[Path, Path, Path, Path]:
+    """The server's state, lock, log and KV snapshot files (the logprobs server has its own: another window)."""
     root = config.state_dir() / "servers"
     root.mkdir(parents=True, exist_ok=True)
     name = info.slug + (LOGPROBS_SUFFIX if logits_all else "")
-    return root / f"{name}.json", root / f"{name}.lock", root / f"{name}.log"
+    return root / f"{name}.json", root / f"{name}.lock", root / f"{name}.log", root / f"{name}.kv"
 
 
 def _locked(lock_path: Path, timeout: float = START_TIMEOUT_S + 30):
@@ -139,7 +142,7 @@ def start(spec: str, logits_all: bool = False) -> ServerHandle:
     if logits_all:
         settings.update(logits_all=True, n_ctx=logprobs_ctx(gguf_path(info), settings["n_ctx"]))
     path, prefill = serving_model_paths(info, settings)
-    state_path, lock_path, log_path = _paths(info, logits_all)
+    state_path, lock_path, log_path, snapshot = _paths(info, logits_all)
     with _locked(lock_path):
         state = _read_state(state_path)
         if state and _alive(state["pid"]):
@@ -156,7 +159,7 @@ def start(spec: str, logits_all: bool = False) -> ServerHandle:
             # run's working directory, which may be gone by then (torch then fails in os.getcwd()): it runs in
             # the state directory, its paths absolute (config.child_environment)
             proc = subprocess.Popen(
-                _server_args(path, port, settings, prefill), stdout=log, stderr=subprocess.STDOUT,
+                _server_args(path, port, settings, prefill, snapshot), stdout=log, stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL, start_new_session=True, cwd=log_path.parent,
                 env=config.child_environment(),
             )
@@ -187,7 +190,7 @@ def death(spec: str, logits_all: bool = False) -> ServerDied | None:
     when it stopped on purpose: none recorded, or it stopped itself unused, ``LCRAG_SERVER_IDLE_S``). Names the
     signal where it is known (a server this process started, or the faulthandler's line in the log) and quotes
     the log of its last start."""
-    state_path, lock_path, log_path = _paths(parse_spec(spec), logits_all)
+    state_path, lock_path, log_path, _ = _paths(parse_spec(spec), logits_all)
     state = _read_state(state_path)
     if not state or _alive(state["pid"]):
         return None
@@ -245,7 +248,7 @@ def stop(spec: str | None = None) -> list[str]:
     targets = [(s["spec"], bool(s.get("logits_all"))) for s in status() if spec in (None, s["spec"])]
     stopped = []
     for s, logits_all in targets:
-        state_path, lock_path, _ = _paths(parse_spec(s), logits_all)
+        state_path, lock_path, _, _ = _paths(parse_spec(s), logits_all)
         with _locked(lock_path):
             state = _read_state(state_path)
             if state:
@@ -269,7 +272,3 @@ def status() -> list[dict]:
             continue
         out.append({**state, "alive": alive, "healthy": alive and healthy(state["base_url"])})
     return out
-
-
-def known_local_specs() -> list[str]:
-    return [m.spec for m in LOCAL_MODELS.values()]

@@ -71,11 +71,10 @@ def bf16_attention() -> str:
     return "sdpa" if "amx_bf16" in llama_load.cpu_flags() else "gemm"
 
 
-def serving_settings(info: ModelInfo) -> dict:
-    """The llama.cpp server settings for a model: defaults, then ``LCRAG_SERVING`` overrides, then the sha256
-    of the weight files they name (so that every run manifest records exactly which weights answered)."""
+def default_settings(info: ModelInfo) -> dict:
+    """The llama.cpp server settings for a model before ``LCRAG_SERVING`` (:func:`serving_settings`)."""
     prefill = prefill_weights(info)
-    settings = {
+    return {
         "n_ctx": info.context_window,
         "n_threads": min(2, config.available_cpus()),
         "n_batch": 512,
@@ -109,16 +108,44 @@ def serving_settings(info: ModelInfo) -> dict:
         # off where they crash (Intel AMX; lcrag.models.llama_load).
         "use_extra_bufts": None,
     }
-    override = os.environ.get("LCRAG_SERVING")
-    if override:
-        try:
-            settings.update(json.loads(override))
-        except ValueError as exc:
-            raise ValueError(f"LCRAG_SERVING is not valid JSON: {exc}") from exc
+
+
+def serving_settings(info: ModelInfo) -> dict:
+    """The llama.cpp server settings for a model: defaults, then ``LCRAG_SERVING`` overrides, then the sha256
+    of the weight files they name (so that every run manifest records exactly which weights answered)."""
+    settings = default_settings(info)
+    settings.update(serving_overrides(settings))
     if settings.get("use_extra_bufts") is None:
         settings["use_extra_bufts"] = llama_load.extra_bufts_safe(
             _weights(info, settings["weights"])[0]).use_extra_bufts
     return _with_digests(info, settings)
+
+
+def serving_overrides(defaults: dict) -> dict:
+    """``LCRAG_SERVING`` read: a JSON object whose keys are among the ``defaults`` of :func:`serving_settings` (and
+    ``prefill_min_tokens``) or llama-cpp-python's server settings; anything else is a
+    :class:`~lcrag.config.SettingError` naming the variable (and the known keys)."""
+    text = os.environ.get("LCRAG_SERVING", "")
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise config.SettingError(f"LCRAG_SERVING is not valid JSON ({exc}): {text!r}") from None
+    if not isinstance(value, dict):
+        raise config.SettingError(f"LCRAG_SERVING must be a JSON object such as {{\"n_threads\": 4}}, not {text!r}")
+    known = set(defaults) | {"prefill_min_tokens"}
+    try:
+        from llama_cpp.server.settings import ModelSettings
+
+        known |= set(ModelSettings.model_fields) - {"model"}
+    except ImportError:  # no server here: lcrag's own keys only
+        pass
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise config.SettingError(f"LCRAG_SERVING: unknown key {', '.join(map(repr, unknown))}; the known keys are "
+                                  f"{', '.join(sorted(known))}")
+    return value
 
 
 def _with_digests(info: ModelInfo, settings: dict) -> dict:
@@ -147,10 +174,16 @@ def serving_model_paths(info: ModelInfo, settings: dict) -> tuple[Path, Path | N
     return _weights(info, settings["weights"])[0], (_weights(info, prefill)[0] if prefill else None)
 
 
-def _server_args(path: Path, port: int, settings: dict, prefill: Path | None = None) -> list[str]:
+def _server_args(path: Path, port: int, settings: dict, prefill: Path | None = None,
+                 snapshot: Path | None = None) -> list[str]:
     """The server's command line: ``lcrag.models.prefill`` (llama-cpp-python's server, loading its models
     through :mod:`lcrag.models.llama_load`), with ``-X faulthandler`` so that a crash leaves its signal and
-    Python stack in the log."""
+    Python stack in the log.
+
+    ``snapshot``: the file of the split prefill's KV snapshot (:mod:`lcrag.models.prefix_snapshot`). It is not one
+    of the settings on purpose: it changes no answer's computation (a loaded prefix holds what the same prefill
+    computed for the same tokens), so it stays out of the run manifests and the response store's serving
+    settings, and a server started before it existed is not restarted for it."""
     args = [sys.executable, "-X", "faulthandler", "-m", "lcrag.models.prefill", "--model", str(path),
             "--host", "127.0.0.1", "--port", str(port)]
     args += ["--use_extra_bufts", str(bool(settings.get("use_extra_bufts"))).lower()]
@@ -161,6 +194,8 @@ def _server_args(path: Path, port: int, settings: dict, prefill: Path | None = N
             args += ["--prefill_compile_min_tokens", str(int(settings["prefill_compile_min_tokens"]))]
         if settings.get("prefill_attention"):
             args += ["--prefill_attention", settings["prefill_attention"]]
+        if snapshot:
+            args += ["--prefix_snapshot", str(snapshot)]
     for key, value in settings.items():
         if key not in WEIGHT_KEYS and key not in PREFILL_KEYS:
             args += [f"--{key}", str(value)]

@@ -13,7 +13,8 @@ A claims file types no number a table holds: its text and value columns name the
 include ``human`` and ``joint``). ``{table:row:column:n}`` is the n-th number printed in that cell, without its
 sign: 2 is the gain of a cell printed ``value(gain↑)``, 1 the absolute value of a negative number. A reference is
 replaced by the cell as printed (:func:`table_cell`), then ``{paper_value}`` in the text by the value: a claim
-reads as if the number were typed there.
+reads as if the number were typed there. ``!spec`` after a reference writes its number in Python's format ``spec``
+instead: ``{numbers:key points:value!,}`` is ``2,055``, ``{numbers:evaluator accuracy:value!.0%}`` is ``87%``.
 
 Two optional columns after ``paper_value`` say how a claim is decided: ``test,tolerance``. ``tolerance`` is the
 number the comparison allows, in the paper value's unit (points where the value is in points; ``20%`` is 0.2):
@@ -67,8 +68,9 @@ def paper_table(paper: str, name: str, **read_csv) -> pd.DataFrame:
 
 
 NUMBER = re.compile(r"-?\d+(\.\d+)?(e-?\d+)?")
-#: A reference to a table cell in a claims file: ``{table:row:column}`` or ``{table:row:column:n}``.
-CELL = re.compile(r"\{(?P<table>\w+):(?P<row>[^:{}]+):(?P<column>[^:{}]+)(?::(?P<part>\d+))?\}")
+#: A reference to a table cell in a claims file: ``{table:row:column}`` or ``{table:row:column:n}``, either with
+#: ``!spec`` (a format of its number) after it.
+CELL = re.compile(r"\{(?P<table>\w+):(?P<row>[^:{}]+):(?P<column>[^:{}!]+)(?::(?P<part>\d+))?(?:!(?P<spec>[^{}]+))?\}")
 
 
 def table_cell(paper: str, name: str, row: str, column: str, part: int | None = None) -> str:
@@ -182,6 +184,11 @@ def _cells(text: str, paper: str | None) -> str:
         if paper is None:
             raise ValueError(f"{m.group(0)} names a table cell, but no paper is given")
         part = int(m.group("part")) if m.group("part") else None
-        return table_cell(paper, m.group("table"), m.group("row"), m.group("column"), part)
+        printed = table_cell(paper, m.group("table"), m.group("row"), m.group("column"), part)
+        if not m.group("spec"):
+            return printed
+        if not NUMBER.fullmatch(printed):
+            raise ValueError(f"{m.group(0)} formats a number, but the cell is {printed!r}")
+        return format(int(printed) if printed.lstrip("-").isdigit() else float(printed), m.group("spec"))
 
     return CELL.sub(cell, text)

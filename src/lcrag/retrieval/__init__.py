@@ -10,20 +10,21 @@ Every ranker is built over a list of chunks and answers ``rank(query, k) -> list
 | ``svm``         | :class:`SVMRetriever`    | exemplar SVM on embeddings (query vs chunks)         |
 | ``naive``       | :class:`CommonWordsRetriever` | number of distinct shared words                 |
 | (SummHay)       | :class:`KeywordRetriever` | share of the query's keywords in the chunk (NLTK stop words) |
-| (fusion)        | :class:`HybridRetriever` | reciprocal-rank or weighted-score fusion of rankers  |
 
-Second stages live in :mod:`lcrag.retrieval.rerank`. :func:`hits_frame` turns hits into a tidy table.
+Second stages live in :mod:`lcrag.retrieval.rerank` (LongRAG's hybrid retriever is
+:class:`lcrag.papers.longrag.retrieval.Retriever` with its :class:`~lcrag.retrieval.rerank.FusionReranker`, which fuses
+rankings by :func:`reciprocal_rank_fusion`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lcrag.retrieval.base import Hit, Ranker, hits_frame, top_hits
+from lcrag.retrieval.base import Hit, Ranker, top_hits
 from lcrag.retrieval.bm25 import BM25Retriever, thesis_tokenize
 from lcrag.retrieval.common_words import CommonWordsRetriever
 from lcrag.retrieval.dense import DenseRetriever
-from lcrag.retrieval.hybrid import HybridRetriever, reciprocal_rank_fusion, weighted_score_fusion
+from lcrag.retrieval.fusion import reciprocal_rank_fusion
 from lcrag.retrieval.keywords import KeywordRetriever
 from lcrag.retrieval.svm import SVMRetriever
 
@@ -56,14 +57,11 @@ __all__ = [
     "CommonWordsRetriever",
     "DenseRetriever",
     "Hit",
-    "HybridRetriever",
     "KeywordRetriever",
     "Ranker",
     "SVMRetriever",
     "get_ranker",
-    "hits_frame",
     "reciprocal_rank_fusion",
     "thesis_tokenize",
     "top_hits",
-    "weighted_score_fusion",
 ]

@@ -1,4 +1,4 @@
-"""What every ranker returns: a list of :class:`Hit`, best first, and a tidy table of them.
+"""What every ranker returns: a list of :class:`Hit`, best first.
 
 A *ranker* is built over a document's chunks and answers ``rank(query, k)``; it also exposes
 ``scores(query)``, one score per chunk (higher is better), which fusion needs. Ties are broken by the lower
@@ -8,11 +8,10 @@ chunk index, so every ranking is deterministic.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -67,16 +66,3 @@ def check_chunks(chunks: Sequence[str]) -> list[str]:
         if not isinstance(c, str):
             raise TypeError(f"chunk {i} is {type(c).__name__}, not str")
     return chunks
-
-
-HIT_COLUMNS = ["rank", "index", "chunk", "score", "text"]
-
-
-def hits_frame(hits: Sequence[Hit], **labels) -> pd.DataFrame:
-    """Hits as a tidy table: ``rank, index, chunk (= index + 1, the thesis's numbering), score, text``.
-
-    Keyword arguments become constant columns in front (e.g. ``case=3, ranker="bm25"``), so frames of
-    several queries concatenate into one long table.
-    """
-    rows = [{**labels, **asdict(h), "chunk": h.index + 1} for h in hits]
-    return pd.DataFrame(rows, columns=[*labels, *HIT_COLUMNS])

@@ -29,12 +29,6 @@ def keyword_tokenize(text: str) -> list[str]:
     return _TOKEN.findall(_CONTRACTION.sub(r"\1 \2", text.lower()))
 
 
-def keyword_score(query: str, document: str) -> float:
-    """The released ``retrieve_from_keywords``: the share of the query's non-stop-word tokens (punctuation such as
-    "?" included, repeats counted) that occur among the document's tokens. A query with no keyword scores 0."""
-    return _share(_keywords(query), set(keyword_tokenize(document)))
-
-
 def _keywords(query: str) -> list[str]:
     return [t for t in keyword_tokenize(query) if t not in NLTK_STOPWORDS]
 
@@ -44,7 +38,9 @@ def _share(keywords: list[str], tokens: set[str]) -> float:
 
 
 class KeywordRetriever:
-    """Score = :func:`keyword_score` of the query against each chunk; ties go to the earlier chunk."""
+    """The released ``retrieve_from_keywords``: a chunk's score is the share of the query's non-stop-word tokens
+    (punctuation such as "?" included, repeats counted) that occur among the chunk's tokens (0 for a query with no
+    keyword); ties go to the earlier chunk."""
 
     def __init__(self, chunks: Sequence[str]):
         self.chunks = check_chunks(chunks)

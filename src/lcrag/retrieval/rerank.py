@@ -21,7 +21,7 @@ from lcrag.models.embeddings import Embedder, get_embedder
 from lcrag.retrieval.base import Hit
 from lcrag.retrieval.bm25 import BM25Retriever
 from lcrag.retrieval.dense import DenseRetriever
-from lcrag.retrieval.hybrid import reciprocal_rank_fusion
+from lcrag.retrieval.fusion import reciprocal_rank_fusion
 
 
 class RerankerError(RuntimeError):

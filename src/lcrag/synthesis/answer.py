@@ -16,9 +16,9 @@ from lcrag.synthesis.family import (
     NOT_TESTABLE,
     UNCLEAR,
     UNCORROBORATED,
+    WINDOW_CUT,
     Family,
     format_diff,
-    join_words,
 )
 from lcrag.synthesis.views import (
     NO_COMPARISON,
@@ -29,6 +29,7 @@ from lcrag.synthesis.views import (
     headline_of,
     instead_words,
 )
+from lcrag.text import join_words
 
 #: What a headline comparison says, in the order the paragraph gives them; "long" and "other" are the default
 #: words, a family's :attr:`~lcrag.synthesis.Family.wins` replaces them (Long²RAG's other arm is not retrieval).
@@ -79,7 +80,7 @@ def model_outcomes(syn: Synthesis) -> pd.DataFrame:
             name = family.in_prose
             if r is None:
                 rows.append({"model": model, "family": name, "outcome": "not run", "words": OUTCOMES["not run"],
-                             "evidence": status if status == NO_COMPARISON else "", "floored": ""})
+                             "evidence": status if status == NO_COMPARISON else "", "floored": "", "cut": ""})
                 continue
             key = outcome(r["reading"], r["long_arm"], r["other_arm"])
             evidence = f"{family.arm_label(r)} − {r['other_arm']} {format_diff(r['diff'], r['ci_low'], r['ci_high'])}"
@@ -93,9 +94,11 @@ def model_outcomes(syn: Synthesis) -> pd.DataFrame:
             if key == "floor":  # an arm at the floor: its difference is no evidence; what the family reports instead is
                 instead = at_floor_instead(syn, family, model, r)
                 evidence = "" if instead is None else instead_words(family, instead)
+            cut = str(r.get("long_context", ""))  # the long-context arm cut to the window on some items: said
+            cut = f"{family.arm_label(r)} {cut}" if cut.startswith(WINDOW_CUT) else ""
             rows.append({"model": model, "family": name, "outcome": key, "words": outcome_words(key, family),
-                         "evidence": evidence, "floored": floored})
-    return pd.DataFrame(rows, columns=["model", "family", "outcome", "words", "evidence", "floored"])
+                         "evidence": evidence, "floored": floored, "cut": cut})
+    return pd.DataFrame(rows, columns=["model", "family", "outcome", "words", "evidence", "floored", "cut"])
 
 
 def _others_decided(syn: Synthesis, family: Family, model: str, head: pd.Series, key: str) -> str:
@@ -156,10 +159,12 @@ def across_sizes(outcomes: pd.DataFrame) -> str:
 
 def _sizes(hits: pd.DataFrame) -> str:
     """``135M, its RAG CQT at the floor; 1.5B``: the sizes of ``hits`` (rows of :func:`model_outcomes`), smallest
-    first, each with the arm at the floor its decision rests on, where one is."""
+    first, each with the arm at the floor its decision rests on, where one is, and its long-context arm's cut to the
+    window, where it was cut (``135M, Full cut to the window in 16 of 48 questions``)."""
     hits = hits.assign(size=hits["model"].map(size_of)).sort_values("size", key=lambda s: s.map(parameters))
-    labels = [f"{r.size}, its {r.floored} at the floor" if r.floored else r.size for r in hits.itertuples()]
-    return ("; " if hits["floored"].astype(bool).any() else ", ").join(labels)
+    labels = [", ".join([r.size] + [f"its {r.floored} at the floor"] * bool(r.floored) + [r.cut] * bool(r.cut))
+              for r in hits.itertuples()]
+    return ("; " if (hits["floored"].astype(bool) | hits["cut"].astype(bool)).any() else ", ").join(labels)
 
 
 def written_answer(syn: Synthesis) -> str:

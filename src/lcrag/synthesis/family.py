@@ -20,10 +20,11 @@ from typing import Any
 import pandas as pd
 
 from lcrag import chapters
+from lcrag.book.claims import NOT_TESTABLE
 from lcrag.stats import mean_ci, signed, signed_interval
+from lcrag.text import count
 
 NOT_RUN = "not run yet"
-NOT_TESTABLE = "not testable with this model"  # = lcrag.book.claims.NOT_TESTABLE (an arm at the floor)
 UNCLEAR = "no clear difference"  # a comparison's reading when its interval contains 0
 #: A comparison's reading when its interval excludes 0 but the chapter's judge cannot decide it alone and no qualified
 #: second judge corroborates it (Long²RAG's lexical judge favours the arm with the longer answers by construction:
@@ -180,19 +181,6 @@ def _text(x) -> str:
 
 def _nan(x) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
-
-
-def join_words(items: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``: items of a sentence."""
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def count(n: int, units: str) -> str:
-    """``3 questions``, ``1 question``, ``1 summary``: a number of items in a comparison's units."""
-    if n != 1:
-        return f"{n} {units}"
-    return f"{n} {units[:-3] + 'y' if units.endswith('ies') else units.removesuffix('s')}"
 
 
 def window_cut(cut: int, n: int, units: str, whole: str) -> str:

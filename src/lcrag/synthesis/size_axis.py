@@ -18,13 +18,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from lcrag.book.claims import CLAIMS_FILE, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, UNRELEASED, read_claims
+from lcrag.book.claims import (
+    CLAIMS_FILE,
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    UNCHECKED_VERDICTS,
+    read_claims,
+)
 from lcrag.book.verdicts import AT_FLOOR, NOT_RUN, OTHER_REASON, OUR_RUN, untestable_because
 from lcrag.models.registry import parameters, size_of
 from lcrag.plots import place_label, text_box
 from lcrag.synthesis.family import NOT_RUN as NO_RUN_YET
-from lcrag.synthesis.family import NOT_TESTABLE, UNCLEAR, UNCORROBORATED, count
+from lcrag.synthesis.family import NOT_TESTABLE, UNCLEAR, UNCORROBORATED
 from lcrag.synthesis.views import Synthesis, headline
+from lcrag.text import count
 
 SIZE_COLUMNS = ("family", "model", "size", "parameters", "comparison", "long_arm", "other_arm", "diff", "ci_low",
                 "ci_high", "n", "scope", "n_to_decide", "units", "reading", "long_context", "source")
@@ -140,12 +148,10 @@ def size_cell(verdict: str, evidence: str) -> str:
 
 
 def claims_by_size(syn: Synthesis) -> pd.DataFrame:
-    """One row per claim the chapters checked on our runs (source "our run"; a claim whose data were never released,
-    :data:`~lcrag.book.claims.UNRELEASED`, was checked on no run and has no row), one column per model size (smallest
-    first) holding that model's verdict (:func:`size_cell`), or where it has none why (:func:`_no_verdict`), and
-    ``reproduced from`` (:func:`_reproduced_from`): the size from which every larger model with a verdict
-    reproduces the claim ("" when the largest does not). :func:`claims_legend` says what each cell means; no cell
-    is blank."""
+    """One row per claim checked on our runs (source "our run", verdict not in :data:`UNCHECKED_VERDICTS`), one
+    column per model size (smallest first) holding its verdict (:func:`size_cell`) or why it has none
+    (:func:`_no_verdict`), and ``reproduced from`` (:func:`_reproduced_from`): the size from which every larger
+    model with a verdict reproduces the claim ("" when the largest does not). No cell is blank (:func:`claims_legend`)."""
     frames = []
     for r in syn.runs.itertuples():
         path = Path(r.run_dir) / CLAIMS_FILE
@@ -153,7 +159,8 @@ def claims_by_size(syn: Synthesis) -> pd.DataFrame:
             c = read_claims(path)
             frames.append(c.assign(model=[_run_model(m, r.model) for m in c["model"]], run_size=size_of(r.model)))
     claims = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["model", "source", "verdict"])
-    claims = claims[(claims["source"] == OUR_RUN) & (claims["verdict"] != UNRELEASED) & claims["model"].map(size_of).notna()]
+    claims = claims[(claims["source"] == OUR_RUN) & ~claims["verdict"].isin(UNCHECKED_VERDICTS)
+                    & claims["model"].map(size_of).notna()]
     if claims.empty:
         return pd.DataFrame(columns=["chapter", "claim_id", PAPER_CLAIM, "reproduced from"])
     claims = claims.assign(size=claims["model"].map(size_of),

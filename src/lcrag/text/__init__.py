@@ -1,4 +1,7 @@
-"""Text: chunking (:mod:`lcrag.text.chunking`) and reading answers. Tokenizers live with the models (:mod:`lcrag.models.tokens`)."""
+"""Text: chunking (:mod:`lcrag.text.chunking`), word tokens and lexical recall (:mod:`lcrag.text.words`), stop-word
+lists (:mod:`lcrag.text.stopwords`), reading answers, and the small helpers that put numbers and lists into sentences
+(:func:`join_words`, :func:`count`, :func:`counts_in_words`). Tokenizers live with the models
+(:mod:`lcrag.models.tokens`)."""
 
 from __future__ import annotations
 
@@ -21,6 +24,19 @@ def one_line(value: object, width: int | None = None) -> str:
     in a printed table), cut to ``width`` characters with an ellipsis; ``""`` when it is missing."""
     flat = " ".join(as_text(value).split())
     return flat if width is None or len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+
+def join_words(items) -> str:
+    """Items of a sentence: ``a``, ``a and b``, ``a, b and c`` (no Oxford comma)."""
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def count(n: int, units: str) -> str:
+    """``n`` items in words, ``units`` given in the plural: ``3 questions``, ``1 question``, ``1 summary``."""
+    if n != 1:
+        return f"{n} {units}"
+    return f"{n} {units[:-3] + 'y' if units.endswith('ies') else units.removesuffix('s')}"
 
 
 def counts_in_words(values, words: dict[str, str]) -> str:

@@ -3,13 +3,21 @@ its query) and scikit-learn's (what the needle chapter removes before counting h
 
 Two lists, not one, because each is part of a result: SummHay's keyword scores follow NLTK's 179 words exactly,
 and the needle test of the thesis's explanation needs a list that also drops function words such as "one" (NLTK
-keeps it). The deterministic needle scorer has its own small list (:data:`lcrag.metrics.needle.STOP_WORDS`): it
-decides which words an answer must bring, and changing it would change every recorded recall.
+keeps it). The lexical recall (:func:`lcrag.text.words.word_recall`: the needle's deterministic scorer, the lexical
+judge) has its own small list, :data:`RECALL_STOP_WORDS`: it decides which words an answer must bring, and changing
+it would change every recorded recall.
 """
 
 from __future__ import annotations
 
-import re
+from lcrag.text.words import content_words
+
+#: The lexical recall's small English stop-word list (:func:`lcrag.text.words.word_recall`; the needle's
+#: :data:`lcrag.metrics.needle.STOP_WORDS`): function words carry no evidence that a text states a reference.
+RECALL_STOP_WORDS = frozenset(
+    "a an and are as at be by do for from has have in is it its of on or that the this to was were with "
+    "what which who when where why how best thing".split()
+)
 
 #: NLTK's English stop-word list (``nltk.corpus.stopwords.words("english")``, the classic 179 words), which the
 #: released KWs retriever of SummHay removes from the query. Written out because NLTK's data cannot be downloaded
@@ -36,11 +44,10 @@ def english_stop_words() -> frozenset[str]:
 
 
 def english_content_words(text: str) -> list[str]:
-    """The lowercase word tokens (``[a-z0-9]+``: "cost-effective" is two) of ``text`` that are not in
-    :func:`english_stop_words`, each once, in order.
+    """The lowercase word tokens (:func:`lcrag.text.words.word_tokens`: "cost-effective" is two) of ``text`` that
+    are not in :func:`english_stop_words`, each once, in order.
 
     >>> english_content_words("A laser diode can amplify only one sideband, up to 15 GHz.")
     ['laser', 'diode', 'amplify', 'sideband', '15', 'ghz']
     """
-    stop = english_stop_words()
-    return list(dict.fromkeys(w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in stop))
+    return content_words(text, english_stop_words())

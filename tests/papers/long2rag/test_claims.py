@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lcrag.book.claims import NOT_TESTABLE, UNRELEASED, ClaimsLedger
-from lcrag.book.verdicts import NOT_RELEASED
+from lcrag.book.claims import FIGURE_ONLY_VERDICT, NOT_TESTABLE, UNRELEASED, ClaimsLedger
+from lcrag.book.verdicts import FIGURE_ONLY, NOT_RELEASED, NOTHING_CHECKED
 from lcrag.papers.long2rag import claims as long2rag_claims
 
 
@@ -16,8 +16,13 @@ def test_paper_claims():
     assert len(v) == 21 and set(v.index) == {f"C{i}" for i in range(1, 22)}
     assert all(v[c] == "reproduced" for c in ("C1", "C2", "C3", "C4", "C5", "C9", "C12", "C15", "C16", "C19"))
     assert v["C13"] == "not reproduced"  # Qwen2-72B's snippet beats trunks 512 and 1024
-    unreleased = ("C6", "C7", "C8", "C10", "C11", "C14", "C17", "C18", "C20", "C21")
+    unreleased = ("C17", "C18", "C20", "C21")
     assert all(v[c] == UNRELEASED for c in unreleased)  # no run can test them: not "inconclusive"
+    figures = ("C6", "C7", "C8", "C10", "C11", "C14")  # printed in the paper's figures, not read off: not "unreleased"
+    assert all(v[c] == FIGURE_ONLY_VERDICT for c in figures)
+    sources = ledger.table().set_index("claim_id")["source"]
+    assert set(sources[list(unreleased + figures)]) == {NOTHING_CHECKED}  # no value checked: not "paper tables"
+    assert set(sources.drop(list(unreleased + figures))) == {"paper tables"}
     assert "inconclusive" not in set(v)
     values = ledger.table().set_index("claim_id")["our_value"]
     assert values["C19"] == "GPT-4o - Phi-3: length +106.42, KPP -0.014"  # Table 4: 939.35 - 832.93, 0.323 - 0.337
@@ -41,19 +46,25 @@ def test_paper_claims():
     assert c15["our_value"].startswith("rho 0.983 (computed from Table 3)")
 
 
-def test_paper_claims_undecidable_say_not_released():
-    """Every claim the paper's own numbers cannot decide (a figure without numbers, data never published) is
-    *not testable (data not released)* with what is missing after "not released:" (book/verdicts.md), the figures'
-    claims C10, C11 and C14 included; the paper's figures are named as the paper's (the book numbers its own
-    figures)."""
+def test_paper_claims_undecidable_say_what_is_missing():
+    """A claim whose data were never published is *not testable (data not released)*, with what is missing after
+    "not released:"; one whose values the paper prints only in a figure (C6-C8, Fig. 4; C10, C11, Fig. 6; C14, Fig. 7:
+    printed, but not in our text of the paper) is *not checked (values only in a figure)*, with the figure after
+    "values only in a figure:" (book/verdicts.md); the paper's figures are named as the paper's (the book numbers
+    its own figures)."""
     table = long2rag_claims.paper_claims(
         ClaimsLedger("long2rag", paper="long2rag", model=long2rag_claims.PAPER_TABLES_MODEL)).table()
     undecided = table[table["verdict"] == UNRELEASED].set_index("claim_id")
-    assert undecided["our_value"].isna().all()  # nothing was computed: no value of ours
-    assert {"C10", "C11", "C14"} <= set(undecided.index)
+    figures = table[table["verdict"] == FIGURE_ONLY_VERDICT].set_index("claim_id")
+    assert undecided["our_value"].isna().all() and figures["our_value"].isna().all()  # nothing computed
+    assert set(undecided.index) == {"C17", "C18", "C20", "C21"}
+    assert set(figures.index) == {"C6", "C7", "C8", "C10", "C11", "C14"}
     assert all(e.startswith(f"{NOT_RELEASED}: ") for e in undecided["evidence"])
-    assert "Fig. 6" in undecided.loc["C10", "evidence"] and "C10's row with our model" in undecided.loc["C10", "evidence"]
-    assert "section 6" in undecided.loc["C11", "evidence"]  # C11 has no run claim: our bins are shown, not tested
+    assert all(e.startswith(f"{FIGURE_ONLY}: the paper's Fig. ") for e in figures["evidence"])
+    assert "Fig. 4 (a radar plot" in figures.loc["C6", "evidence"]
+    assert "Fig. 6" in figures.loc["C10", "evidence"] and "C10's row with our model" in figures.loc["C10", "evidence"]
+    assert "section 6" in figures.loc["C11", "evidence"]  # C11 has no run claim: our bins are shown, not tested
+    assert not any("not released" in e for e in figures["evidence"])
     texts = " ".join(table["text"]) + " ".join(table["evidence"])
     assert texts.count("Fig. ") == texts.count("the paper's Fig. ")
 
@@ -151,7 +162,7 @@ def test_c10_is_decided_within_each_variant_not_on_the_input_bins():
     assert c10["verdict"] == "reproduced", c10["our_value"]
     assert c10["our_value"].startswith("Spearman rho(input length, KPR) within a variant, mean over 2 variants of 8 "
                                        "questions each (16 answers): ")
-    assert "within each variant (none, trunc512)" in c10["evidence"]
+    assert "within each variant (whole, trunc512)" in c10["evidence"]
     rising = pd.DataFrame(rows).assign(recall=lambda d: 1 - d["recall"])
     assert _verdicts(rising).loc["C10", "verdict"] == "not reproduced"
 
@@ -202,7 +213,7 @@ def test_c14_is_not_decided_by_the_capped_answers_against_another_variants_short
     assert c14["verdict"] == "not reproduced"
     assert "mean over 2 variants of 8 questions each (16 answers): -" in c14["our_value"]
     assert c14["our_value"].endswith("3 of 16 answers hit the 256-token cap (tied at the top rank)")
-    assert "within each variant (none, trunc512)" in c14["evidence"]
+    assert "within each variant (whole, trunc512)" in c14["evidence"]
 
 
 def test_c14_on_the_lexical_judge_needs_the_other_judge_to_agree():
@@ -245,9 +256,8 @@ def test_c14_on_the_lexical_judge_needs_the_other_judge_to_agree():
     own = ledger.table().set_index("claim_id").loc["C14"]
     assert own["verdict"] == "inconclusive"
     assert own["evidence"].split("; within each variant")[0].endswith(
-        "; inconclusive: the interval contains 0 (point estimate +0.170 leans towards \"KPR grows with generation "
-        "length\"); the llm judge's point estimate +0.170 leans towards \"KPR grows with generation length\"; the "
-        "llm judge agrees with the humans too weakly to corroborate (Cohen's kappa 0.240 on the judged sample's "
+        "; inconclusive: the interval contains 0 (point estimate +0.170 leans towards the claimed rise of KPR); the "
+        "llm judge's point estimate +0.170 leans towards the claimed rise of KPR; the llm judge agrees with the humans too weakly to corroborate (Cohen's kappa 0.240 on the judged sample's "
         "held-out half, below 0.4)")
     assert "its trend agrees with this one" not in own["evidence"]
     assert unmeasured["verdict"] == "inconclusive" and "agreement with the humans was not measured" in (
@@ -266,12 +276,13 @@ def test_c10_is_read_within_each_kind_of_item_and_says_why():
 
     c10 = _verdicts(kinds_confounded()).loc["C10"]
     assert c10["verdict"] == "inconclusive", c10["our_value"]
-    assert c10["text"] == "KPR falls as the input grows (rank trend within each document variant, news and " \
-        "conversation items apart)"
+    # one wording, claims.csv's, in both ledgers; the evidence says where the trend is read
+    assert c10["text"] == "KPR decreases as the packed input length grows (the paper's Fig. 6)"
+    assert c10["paper_value"] == "figure only"
     # 2 variants x 2 kinds of 20 questions each: not "x 40 questions" (the questions of both kinds)
     assert c10["our_value"].startswith("Spearman rho(input length, KPR) within a variant and kind of item, mean "
                                        "over 4 cells of 20 questions each (80 answers): -0.038 [")
-    assert "within each variant (none, trunc2048) and kind of item (conversations, news)" in c10["evidence"]
+    assert "within each variant (whole, trunc2048) and kind of item (conversations, news)" in c10["evidence"]
     assert ("the kinds of item differ (conversations: 20 questions, mean input 3,795 tokens, KPR 0.195; news: 20 "
             "questions, mean input 3,395 tokens, KPR 0.445): the kind with the longer inputs has the lower KPR, a "
             "trend across them that is the kind's, not the length's") in c10["evidence"]
@@ -350,3 +361,87 @@ def test_c13_on_the_papers_table_says_which_model_fits_and_the_looser_reading():
     assert c["our_value"] == ("A snippet 0.400 below every trunk size (0.500-0.500): fits; B snippet 0.350 below "
                               "trunc1024 0.400 and trunc2048 0.500 but not below trunc512 0.300: does not fit")
     assert "gives another verdict: A 0.400 below 0.5000; B 0.350 below 0.4000" in c["evidence"]
+
+
+def _both_ledgers() -> pd.DataFrame:
+    """The chapter's two ledgers, as the page shows them: the paper's tables, and a run judged by two judges."""
+    rank = {"spearman": 1.0, "kendall": 1.0, "n_systems": 4, "judges": ["j", "k"]}
+    per = _responses({"none": [0.6, 0.7, 0.8, 0.9, 0.6, 0.7], "trunc512": [0.4, 0.5, 0.5, 0.6, 0.4, 0.5],
+                      "snippet": [0.1, 0.2, 0.1, 0.2, 0.1, 0.2]})
+    ours = ClaimsLedger("long2rag", paper="long2rag", model="m")
+    long2rag_claims.run_claims(ours, per, "j", rank, n_boot=200)
+    paper = long2rag_claims.paper_claims(
+        ClaimsLedger("long2rag", paper="long2rag", model=long2rag_claims.PAPER_TABLES_MODEL))
+    return pd.concat([paper.table(), ours.table()], ignore_index=True)
+
+
+def test_every_claim_is_typed_once_in_claims_csv():
+    """Every Long²RAG claim the page shows, in either ledger, has a row in long2rag/claims.csv with its text and the
+    paper's value, and reads the same in both ledgers (C10, C12-C15 are checked in both): one wording per claim,
+    none typed in the code."""
+    from lcrag.papers.tables import declared_claims
+
+    declared = declared_claims("long2rag")
+    rows = _both_ledgers()
+    assert set(rows["claim_id"]) == {f"C{i}" for i in range(1, 22)} == set(declared)
+    for row in rows.itertuples():
+        assert row.text == declared[row.claim_id].text and row.paper_value == declared[row.claim_id].paper_value
+    assert rows.groupby("claim_id")["text"].nunique().max() == 1
+    assert set(rows.loc[rows["model"] == "m", "claim_id"]) == {"C10", "C12", "C13", "C14", "C15"}
+    # the numbers stated in the paper's text, formatted where the text writes them (numbers.csv, '!spec')
+    texts = rows.drop_duplicates("claim_id").set_index("claim_id")["text"]
+    assert texts["C17"] == "The GPT-4o evaluator agrees with humans (87% accuracy)"
+    assert texts["C20"] == ("Dataset: 280 questions, 10 domains, 8 categories, 5 documents, 2,444 words, 2,055 key "
+                            "points")
+    assert texts["C21"] == "Extraction recall 98.5%; AutoDS threshold 0.7 gives 8.7% FPR; retention 56.3%; IAA 0.56"
+    # C15's Spearman bound is its declared tolerance, in the text and in both decisions
+    assert declared["C15"].tolerance == 0.95 and "Spearman >= 0.95" in texts["C15"]
+    # the swap test only the paper's Table 3 can make is said in its evidence, not in the shared text
+    paper_c15 = rows[(rows["model"] == long2rag_claims.PAPER_TABLES_MODEL) & (rows["claim_id"] == "C15")].iloc[0]
+    assert "swap" not in texts["C15"] and "at most one adjacent swap" in paper_c15["evidence"]
+    # the run's C15 names the rho we derive from the paper's Table 3 in its evidence, labelled as ours
+    run_c15 = rows[(rows["model"] == "m") & (rows["claim_id"] == "C15")].iloc[0]
+    assert long2rag_claims.TABLE3_DERIVED in run_c15["evidence"]
+
+
+def test_c15_is_decided_on_its_declared_tolerance(monkeypatch):
+    """C15 on the paper's Table 3 (rho 0.983, one adjacent swap) and on our runs (rho's interval) read the bound
+    from claims.csv: a bound above Table 3's rho refutes the paper's own, and an interval touching the bound
+    counts as reaching it (bounds included, lcrag.book.claims.interval_in)."""
+    tolerance = ClaimsLedger.tolerance
+    assert _both_ledgers().set_index(["model", "claim_id"]).loc[
+        (long2rag_claims.PAPER_TABLES_MODEL, "C15"), "verdict"] == "reproduced"
+    monkeypatch.setattr(ClaimsLedger, "tolerance", lambda self, cid: 0.99 if cid == "C15" else tolerance(self, cid))
+    assert _both_ledgers().set_index(["model", "claim_id"]).loc[
+        (long2rag_claims.PAPER_TABLES_MODEL, "C15"), "verdict"] == "not reproduced"
+    from lcrag.stats import spearman_interval
+
+    lo, _ = spearman_interval(1.0, 4)
+    monkeypatch.setattr(ClaimsLedger, "tolerance", lambda self, cid: lo if cid == "C15" else tolerance(self, cid))
+    assert _both_ledgers().set_index(["model", "claim_id"]).loc[("m", "C15"), "verdict"] == "reproduced"
+    monkeypatch.setattr(ClaimsLedger, "tolerance", lambda self, cid: lo + 1e-6 if cid == "C15" else tolerance(self, cid))
+    assert _both_ledgers().set_index(["model", "claim_id"]).loc[("m", "C15"), "verdict"] == "inconclusive"
+
+
+def test_claims_name_the_untruncated_variant_whole():
+    """The chapter promises "whole" for the untruncated variant (``none`` in the data) in the claims and the
+    synthesis: the scope of the claims' evidence names it so (C10, C12-C14), and the synthesis's caption too."""
+    from pathlib import Path
+
+    assert long2rag_claims.variant_names(["none", "trunc512", "snippet"]) == "whole, trunc512, snippet"
+    root = Path(__file__).resolve().parents[3] / "notebooks"
+    assert "long2rag_claims.variant_names(variants)" in (root / "long2rag.md").read_text(encoding="utf-8")
+    assert "`none` (the five whole documents)" not in (root / "synthesis.md").read_text(encoding="utf-8")
+
+
+def test_c15_says_what_each_judge_pair_ranks():
+    """C15 on our run: our two judges rank one model's document variants, the paper's two evaluators its Table 3's
+    nine models; the claim text and our value say so."""
+    per_response = pd.DataFrame({"judge": ["j"] * 4, "variant": ["none", "none", "trunc512", "trunc512"],
+                                 "question_id": ["a", "b", "a", "b"], "recall": [0.5, 0.4, 0.3, 0.2]})
+    agreement = {"n_systems": 6, "spearman": 0.771, "kendall": 0.6, "judges": ["lexical", "m"]}
+    ledger = long2rag_claims.run_claims(ClaimsLedger("long2rag", "long2rag", "m"), per_response, "j", agreement,
+                                        n_boot=200)
+    c15 = ledger.table().set_index("claim_id").loc["C15"]
+    assert "the paper's two evaluators, ranking its Table 3's 9 models: rho" in c15["evidence"]
+    assert "over 6 document variants of one model (lexical vs m)" in c15["our_value"]

@@ -6,7 +6,7 @@ import pandas as pd
 
 from lcrag.book import ClaimsLedger
 from lcrag.book.claims import UNRELEASED
-from lcrag.book.verdicts import NOT_RELEASED, PAPER_TABLES, RELEASED_ARTEFACTS
+from lcrag.book.verdicts import NOT_RELEASED, NOTHING_CHECKED, RELEASED_ARTEFACTS
 from lcrag.papers.summhay import artefact_claims, names
 
 
@@ -48,9 +48,9 @@ def test_c20b_counts_the_insights_in_fewer_documents_than_the_papers_minimum():
 
 def test_the_human_studies_claims_are_not_testable_data_not_released():
     """C19 (the human summaries) and C21 (the 35-summary annotation) need data the paper never released: their own
-    verdict, not *inconclusive*, with what is missing after "not released:", no value of ours, and the no-model
-    source *paper tables* (the paper's printed numbers are all there is: not *released artefacts*, which would
-    contradict "data not released"); check_artefact_claims records them so."""
+    verdict, not *inconclusive*, with what is missing after "not released:", no value of ours, and the source
+    *none* (no value was checked: neither *paper tables* nor *released artefacts*, which would contradict "data not
+    released"); check_artefact_claims records them so."""
     import inspect
 
     ledger = ClaimsLedger("summhay", "summhay", names.ARTEFACT_MODEL)
@@ -64,7 +64,7 @@ def test_the_human_studies_claims_are_not_testable_data_not_released():
     assert t["verdict"].tolist() == [UNRELEASED, UNRELEASED] and t["our_value"].isna().all()
     assert t.loc["C19", "evidence"] == f"{NOT_RELEASED}: the 10 human summaries and their per-10-minute evaluations"
     assert t.loc["C21", "evidence"].startswith(f"{NOT_RELEASED}: the 35-summary, 4-annotator data")
-    assert set(t["model"]) == {names.PAPER_TABLES_MODEL} and set(t["source"]) == {PAPER_TABLES}
+    assert set(t["model"]) == {names.PAPER_TABLES_MODEL} and set(t["source"]) == {NOTHING_CHECKED}
     assert ledger.counts()["inconclusive"] == 0
     body = inspect.getsource(artefact_claims.check_artefact_claims)
     assert all(f'check_unreleased(check, "{cid}")' in body for cid in artefact_claims.UNRELEASED_DATA)

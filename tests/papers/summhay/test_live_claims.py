@@ -59,11 +59,13 @@ def test_c18_in_the_papers_tokenizer_is_decided_and_names_the_mean_recall():
     # the verdict is on the claim as printed (citation F1); the recall the paper's number matches is in our value
     assert (far["verdict"], far["our_value"]) == (
         "not reproduced", "0.905 as citation F1, the score the paper names; 0.839 as mean citation recall, which "
-        "matches the paper's value (within the claim's tolerance): the paper's number reads as this recall, which "
-        "it calls F1")
+        "matches the paper's value (within the claim's tolerance), though the paper calls it F1")
     assert near["verdict"] == "reproduced" and far["source"] == "no model"
     assert "counted in tiktoken:cl100k_base" in far["evidence"]
     assert "the verdict is on the claim as printed, citation F1" in far["evidence"]
+    # why the match with recall is not credited: the paper's own definitions make the number an F1 (§4, §6)
+    assert ("it is not credited as recall: the paper defines its Citation Score as the F1 of citation precision and "
+            "recall (§4) and calls this ceiling F1 (§6, Model Choice)") in far["evidence"]
     # the chapter's "What we found" names it with both values, so "1 not reproduced" is not read as a wrong ceiling
     text = " ".join(claims_sentences(far.to_frame().T.reset_index(names="claim_id")))
     assert "C18 is not reproduced as the paper states it: the paper's 0.84, ours 0.905 as citation F1" in text
@@ -94,7 +96,7 @@ def test_what_we_found_counts_each_model_apart_and_no_model_claims_not_as_behavi
 
 def test_the_claims_page_counts_the_no_model_source_and_lists_each_model_once():
     md = summary_markdown(_ledger({"llm:qwen2.5-coder-1.5b-instruct": QWEN}).table())
-    assert "| no model | 0 | 0 | 0 | 1 | 0 | 1 |" in md  # reproduced, not, inconclusive, not testable, not released, all
+    assert "| no model | 0 | 0 | 0 | 1 | 0 | 0 | 1 |" in md  # reproduced, not, inconclusive, not testable, figure, not released, rows
     models = md[md.index('id="claims-dashboard-model"'):].split("</select>")[0]
     assert models.count("smollm2") == 2  # one option: its value and its label
     assert '<option value="no model">' in models
@@ -269,3 +271,12 @@ def test_position_sensitivity_is_the_papers_top_and_bottom_against_the_stored_or
                                   "bottom": [20, 21, 18, 22, 19, 20], "middle": [40, 45, 38, 41, 44, 39]})
     assert far_middle["verdict"] == "not reproduced"  # the Middle's 20 points do not count
     assert "Top or Bottom (the paper's; the Middle order not counted)" in far_middle["evidence"]
+
+
+def test_c17_states_its_size_on_the_scale_of_its_values():
+    """C17's "roughly 0.05" is on the 0-1 scale of its paper values (0.062 / 0.067 / 0.049), not "5 points"."""
+    from lcrag.papers.tables import declared_claims
+
+    c17 = declared_claims("summhay")["C17"]
+    assert "roughly 0.05 (coverage on a 0-1 scale)" in c17.text and "5 points" not in c17.text
+    assert str(c17.paper_value).startswith("0.06")

@@ -56,21 +56,8 @@ def test_an_interaction_is_the_mean_per_case_difference_of_differences():
     assert largest(pd.Series({"F-E": 5, "F--": 3, "--E": 10, "---": 32}), "F-E")[0] is False
 
 
-def test_at_least_is_decided_on_the_whole_interval():
-    """H8's case: +8.23 pp [+3.2, +13.9] against "at least 5 pp" crosses the threshold: inconclusive, not reproduced
-    on its point value."""
-    assert accuracy.at_least(0.0823, (0.032, 0.139), 0.05) is None
-    assert accuracy.at_least(0.09, (0.06, 0.15), 0.05) is True
-    assert accuracy.at_least(0.01, (-0.02, 0.04), 0.05) is False
-    assert accuracy.at_least(0.06, (-0.01, 0.12), 0.05) is None
-
-
-def test_interval_in_decides_a_band_only_on_the_whole_interval():
-    assert accuracy.interval_in((0.73, 0.80), 0.72, 0.82) is True
-    assert accuracy.interval_in((0.524, 0.726), 0.72, 0.82) is None  # MeetingQA 53/84 against 77 ± 5
-    assert accuracy.interval_in((0.50, 0.71), 0.72, 0.82) is False
-    assert accuracy.interval_in((0.83, 0.90), 0.72, 0.82) is False
-    assert accuracy.interval_in((float("nan"), 0.5), 0.1) is None
+def test_proportion_in_decides_on_the_wilson_interval():
+    """(interval_in itself, the book's one interval decision: tests/book/test_claims.py)"""
     assert accuracy.proportion_in(53, 84, 0.72, 0.82) is None and accuracy.proportion_in(24, 84, 0.72, 0.82) is False
 
 

@@ -130,3 +130,23 @@ def test_a_case_list_reads_as_words_not_a_python_list():
     df = pd.DataFrame({"task": ["meetingqa", "meetingqa", "paperqa"], "case": [1, 2, 7]})
     assert case_list(df) == "3 cases: MeetingQA 1, 2; PaperQA 7"
     assert case_list(df.head(1)) == "1 case: MeetingQA 1"
+
+
+def test_a_damaged_line_the_thesis_needs_fails_naming_file_and_line(tmp_path, bamboo_data):
+    """A malformed line 3 used to be dropped, and the chapter failed later with a bare ``KeyError: 3``."""
+    import pytest
+
+    from lcrag import config
+    from lcrag.data import load_bamboo
+    from lcrag.data.manifest import DataError
+
+    lines = (config.data_dir() / "bamboo" / "meetingqa_4k.jsonl").read_text(encoding="utf-8").splitlines(True)
+    lines[2] = "{not json\n"
+    damaged = tmp_path / "meetingqa_4k.jsonl"
+    damaged.write_text("".join(lines), encoding="utf-8")
+
+    def loader(task, size, errors):
+        return load_bamboo(task, size, errors=errors, path=damaged)
+
+    with pytest.raises(DataError, match=r"meetingqa_4k.jsonl: line 3: .*needs every case.*lcrag data fetch"):
+        thesis_cases.load_cases(("meetingqa",), "4k", loader=loader)

@@ -252,6 +252,11 @@ def test_h4d_tests_the_upper_right_quadrant_as_kamradts_heatmaps_draw_it():
     assert "depth < 50 %" in table.loc["H4d", "text"] and "Kamradt" in table.loc["H4d", "text"]
     assert table.loc["H4d", "our_value"].startswith("fail 50% in the upper right (long context, depth < 50 %) vs 0%")
     assert "H4d, the book's alternative reading, where Kamradt's heatmaps" in needle_claims.rules()
+    # the thesis's words name the quadrant "(large context, end of context)": H4c is its claim, H4d the book's reading,
+    # tallied apart from the thesis's claims on the claims page
+    from lcrag.book.claims import BOOK_READING
+
+    assert table.loc["H4d", "paper"] == "thesis" + BOOK_READING and table.loc["H4c", "paper"] == "thesis"
 
 
 def test_h4c_no_cluster_needs_an_interval_below_the_margin():

@@ -52,12 +52,14 @@ def table1_averages() -> pd.DataFrame:
 
 
 def table3_correlations() -> dict:
-    """Spearman, Kendall and Pearson between the two evaluators' KPR over Table 3's 9 models; the mean gap
+    """The number of Table 3's models (``models``: 9); Spearman, Kendall and Pearson between the two evaluators' KPR
+    over them; the mean gap
     (Llama3-70B minus GPT-4o), whether Llama3 is higher for every model, and the rank swaps."""
     t = paper_table3()
     swaps = t[t["rank_gpt4o"] != t["rank_llama3"]]["model"].tolist()
     gap = t["paper_llama3"] - t["paper_gpt4o"]
     return {
+        "models": len(t),
         "spearman": float(spearmanr(t["paper_gpt4o"], t["paper_llama3"]).statistic),
         "kendall": float(kendalltau(t["paper_gpt4o"], t["paper_llama3"]).statistic),
         "pearson": float(pearsonr(t["paper_gpt4o"], t["paper_llama3"]).statistic),

@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 
 from lcrag.judges.similarity import lexical_similarity
-from lcrag.metrics.needle import content_words
 from lcrag.papers.long2rag.judges import lexical_scores
 from lcrag.papers.long2rag.numbers import PAPER_NUMBERS
 from lcrag.papers.long2rag.prompts import (
@@ -29,6 +28,8 @@ from lcrag.papers.long2rag.prompts import (
     P7_DEDUPLICATE,
     P8_AUTODS,
 )
+from lcrag.text.stopwords import RECALL_STOP_WORDS
+from lcrag.text.words import content_words
 
 #: §3.3 / App. A.2: a point is kept when its AutoDS score reaches this.
 AUTODS_THRESHOLD = PAPER_NUMBERS["AutoDS threshold"]
@@ -273,7 +274,7 @@ def point_support(points: list[str], doc_text: str, threshold: float) -> tuple[i
     """(points, supported points) of one response's extracted points: a point without a content word ("It is
     discussed.") states nothing and is not counted; a point is supported when its lexical score against the
     sentences of ``doc_text`` reaches ``threshold``."""
-    pts = [p for p in points if content_words(p)]
+    pts = [p for p in points if content_words(p, RECALL_STOP_WORDS)]
     ok = int((lexical_scores(pts, [doc_text] * len(pts)) >= threshold).sum()) if pts else 0
     return len(pts), ok
 

@@ -1,5 +1,5 @@
-"""Long²RAG's length-trend claims on our runs: C10 (KPR falls as the input grows, the paper's Fig. 6) and C14 (KPR
-grows with generation length, its Fig. 7), each decided by the rank trend of KPR with the length within each
+"""Long²RAG's length-trend claims on our runs: C10 (KPR decreases as the input grows, the paper's Fig. 6) and C14
+(KPR grows with generation length, its Fig. 7; their words are long2rag/claims.csv's), each decided by the rank trend of KPR with the length within each
 document variant and each kind of item, news or conversations (:func:`lcrag.papers.long2rag.lengths.
 within_variant_rank`), with the lexical judge only where a second judge corroborates it (:func:`trend_claim`).
 The same corroboration decides a pair of variants that the lexical judge tells apart in favour of the one with the
@@ -23,13 +23,12 @@ LEXICAL_LENGTH_NOTE = ("the lexical judge scores a key point by its best-matchin
 #: Why the lexical judge cannot decide C10 alone either (C10's evidence says so)
 LEXICAL_INPUT_NOTE = ("the lexical judge's KPR grows with the answer's length by construction, and the answers' "
                       "length may move with their input: part of an input trend may be the judge's")
-#: Each claim: its column, what is measured, the side of 0 it claims, its text and its lexical judge's note.
+#: Each claim (its text and paper value: long2rag/claims.csv): its column, what is measured, the side of 0 it claims
+#: and its lexical judge's note.
 TRENDS = {
-    "C10": ("input_tokens", "input", -1, "KPR falls as the input grows", LEXICAL_INPUT_NOTE),
-    "C14": ("completion_tokens", "answer", 1, "KPR grows with generation length", LEXICAL_LENGTH_NOTE),
+    "C10": ("input_tokens", "input", -1, LEXICAL_INPUT_NOTE),
+    "C14": ("completion_tokens", "answer", 1, LEXICAL_LENGTH_NOTE),
 }
-#: How the claims' text says where the trend is read (the same for both).
-WITHIN = " (rank trend within each document variant, news and conversation items apart)"
 
 
 def _verdict(lo: float, hi: float, sign: int = 1) -> bool | None:
@@ -72,15 +71,14 @@ def length_claim(ledger, cid: str, mine: pd.DataFrame, ev: str, pooled: str | No
     that favours long answers by construction cannot decide a length claim alone): the claim is inconclusive when
     the two disagree. ``undecided``: why no verdict may be given whatever the trends (the evidence says it; the
     trend is shown)."""
-    column, what, sign, claim, _ = TRENDS[cid]
-    text = claim + WITHIN
+    column, what, sign, _ = TRENDS[cid]
     if column not in mine:
-        ledger.check(cid, text, paper_value="figure", our_value=None, passed=None,
+        ledger.check(cid, our_value=None, passed=None,
                      evidence=f"no {what} lengths given; {ev}")
         return
     t = within_variant_rank(mine, column, cap, n_boot, seed)
     if np.isnan(t.rho):
-        ledger.check(cid, text, paper_value="figure", our_value=None, passed=None, floor=pooled,
+        ledger.check(cid, our_value=None, passed=None, floor=pooled,
                      evidence=f"no document variant and kind of item in which both the {what}'s length and KPR "
                      f"vary over three or more questions; {ev}")
         return
@@ -92,8 +90,8 @@ def length_claim(ledger, cid: str, mine: pd.DataFrame, ev: str, pooled: str | No
         other = _verdict(c.lo, c.hi, sign)
         checked = f"; judged by {name}: {signed_interval(c.rho, c.lo, c.hi, scale=1, digits=3)}"
         if passed is None:  # the deciding judge's own interval contains 0: that is why, whatever the other judge
-            ev += (f"; inconclusive: the interval contains 0 ({_lean(t.rho, sign, claim)}); the {name} judge's "
-                   f"{_lean(c.rho, sign, claim)}" + (f"; {undecided}" if undecided else ""))
+            ev += (f"; inconclusive: the interval contains 0 ({_lean(t.rho, sign)}); the {name} judge's "
+                   f"{_lean(c.rho, sign)}" + (f"; {undecided}" if undecided else ""))
             undecided = ""
         elif not undecided:  # the second judge may corroborate: its trend decides
             agrees, passed = other == passed, (passed if other == passed else None)
@@ -105,22 +103,21 @@ def length_claim(ledger, cid: str, mine: pd.DataFrame, ev: str, pooled: str | No
     if undecided:
         passed, ev = None, f"{ev}; inconclusive: {undecided}"
     kinds = sorted({c.split("/", 1)[1] for c in t.cells if "/" in c})
-    ledger.check(cid, text, paper_value="figure",
-                 our_value=f"Spearman rho({what} length, KPR) within {_cells(t, bool(kinds))}: "
+    ledger.check(cid, our_value=f"Spearman rho({what} length, KPR) within {_cells(t, bool(kinds))}: "
                  f"{signed_interval(t.rho, t.lo, t.hi, scale=1, digits=3)}{at_cap}{checked}",
                  passed=passed, floor=pooled,
-                 evidence=f"{ev}; within each variant ({', '.join(t.variants)})"
+                 evidence=f"{ev}; within each variant ({', '.join(map(_name, t.variants))})"
                  + (f" and kind of item ({', '.join(kinds)})" if kinds else "")
                  + ", so that the variants' own differences in length and KPR are not read as a trend"
                  + kinds_contrast(t, what) + "; 95 % percentile bootstrap interval over questions"
                  + (", resampled within each kind" if kinds else ""))
 
 
-def _lean(rho: float, sign: int, claim: str) -> str:
-    """Which way a trend's point estimate leans: ``point estimate +0.021 leans against "KPR falls as the input
-    grows"`` (``sign``: the side of 0 the claim is on)."""
+def _lean(rho: float, sign: int) -> str:
+    """Which way a trend's point estimate leans: ``point estimate +0.021 leans against the claimed fall of KPR``
+    (``sign``: the side of 0 the claim is on, -1 a fall)."""
     way = "leans towards" if sign * rho > 0 else "leans against" if sign * rho < 0 else "is 0, on neither side of"
-    return f"point estimate {rho:+.3f} {way} \"{claim}\""
+    return f"point estimate {rho:+.3f} {way} the claimed {'rise' if sign > 0 else 'fall'} of KPR"
 
 
 def _cells(t: RankTrend, kinds: bool) -> str:
@@ -147,7 +144,7 @@ def trend_claim(ledger, cid: str, mine: pd.DataFrame, ev: str, pooled: str | Non
         return length_claim(ledger, cid, mine, ev, pooled, cap, n_boot, seed)
     names = [] if others is None else [j for j in dict.fromkeys(others["judge"]) if j != judge]
     check = (names[0], others[others["judge"] == names[0]]) if names else None
-    length_claim(ledger, cid, mine, f"{ev}; {TRENDS[cid][4]}", pooled, cap, n_boot, seed, check=check,
+    length_claim(ledger, cid, mine, f"{ev}; {TRENDS[cid][3]}", pooled, cap, n_boot, seed, check=check,
                  undecided=_weak_check(names[0] if names else None, held_out or {}))
 
 

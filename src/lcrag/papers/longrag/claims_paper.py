@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from lcrag.book.claims import all_of
 from lcrag.papers.longrag.names import DATASETS, TRANSFER_ARMS
 from lcrag.papers.longrag.published import paper_table1, paper_table4, paper_table5, paper_tables_9_11
 from lcrag.papers.longrag.recomputed import (
@@ -174,13 +175,14 @@ def _check_table3_claims(ledger) -> None:
     wide = wide_table3()
     fil_gain = wide["Fil"] - wide["R&B"]
     fr = pw.loc[("Fil", "R&B")]
+    marginal, few = bool(fil_gain.mean() < MARGINAL_POINTS), bool(fr["a_higher"] < fr["cells"] / 2)
     ledger.check(
         "C10",
-        our_value=f"mean {fil_gain.mean():+.2f}, median {fil_gain.median():+.2f} over {len(fil_gain)} cells; Fil > R&B "
-        f"in {fr['a_higher']}/{fr['cells']}" + (", a majority of the cells rather than 'a few cases'"
-                                                if fr["a_higher"] > fr["cells"] / 2 else ""),
-        passed=bool(fil_gain.mean() < MARGINAL_POINTS),
-        evidence=ev,
+        our_value=f"mean {fil_gain.mean():+.2f}, median {fil_gain.median():+.2f} over {len(fil_gain)} cells "
+        f"({'marginal' if marginal else 'not marginal'}); Fil > R&B in {fr['a_higher']}/{fr['cells']} "
+        f"({'a few cases' if few else 'a majority of the cells rather than a few cases'})",
+        passed=all_of([marginal, few]),
+        evidence=f"{ev}; both parts of the sentence are tested, the claim reproduced only when both hold",
     )
     top = strategy_top().set_index("strategy").loc["E&F"]
     ledger.check(

@@ -13,7 +13,8 @@ import pandas as pd
 
 from lcrag.papers.longrag.claims_runs import dataset_floor
 from lcrag.stats import bootstrap_diff
-from lcrag.synthesis import Family, bar_panel, comparison, group_means, join_words, load_table, window_cut
+from lcrag.synthesis import Family, bar_panel, comparison, group_means, load_table, window_cut
+from lcrag.text import join_words
 
 NAME = "longrag"
 

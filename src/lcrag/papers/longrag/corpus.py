@@ -17,6 +17,7 @@ import pandas as pd
 
 from lcrag.data.longbench import split_passages
 from lcrag.papers.longrag.names import DATASET_NAMES
+from lcrag.text import join_words
 from lcrag.text.chunking import clause_chunks
 
 
@@ -112,9 +113,7 @@ def paragraph_words_sentence(counts: pd.DataFrame) -> str:
             for i, r in enumerate(counts.itertuples())]
     paper = [f"{r.paper_mean_words:,.0f}" for r in counts.itertuples()]
     return ("`passages` counts the records' paragraphs as LongBench lists them, `paragraphs` the distinct ones the "
-            f"pool keeps after deduplication ({_and(kept)}). "
-            f"A paragraph averages about {_and(ours)}, close to the paper's {_and(paper)} per paragraph.")
+            f"pool keeps after deduplication ({join_words(kept)}). "
+            f"A paragraph averages about {join_words(ours)}, close to the paper's {join_words(paper)} per paragraph.")
 
 
-def _and(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"

@@ -66,6 +66,10 @@ def source_paragraphs(
     return out
 
 
+#: The rerankers by name (else a cross-encoder folder): :func:`make_reranker`.
+RERANKERS = ("fusion", "dense")
+
+
 def make_reranker(name: str, embedder):
     """``fusion`` (offline default: BM25 + dense cosine over the candidates, reciprocal-rank fused), ``dense``
     (keep the first stage's order), or the path of a local sentence-transformers cross-encoder folder (the

@@ -19,7 +19,8 @@ import pandas as pd
 
 from lcrag.papers.summhay.live_claims import setting_floor
 from lcrag.papers.summhay.live_runs import paired_over_subtopics
-from lcrag.synthesis import Family, bar_panel, comparison, count, load_table
+from lcrag.synthesis import Family, bar_panel, comparison, load_table
+from lcrag.text import count
 
 NAME = "summhay"
 SCORES = ("coverage", "citation", "joint")

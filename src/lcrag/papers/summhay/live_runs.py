@@ -270,7 +270,7 @@ def ceiling_reading(ceilings: pd.DataFrame, file: str = "oracle_citation_ceiling
     budget or tokenizer differs, at that one too (the second), and where the rows per haystack are (``file``, linked
     under Downloads)."""
     from lcrag.papers.summhay.dataset_shape import PAPER_TOKENIZER
-    from lcrag.synthesis.family import count
+    from lcrag.text import count
 
     pooled = ceilings[ceilings["haystack"] == "all"]
     paper = pooled.iloc[0]

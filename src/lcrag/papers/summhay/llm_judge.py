@@ -15,7 +15,10 @@ import pandas as pd
 
 from lcrag.judges.insight import PARSE_STATUSES, judge_prompt, parse_judgment, run_judge
 from lcrag.metrics.summhay import coverage_score, normalize_label
-from lcrag.papers.summhay.our_judges import benchmark_half
+from lcrag.papers.summhay.our_judges import HALVES, benchmark_half
+
+#: The annotated summaries a judge reads: all of them, or one half (:data:`HALVES`).
+JUDGE_HALVES = ("all", *HALVES)
 
 
 def judge_requests(bench: pd.DataFrame, records: Sequence[int] | None = None) -> pd.DataFrame:
@@ -40,9 +43,9 @@ def judge_requests(bench: pd.DataFrame, records: Sequence[int] | None = None) ->
 
 
 def judge_records(bench: pd.DataFrame, half: str = "held-out", n: int = 0) -> list[int]:
-    """Records to judge: those of ``half`` (``"fit"``, ``"held-out"`` or ``"all"``), the first ``n`` if ``n`` > 0."""
-    if half not in ("all", "fit", "held-out"):
-        raise ValueError(f"half must be 'all', 'fit' or 'held-out', not {half!r}")
+    """Records to judge: those of ``half`` (:data:`JUDGE_HALVES`), the first ``n`` if ``n`` > 0."""
+    if half not in JUDGE_HALVES:
+        raise ValueError(f"half must be one of {', '.join(JUDGE_HALVES)}, not {half!r}")
     recs = [int(r) for r in bench["record"] if half == "all" or benchmark_half(r) == half]
     return recs[:n] if n > 0 else recs
 
@@ -163,7 +166,7 @@ def parse_sentence(judged: pd.DataFrame, shown: int = 5) -> str:
     """How each judge's answers were read, in words (:func:`parse_report`'s counts): that every answer was the JSON
     object the prompt asks for, or per judge how many were not (read leniently, unparseable), announcing the first
     ``shown`` of them (:func:`off_json_answers`), which a reader can then find below."""
-    from lcrag.synthesis.family import join_words
+    from lcrag.text import join_words
 
     if not len(judged):
         return ""

@@ -26,6 +26,8 @@ DETERMINISTIC_JUDGES: dict[str, str] = {
 #: How the 200 annotated summaries are split to fit and test the judges' thresholds: by the parity of the
 #: record's position in the file (the file interleaves topics, summarizers and settings).
 HALVES = {"fit": "even records (0, 2, ...)", "held-out": "odd records (1, 3, ...)"}
+#: The live judge's choices by word (:func:`live_judge`); an LLM judge's evaluator name is the other.
+LIVE_CHOICES = ("best", "lexical")
 
 
 def benchmark_half(record: int) -> str:
@@ -201,9 +203,9 @@ def live_judge(choice: str, table: pd.DataFrame, llm_evaluators: list[str]) -> s
     when no LLM judge was measured there."""
     from lcrag.book.verdicts import choose_judge
 
-    if choice == "lexical":
+    if choice == LIVE_CHOICES[1]:
         return "lexical-recall"
-    if choice != "best":
+    if choice != LIVE_CHOICES[0]:
         if choice not in llm_evaluators:
             raise ValueError(f"live_evaluator {choice!r} is none of 'best', 'lexical' or this run's LLM judges "
                              f"{llm_evaluators}")
@@ -258,7 +260,7 @@ def subset_reading(full: pd.DataFrame, subset: pd.DataFrame, n_read: int, n_tota
 
 
 def _names(rows: pd.DataFrame) -> str:
-    from lcrag.synthesis.family import join_words
+    from lcrag.text import join_words
 
     return join_words([f"{e} ({r:.2f})" for e, r in rows["cov_corr"].items()])
 

@@ -78,9 +78,10 @@ def plan_documents(
 def verify_document(text: str, insights: Mapping[str, str], threshold: float) -> list[str]:
     """Insight ids whose text the document states, by the lexical judge: the share of the insight's content words
     found in the document reaches ``threshold`` (section 5's fitted "full" threshold)."""
-    from lcrag.metrics.needle import needle_recall
+    from lcrag.text.stopwords import RECALL_STOP_WORDS
+    from lcrag.text.words import word_recall
 
-    return [i for i, t in insights.items() if needle_recall(text, t) >= threshold]
+    return [i for i, t in insights.items() if word_recall(text, t, RECALL_STOP_WORDS) >= threshold]
 
 
 def _id(prefix: str, *parts) -> str:
@@ -260,21 +261,15 @@ def synthesis_reading(raw: dict, report: pd.DataFrame, planned_insights: int, ca
     :func:`synthesis_report`: subtopics, insights (of those planned), documents, model calls; and a warning when
     the haystack is degenerate (fewer than two insights, or insights that only repeat their subtopic's title), so
     that the scores computed on it are not read as a measurement."""
-    from lcrag.text.stopwords import NLTK_STOPWORDS
+    from lcrag.text import count
 
-    def words(text: str) -> set[str]:
-        return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in NLTK_STOPWORDS}
-
-    def count(n: int, noun: str) -> str:
-        return f"{n} {noun}{'' if n == 1 else 's'}"
-
-    echoes = int(sum(words(r.insight) <= words(r.subtopic) for r in report.itertuples()))
-    text = (f"The model wrote {count(len(raw['subtopics']), 'subtopic')} with {count(len(report), 'insight')} "
-            f"({planned_insights} planned) and {count(len(raw['documents']), 'document')}, in "
-            f"{count(calls, 'model call')}.")
+    echoes = int(sum(_content_words(r.insight) <= _content_words(r.subtopic) for r in report.itertuples()))
+    text = (f"The model wrote {count(len(raw['subtopics']), 'subtopics')} with {count(len(report), 'insights')} "
+            f"({planned_insights} planned) and {count(len(raw['documents']), 'documents')}, in "
+            f"{count(calls, 'model calls')}.")
     if len(report) >= 2 and echoes == 0:
         return text
-    why = [f"only {count(len(report), 'insight')}"] if len(report) < 2 else []
+    why = [f"only {count(len(report), 'insights')}"] if len(report) < 2 else []
     if echoes:
         why.append(f"insights that only repeat their subtopic's title: {echoes} of {len(report)}")
     return (text + f" **This haystack is degenerate** ({'; '.join(why)}): a summary that names the topic covers it, "
@@ -282,9 +277,11 @@ def synthesis_reading(raw: dict, report: pd.DataFrame, planned_insights: int, ca
 
 
 def _content_words(text: str) -> set[str]:
+    """The word tokens of ``text`` outside NLTK's stop words, as a set."""
     from lcrag.text.stopwords import NLTK_STOPWORDS
+    from lcrag.text.words import content_words
 
-    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in NLTK_STOPWORDS}
+    return set(content_words(text, NLTK_STOPWORDS))
 
 
 def shared_insights(report: pd.DataFrame, overlap: float = 0.5) -> list[tuple[str, str, str]]:

@@ -13,8 +13,8 @@ The experiment, as *cases → retrieval → prompt → solver → scorer → tab
 - :mod:`~lcrag.papers.thesis.run_plan` — which (case, setting, pipeline, prompt) to ask, and each user prompt;
 - :mod:`~lcrag.papers.thesis.solver` — greedy answers, and the three scorers (raw, lenient, logprob);
 - :mod:`~lcrag.papers.thesis.accuracy` — accuracy per run with bootstrap intervals, paired tests (bootstrap,
-  McNemar), the verdict helpers (``interval_in`` for every threshold, ``floor_of``) and the chapter's floor rule
-  (``accuracy_floor``: its claims and its synthesis comparison both ask it);
+  McNemar), the verdict helper ``floor_of`` (thresholds: ``lcrag.book.claims.interval_in``) and the chapter's
+  floor rule (``accuracy_floor``: its claims and its synthesis comparison both ask it);
 - :mod:`~lcrag.papers.thesis.tables_6` — Tables 6.1, 6.2, 6.3 recomputed beside the printed values, and the
   embedding sanity check;
 - :mod:`~lcrag.papers.thesis.patterns` — the Full / RAG / Evidence patterns (FRE ... ---), their counts, the F-E

@@ -1,19 +1,19 @@
 """Accuracy and paired tests: accuracy per run with bootstrap intervals (:func:`accuracy_table`), paired
 comparisons of two runs on their common cases (:func:`paired_tests`: a paired bootstrap interval of the difference
-and McNemar's exact test), the verdict helpers the claims use (:func:`interval_in` for every threshold,
-:func:`floor_of`) and the chapter's floor rule (:func:`accuracy_floor`, which the synthesis asks too).
+and McNemar's exact test), the verdict helpers the claims use (:func:`floor_of`; every threshold is decided by
+:func:`lcrag.book.claims.interval_in`) and the chapter's floor rule (:func:`accuracy_floor`, which the synthesis asks too).
 
 A *run* is (setting, pipeline, prompt): ``("full", "-", "BAMBOO")``, ``("rag", "CQT", "CTX1")``.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from lcrag.book.claims import interval_in
 from lcrag.papers.thesis.numbers import NO_PIPELINE
 from lcrag.stats import bootstrap_ci, label_permutation, paired_comparison
 
@@ -195,36 +195,9 @@ def all_of(*verdicts: bool | None) -> bool | None:
     return True if all(v is True for v in parts) else None
 
 
-def interval_in(ci: tuple[float, float], low: float = -math.inf, high: float = math.inf) -> bool | None:
-    """Is a quantity in ``[low, high]``, judged on its 95 % interval ``ci``? True when the whole interval lies
-    inside, False when the whole interval lies outside (wholly below ``low`` or wholly above ``high``), None when
-    it reaches across a bound (or is missing). Every threshold claim of the chapter uses it: "at least m" is
-    ``interval_in(ci, low=m)``, "at most m" ``interval_in(ci, high=m)``, "within t of p" ``interval_in(ci, p - t,
-    p + t)``."""
-    lo, hi = ci
-    if any(x is None or math.isnan(x) for x in (lo, hi)):
-        return None
-    if low <= lo and hi <= high:
-        return True
-    if hi < low or lo > high:
-        return False
-    return None
-
-
-def within_margin(ci: tuple[float, float], margin: float) -> bool | None:
-    """Is a difference no larger than ``margin`` (an equivalence test, one-sided)? :func:`interval_in`: True when the
-    whole interval lies at or below the margin, False when it lies above it, None otherwise (or if missing)."""
-    return interval_in(ci, high=margin)
-
-
-def at_least(diff: float, ci: tuple[float, float], margin: float) -> bool | None:
-    """Is a difference at least ``margin``? :func:`interval_in`: True when the whole interval lies at or above the
-    margin, False when it lies wholly below it; None otherwise (or if missing), whatever the point value ``diff``."""
-    return None if math.isnan(diff) else interval_in(ci, low=margin)
-
-
-def proportion_in(k: int, n: int, low: float = -math.inf, high: float = math.inf) -> bool | None:
-    """:func:`interval_in` for a proportion ``k / n`` on its 95 % Wilson interval (None for no cases)."""
+def proportion_in(k: int, n: int, low: float | None = None, high: float | None = None) -> bool | None:
+    """:func:`lcrag.book.claims.interval_in` (bounds included) for a proportion ``k / n`` on its 95 % Wilson
+    interval (None for no cases)."""
     from lcrag.stats import wilson_interval
 
     return interval_in(wilson_interval(int(k), int(n)), low, high) if n else None

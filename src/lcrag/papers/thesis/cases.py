@@ -45,8 +45,9 @@ def clean_cases(df: pd.DataFrame, task: str | None = None, size: str | None = No
 def load_cases(tasks: Sequence[str] = TASKS, size: str = "4k", loader=None) -> pd.DataFrame:
     """Every case of the BAMBOO files (one row each) with ``kept`` and ``removed`` (see :func:`clean_cases`).
 
-    The loader's reports (lenient parses, repaired or dropped lines, e.g. paperqa_16k's malformed line 26)
-    are in ``df.attrs["reports"]``, one per task.
+    The loader's reports (lenient parses, repaired lines, e.g. paperqa_16k's malformed line 26) are in
+    ``df.attrs["reports"]``, one per task. A line the loader had to drop is a DataError naming the file and line:
+    the thesis counts every case of each file (its Table 6.1), so a damaged file must not run with fewer.
     """
     if loader is None:
         from lcrag.data import load_bamboo
@@ -55,7 +56,15 @@ def load_cases(tasks: Sequence[str] = TASKS, size: str = "4k", loader=None) -> p
     frames, reports = [], {}
     for task in tasks:
         df = loader(task, size, errors="drop")
-        reports[task] = df.attrs.get("report")
+        reports[task] = report = df.attrs.get("report")
+        if report is not None and report.dropped:
+            from lcrag.data.fetch import FETCH_HINT
+            from lcrag.data.manifest import DataError
+            from lcrag.data.records import shown_path
+
+            lines = "; ".join(f"line {n}: {why}" for n, why in report.dropped)
+            raise DataError(f"{shown_path(report.file)}: {lines}. The thesis needs every case of the file: delete "
+                            f"the damaged file and {FETCH_HINT}")
         frames.append(clean_cases(df, task, size))
     out = pd.concat(frames, ignore_index=True)
     out.attrs["reports"] = reports

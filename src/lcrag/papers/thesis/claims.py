@@ -10,21 +10,20 @@ import math
 
 import pandas as pd
 
+from lcrag.book.claims import at_least, interval_in, within_margin
+from lcrag.papers.tables import declared_claims
 from lcrag.papers.thesis.accuracy import (
     RUN,
     accuracy_table,
     all_of,
-    at_least,
     floor_of,
     interaction_difference,
-    interval_in,
     largest_count,
     largest_share_at_most,
     level_claim,
     not_run_of,
     paired_difference,
     run_accuracy,
-    within_margin,
 )
 from lcrag.papers.thesis.cases import on_cases
 from lcrag.papers.thesis.claims_retrieval import check_retrieval_claims
@@ -45,21 +44,30 @@ from lcrag.papers.thesis.numbers import (
 from lcrag.papers.thesis.patterns import fe_jaccard, pattern_counts, patterns
 from lcrag.stats import signed, signed_interval
 
-#: H15's "similar accuracy" (the book's margin, as the inventory reads it: "within about 2 pp"): the best RAG pipeline loses at most this much
-#: against Full, as an equivalence test on the 95 % interval of Full - RAG (book/verdicts.md).
-SIMILAR_MARGIN = 0.02
+#: The margins of the claims decided here (0-1), as thesis/claims.csv declares them (its tolerance column).
+#: H15's "similar accuracy" (the book's margin, as the inventory reads it: "within about 2 pp"): the best RAG
+#: pipeline loses at most this much against Full, as an equivalence test on the 95 % interval of Full - RAG
+#: (book/verdicts.md).
+SIMILAR_MARGIN = declared_claims("thesis")["H15"].tolerance
 
 
 def _pct(x: float) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.2f}%"
 
 
-#: H3's 5 pp (0-1): the spread between prompts it claims, and the margin within which CTX1 counts as "≥ BAMBOO".
-H3_MARGIN = 0.05
-
-#: H11's "F-E nearly gone" (0-1): the thesis prints no count ("The 'F-E' column is nearly eliminated", on Fig. 6.5);
+#: H3's 5 pp: the spread between prompts it claims, and the margin within which CTX1 counts as "≥ BAMBOO".
+H3_MARGIN = declared_claims("thesis")["H3"].tolerance
+#: H8's "about 9 pp": the gain of Evidence over Full the book asks for (the whole interval at or above it).
+H8_MARGIN = declared_claims("thesis")["H8"].tolerance
+#: H11's "F-E nearly gone": the thesis prints no count ("The 'F-E' column is nearly eliminated", on Fig. 6.5);
 #: the book's margin: up to 1 case in 20 (the Wilson interval of the larger F-E share decides against it).
-H11_NEARLY_GONE = 0.05
+H11_NEARLY_GONE = declared_claims("thesis")["H11"].tolerance
+
+
+def _pp(margin: float) -> str:
+    """A margin (0-1) in points, as the evidence says it: ``5 pp``."""
+    return f"{100 * margin:g} pp"
+
 
 def _ratio(saving: dict) -> str:
     """A token ratio and its interval (:func:`lcrag.papers.thesis.cost.token_saving`): ``5.0 [4.7, 5.3]``."""
@@ -95,7 +103,7 @@ def check_claims(
     ranking ``distances``, embedding ``sanity``) into ``no_model`` (a ledger whose model is
     :data:`lcrag.book.verdicts.NO_MODEL`; a new one if not given). Returns both ledgers' rows, ``ledger``'s first.
 
-    Every threshold is judged on an interval (:func:`lcrag.papers.thesis.accuracy.interval_in`): levels ("within
+    Every threshold is judged on an interval (:func:`lcrag.book.claims.interval_in`): levels ("within
     x pp of the thesis") on the bootstrap interval of the accuracy (the accuracy table's) against the thesis's
     tolerance band, differences ("at least x pp", "A beats B") on the paired bootstrap interval; reproduced when the whole interval is on the
     claim's side, not reproduced when it is wholly on the other, inconclusive otherwise. Claims on prompts other
@@ -177,8 +185,9 @@ def check_claims(
         + (f"; spread {top} − {bottom} {_ci_pp(spread)}" if spread is not None else ""),
         passed=h3,
         evidence=f"Full on the grid's cases ({int((grid['setting'] == 'full').sum())} answers); paired bootstrap: "
-        "reproduced when BAMBOO − CTX2 excludes 0 upward, CTX1 − BAMBOO lies above −5 pp and the spread (best − "
-        "worst prompt) is at least 5 pp, each over its whole interval; not reproduced when any of these lies wholly "
+        f"reproduced when BAMBOO − CTX2 excludes 0 upward, CTX1 − BAMBOO lies above −{_pp(H3_MARGIN)} and the "
+        f"spread (best − worst prompt) is at least {_pp(H3_MARGIN)}, each over its whole interval; not reproduced "
+        "when any of these lies wholly "
         "on the other side, or CTX1 − BAMBOO wholly below 0 (a clear drop)",
         anchor="thesis-claims",
         **needs(grid, [("full", NO_PIPELINE, q) for q in ("BAMBOO", "CTX1", "CTX2")]),
@@ -235,9 +244,9 @@ def check_claims(
     ledger.check(
         "H8",
         our_value=_measured(e_f, _ci_pp(e_f)),
-        passed=at_least(e_f["diff"], e_f["ci"], 0.05),
-        evidence=f"paired bootstrap 95 % interval: reproduced when it lies at or above +5 pp, not reproduced when "
-        f"wholly below; McNemar p = {e_f['p']:.3g}, n = {e_f['n']}",
+        passed=at_least(e_f["diff"], e_f["ci"], H8_MARGIN),
+        evidence=f"paired bootstrap 95 % interval: reproduced when it lies at or above +{_pp(H8_MARGIN)}, not "
+        f"reproduced when wholly below; McNemar p = {e_f['p']:.3g}, n = {e_f['n']}",
         anchor="thesis-paired",
         **needs(kept, [("evidence", NO_PIPELINE, bam), ("full", NO_PIPELINE, bam)]),
     )

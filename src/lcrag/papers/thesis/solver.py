@@ -29,14 +29,14 @@ def solve(
     """Ask every prompt greedily (temperature 0); one row per request with the response and its accounting.
 
     With ``logprobs`` the top alternatives of the first generated position are kept as ``lp_A`` … ``lp_D``
-    (NaN for a letter outside the top ``top_logprobs``). ``max_context_tokens`` cuts each prompt to that many
+    (NaN for a letter outside the top ``top_logprobs``). ``max_context_tokens`` cuts each text prompt to that many
     tokens first (smoke profile only).
     """
     rows = requests.to_dict("records")
     calls = []
     for row in rows:
         prompt = row["prompt_text"]
-        if max_context_tokens:
+        if max_context_tokens and isinstance(prompt, str):  # a chat conversation (the quickstart's needle) goes whole
             prompt, _ = model.fit(prompt, max_context_tokens, "truncate_middle")
         call = {
             "prompt": prompt,

@@ -31,11 +31,13 @@ class Judgement:
 
     def accepted(self, rule: str = "strict") -> bool:
         """Keep the sample? ``strict``: a well-formed True; ``code``: the released code's lenient reading."""
-        if rule not in ("strict", "code"):
-            raise ValueError(f"unknown rule {rule!r}: 'strict' or 'code'")
+        if rule not in RULES:
+            raise ValueError(f"unknown rule {rule!r}: {' or '.join(map(repr, RULES))}")
         return self.code_true if rule == "code" else self.status is True
 
 
+#: The rules a sample is kept under (:meth:`Judgement.accepted`).
+RULES = ("strict", "code")
 _OBJECT = re.compile(r"\{[^{}]*\}")
 _STATUS_LINE = re.compile(r"""["']?status["']?\s*[:=]\s*["'{]*\s*(true|false)\b""", re.IGNORECASE)
 

@@ -14,6 +14,7 @@ from lcrag.models.registry import title_of
 from lcrag.papers.thesis.needle.needles import Needle
 from lcrag.retrieval import BM25Retriever, thesis_tokenize
 from lcrag.stats import cohen_kappa
+from lcrag.text import join_words
 from lcrag.text.chunking import split_sentences
 from lcrag.text.stopwords import english_content_words
 
@@ -77,15 +78,11 @@ def judge_score_sentence(scored: pd.DataFrame, floor_share: float = 0.9) -> str:
             varied.append(name)
     if not floor and not barely:
         return head + "; its scores vary with the answers, and the agreement table above says how far they follow them."
-    parts = [f"{what} for {_and(names)}" for what, names in (
+    parts = [f"{what} for {join_words(names)}" for what, names in (
         ("at the floor (one score for every answer)", floor), ("barely varying (the floor would be all)", barely),
         ("varying", varied)) if names]
     return (head + ". Per model: " + "; ".join(parts) + ". The claims below use the deterministic scorer (the "
             "expected rating is a reading of the judge that Kamradt's harness does not make).")
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _spearman(a: pd.Series, b: pd.Series) -> float:

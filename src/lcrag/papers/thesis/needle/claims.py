@@ -12,10 +12,12 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from lcrag.book.claims import below_margin
 from lcrag.papers.tables import declared_claims, table_cell
 from lcrag.papers.thesis.needle.analysis import FOUND_RECALL
 from lcrag.papers.thesis.numbers import other_generator
 from lcrag.stats import bound, exact_interval, unpaired_bootstrap_ci
+from lcrag.text import join_words
 
 #: The margins of H4's parts, as thesis/claims.csv declares them (its tolerance column; book/verdicts.md: a claim
 #: that an effect is absent is reproduced only by an equivalence test, inside a margin the claim states). H4a ("found
@@ -36,28 +38,17 @@ class Quadrant(NamedTuple):
     holds: Callable[[pd.Series], pd.Series]  # depth -> in the quadrant
     where: str  # as the claim's value names it
     margin: float  # the excess fail rate its claim of no cluster allows (thesis/claims.csv)
+    book_reading: bool = False  # the book's reading, not the thesis's words: tallied apart (lcrag.book.claims)
 
 
 QUADRANTS = {
     "H4c": Quadrant("late", lambda depth: depth >= 50, "the lower right (long context, depth ≥ 50 %)",
                     CLUSTER_MARGIN),
     "H4d": Quadrant("front", lambda depth: depth < 50, "the upper right (long context, depth < 50 %)",
-                    declared_claims("thesis")["H4d"].tolerance),
+                    declared_claims("thesis")["H4d"].tolerance, book_reading=True),
 }
 #: H4b: the share of the window below which the thesis saw the simple needle never fail (§6.2; tables/needle_text.csv).
 EARLY_SHARE = int(table_cell("thesis", "needle_text", "simple", "share_pct")) / 100
-
-
-def below_margin(ci: tuple[float, float], margin: float) -> bool | None:
-    """An equivalence decision on a rate's interval ``ci``: True when it lies below ``margin`` (the rate is at most
-    the margin, with 95 % confidence), False when it lies above (the rate exceeds the margin), None when it holds
-    the margin (or is NaN): the data cannot decide."""
-    lo, hi = ci
-    if np.isnan(lo) or np.isnan(hi):
-        return None
-    if hi < margin:
-        return True
-    return False if lo > margin else None
 
 
 def _pct(x: float) -> str:
@@ -131,16 +122,12 @@ def resolution_sentence(table: pd.DataFrame) -> str:
         done.update(same)
         what = "H4b's early window" if part == "H4b" else "the " + " and ".join(same) + " quadrants"
         g = blind[blind["part"] == part]
-        groups = ", ".join(f"{_pct(b)} % ({int(c)} cells: {_and_list([title_of(m) for m in h['model']])})"
+        groups = ", ".join(f"{_pct(b)} % ({int(c)} cells: {join_words([title_of(m) for m in h['model']])})"
                            for (c, b), h in g.groupby(["cells", "bound"], sort=False))
         margin = float(g["margin"].iloc[0])
         said.append(f"{what} {groups}, above the {100 * margin:.0f} % margin ({cells_needed(margin)} cells needed)")
     return ("**What this grid can show.** With no miss at all, the 95 % bound still allows, in " + "; in ".join(said)
             + ": there even a model that finds every needle gets *inconclusive*.")
-
-
-def _and_list(items: Sequence[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def h4_statement() -> str:
@@ -182,7 +169,7 @@ def h4_tests(df: pd.DataFrame, window: int) -> dict:
     (book/verdicts.md):
 
     - ``complex_everywhere`` (H4a): the complex needle's miss rate, by its exact 95 % interval (Clopper-Pearson),
-      below :data:`COMPLEX_MISS_MARGIN` (:func:`below_margin`);
+      below :data:`COMPLEX_MISS_MARGIN` (:func:`lcrag.book.claims.below_margin`);
     - ``simple_fails_late`` (H4b): the simple needle's miss rate below :data:`EARLY_SHARE` of ``window`` below
       :data:`EARLY_MISS_MARGIN` by the same test, and its miss rate at or beyond that share above 0 (the lower
       bound of its exact interval; None where no cell there missed): False when the early rate lies above the
@@ -297,7 +284,7 @@ def check_h4(ledger, df: pd.DataFrame, window: int, lengths_note: str = "") -> d
                               "not reproduced when Fisher's one-sided test finds a cluster (p < 0.05) of at least "
                               f"+{100 * q.margin:.0f} pp, inconclusive otherwise or when fewer than half of the "
                               f"other cells are found{note}{_too_few_found(t[f'{q.prefix}_rest_fail'])}",
-                     anchor="needle-claims", floor=floors[claim])
+                     anchor="needle-claims", floor=floors[claim], book_reading=q.book_reading)
     return t
 
 

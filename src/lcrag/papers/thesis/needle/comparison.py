@@ -11,7 +11,8 @@ import pandas as pd
 
 from lcrag.papers.thesis.needle.claims import recall_floor
 from lcrag.stats import bootstrap_diff
-from lcrag.synthesis import NOT_RUN, Family, comparison, empty_panel, group_means, join_words, load_table
+from lcrag.synthesis import NOT_RUN, Family, comparison, empty_panel, group_means, load_table
+from lcrag.text import join_words
 
 NAME = "needle"
 

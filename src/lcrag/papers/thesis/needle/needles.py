@@ -59,6 +59,8 @@ _RULER_WORDS = (
     "pepper pillow prism quartz raven river saddle silver spruce summit thistle timber velvet willow"
 ).split()
 RULER_TEMPLATE = "One of the special magic numbers for {key} is: {value}."
+#: The RULER-style variants :func:`ruler_needle` builds.
+RULER_VARIANTS = ("multi_key", "multi_value")
 
 
 def ruler_needle(kind: str, n: int = 4, seed: int = 0) -> Needle:
@@ -82,7 +84,7 @@ def ruler_needle(kind: str, n: int = 4, seed: int = 0) -> Needle:
         question = f"What are all the special magic numbers for {keys[0]} mentioned in the provided text?"
         wanted = tuple(values)
     else:
-        raise ValueError(f"unknown RULER variant {kind!r}: use multi_key or multi_value")
+        raise ValueError(f"unknown RULER variant {kind!r}: use {' or '.join(RULER_VARIANTS)}")
     return Needle(kind, " ".join(parts), question, "RULER", values=wanted, parts=parts)
 
 
@@ -92,8 +94,8 @@ def needles_for(names: Sequence[str]) -> list[Needle]:
     for name in names:
         if name in NEEDLES:
             out.append(NEEDLES[name])
-        elif name in ("multi_key", "multi_value"):
+        elif name in RULER_VARIANTS:
             out.append(ruler_needle(name))
         else:
-            raise ValueError(f"unknown needle {name!r}: use simple, complex, multi_key or multi_value")
+            raise ValueError(f"unknown needle {name!r}: use {', '.join([*NEEDLES, *RULER_VARIANTS])}")
     return out

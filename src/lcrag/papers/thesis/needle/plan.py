@@ -99,11 +99,6 @@ def prefill_cost(cells: Sequence[dict]) -> int:
     return total
 
 
-def time_estimate(cells: Sequence[dict], tokens_per_s: float, answer_s: float) -> float:
-    """Seconds to answer ``cells`` in their order at a prompt speed and a per-answer cost (for planning)."""
-    return prefill_cost(cells) / tokens_per_s + answer_s * len(cells)
-
-
 #: The embedded models a run on one of them tests, the run's model first: the model-size axis inside the chapter.
 EMBEDDED = (
     "local/qwen2.5-coder-1.5b-instruct",
