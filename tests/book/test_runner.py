@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -227,7 +228,19 @@ def recording(project, monkeypatch):
     return sf
 
 
-def test_fresh_rerecords_this_runs_answers_and_keeps_the_files_other_entries(recording):
+@pytest.fixture
+def openai_endpoint(monkeypatch):
+    """What preflight asks of an ``openai/`` model that may be called (a --fresh run is not offline): a key, and an
+    endpoint that accepts a connection; here a listening loopback socket (the fixture chapters call no model)."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+        monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.getsockname()[1]}/v1")
+        yield
+
+
+def test_fresh_rerecords_this_runs_answers_and_keeps_the_files_other_entries(recording, openai_endpoint):
     res = run_chapter("records", model=MODEL_OPENAI, fresh=True, root=project_of(recording), progress=False)
     lines = [json.loads(ln) for ln in recording.read_text().splitlines()]
     assert [(e["key"], e["response"]["text"]) for e in lines] == [("k1", "new k1"), ("k2", "old k2"),
@@ -238,7 +251,7 @@ def test_fresh_rerecords_this_runs_answers_and_keeps_the_files_other_entries(rec
     assert env_store is None  # restored after the run
 
 
-def test_a_failed_fresh_run_puts_the_store_file_back(recording):
+def test_a_failed_fresh_run_puts_the_store_file_back(recording, openai_endpoint):
     before = recording.read_bytes()
     res = run_chapter("records", model=MODEL_OPENAI, fresh=True, params={"fail": True}, root=project_of(recording),
                       progress=False, check=False)
