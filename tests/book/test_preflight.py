@@ -188,14 +188,12 @@ def test_a_bad_setting_fails_before_the_kernel_even_on_a_replay(name, value, say
     assert not out.exists()
 
 
-def test_a_chapters_data_is_checked_by_sha256_before_the_kernel(tmp_path, monkeypatch):
-    import shutil
-
-    from lcrag import config
+def test_a_chapters_data_is_checked_by_sha256_before_the_kernel(tmp_path, monkeypatch, mirror):
+    from lcrag.data.fetch import fetch
 
     data = tmp_path / "data"
-    shutil.copytree(config.data_dir() / "bamboo", data / "bamboo")
     monkeypatch.setenv("LCRAG_DATA_DIR", str(data))
+    assert fetch(datasets=["bamboo"], mirror=mirror, download=False).ok  # a clean clone has no data/files
     preflight.check_data("thesis")
     f = data / "bamboo" / "meetingqa_4k.jsonl"
     raw = bytearray(f.read_bytes())
