@@ -188,6 +188,14 @@ def test_a_bad_setting_fails_before_the_kernel_even_on_a_replay(name, value, say
     assert not out.exists()
 
 
+def test_lcrag_serving_takes_lcrags_own_server_options(monkeypatch):
+    """The split prefill's and the KV snapshot's thresholds are server options lcrag adds to llama-cpp-python's."""
+    from lcrag.models.server_settings import serving_overrides
+
+    monkeypatch.setenv("LCRAG_SERVING", '{"prefill_min_tokens": 32, "prefix_snapshot_min_tokens": 128}')
+    assert serving_overrides({}) == {"prefill_min_tokens": 32, "prefix_snapshot_min_tokens": 128}
+
+
 def test_a_chapters_data_is_checked_by_sha256_before_the_kernel(tmp_path, monkeypatch, mirror):
     from lcrag.data.fetch import fetch
 

@@ -594,7 +594,7 @@ def test_the_synthesis_notebook_runs_on_the_fixture_runs(book_runs):
 
 
 @pytest.mark.slow
-def test_the_book_runs_the_synthesis_after_the_chapters_and_with_any_chapter(tmp_path, monkeypatch):
+def test_the_book_runs_the_synthesis_after_the_chapters_and_with_any_chapter(tmp_path, monkeypatch, mirror):
     """`lcrag book --chapter quickstart` re-runs the synthesis too, after the chapter, into the book."""
     from helpers import FIXTURES, copy_book
 
@@ -603,6 +603,7 @@ def test_the_book_runs_the_synthesis_after_the_chapters_and_with_any_chapter(tmp
 
     for var in ("LCRAG_STORE", "LCRAG_STORE_DIR", "LCRAG_RUN_DIR", "LCRAG_HOME"):
         monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("LCRAG_DATA_DIR", str(mirror))  # laid out alike: the runner checks the quickstart's data
     book = copy_book(tmp_path / "book")
     shutil.copy(FIXTURES / "notebooks" / "fixture_ok.md", book / "notebooks" / "quickstart.md")
     shutil.copy(config.project_root() / "notebooks" / "synthesis.md", book / "notebooks" / "synthesis.md")

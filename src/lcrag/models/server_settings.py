@@ -123,7 +123,7 @@ def serving_settings(info: ModelInfo) -> dict:
 
 def serving_overrides(defaults: dict) -> dict:
     """``LCRAG_SERVING`` read: a JSON object whose keys are among the ``defaults`` of :func:`serving_settings` (and
-    ``prefill_min_tokens``) or llama-cpp-python's server settings; anything else is a
+    ``prefill_min_tokens``, ``prefix_snapshot_min_tokens``) or llama-cpp-python's server settings; anything else is a
     :class:`~lcrag.config.SettingError` naming the variable (and the known keys)."""
     text = os.environ.get("LCRAG_SERVING", "")
     if not text.strip():
@@ -134,7 +134,7 @@ def serving_overrides(defaults: dict) -> dict:
         raise config.SettingError(f"LCRAG_SERVING is not valid JSON ({exc}): {text!r}") from None
     if not isinstance(value, dict):
         raise config.SettingError(f"LCRAG_SERVING must be a JSON object such as {{\"n_threads\": 4}}, not {text!r}")
-    known = set(defaults) | {"prefill_min_tokens"}
+    known = set(defaults) | {"prefill_min_tokens", "prefix_snapshot_min_tokens"}
     try:
         from llama_cpp.server.settings import ModelSettings
 

@@ -22,7 +22,7 @@ from lcrag.text.chunking import clause_chunks, clause_units, longrag_word_count
 
 @pytest.fixture(scope="module", autouse=True)
 def longbench_data(mirror, tmp_path_factory):
-    yield from fetched_data_dir(mirror, tmp_path_factory, ["longbench"])
+    yield from fetched_data_dir(mirror, tmp_path_factory, ["longbench", "longrag_eval"])  # the chapter's data
 
 
 # --------------------------------------------------------------------------- chunker (gen_index.py semantics)
