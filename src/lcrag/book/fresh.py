@@ -23,18 +23,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lcrag.book.profiles import UsageError
-from lcrag.models.cache import file_lock
-from lcrag.models.store import STORE_LOCK_TIMEOUT_S
+from lcrag.models.store import store_file_lock
 
 ASIDE, LOCK = ".before-fresh", ".fresh.lock"
 
 
 def _beside(sf: Path, suffix: str) -> Path:
     return sf.with_name(sf.name + suffix)
-
-
-def _store_lock(sf: Path):
-    return file_lock(_beside(sf, ".lock"), STORE_LOCK_TIMEOUT_S)  # the lock ResponseStore.append takes
 
 
 def recover(sf: Path) -> bool:
@@ -45,7 +40,7 @@ def recover(sf: Path) -> bool:
     if not aside.exists():
         return False
     try:
-        with FileLock(str(_beside(sf, LOCK)), timeout=0), _store_lock(sf):
+        with FileLock(str(_beside(sf, LOCK)), timeout=0), store_file_lock(sf):
             if not aside.exists():
                 return False
             os.replace(aside, sf)
@@ -98,14 +93,14 @@ def rerecording(sf: Path) -> Iterator[dict]:
     aside = _beside(sf, ASIDE)
     state: dict = {"ok": False, "set_aside": None}
     try:
-        with _store_lock(sf):
+        with store_file_lock(sf):
             if sf.exists():
                 os.replace(sf, aside)
                 state["set_aside"] = str(aside)
         yield state
     finally:
         try:
-            with _store_lock(sf):
+            with store_file_lock(sf):
                 if aside.exists():
                     if state["ok"]:
                         data = merged(aside.read_bytes(), sf.read_bytes() if sf.exists() else b"")

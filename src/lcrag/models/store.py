@@ -33,6 +33,11 @@ from lcrag.models.cache import canonical_json, end_on_a_line, file_lock
 STORE_LOCK_TIMEOUT_S = 120.0
 
 
+def store_file_lock(path: Path):
+    """The lock every writer of the store file ``path`` holds (an append, a fresh run's swap): ``<file>.lock``."""
+    return file_lock(path.with_name(path.name + ".lock"), STORE_LOCK_TIMEOUT_S)
+
+
 class ResponseStore:
     def __init__(self, root: Path | None = None):
         self.root = Path(root) if root else config.store_dir()
@@ -84,7 +89,7 @@ class ResponseStore:
         path = self.path(chapter, model_slug)
         path.parent.mkdir(parents=True, exist_ok=True)
         line = (canonical_json({"key": key, "response": response, **meta}) + "\n").encode("utf-8")
-        with file_lock(path.with_name(path.name + ".lock"), STORE_LOCK_TIMEOUT_S):
+        with store_file_lock(path):
             end_on_a_line(path, _is_entry)  # a line a killed append cut short is cut off, not merged with this one
             with open(path, "ab") as fh:
                 os.write(fh.fileno(), line)
