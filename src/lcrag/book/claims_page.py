@@ -156,14 +156,17 @@ _FILTER_SCRIPT = """<script>
   if (!table) { return; }
   var rows = Array.prototype.slice.call(table.querySelectorAll("tbody tr"));
   var control = function (name) { return document.getElementById(ID + "-" + name); };
-  var cell = function (row, i) { return row.cells[i] ? row.cells[i].textContent.trim() : ""; };
+  // the page's Markdown turns a straight apostrophe into a curly one in the table, not in the options: compare both
+  // plain ("book's" in an option must match "book’s" in a cell)
+  var plain = function (s) { return s.replace(/[\u2018\u2019]/g, "'"); };
+  var cell = function (row, i) { return row.cells[i] ? plain(row.cells[i].textContent.trim()) : ""; };
   function apply() {
-    var text = (control("text").value || "").toLowerCase(), counts = {}, shown = 0;
+    var text = plain(control("text").value || "").toLowerCase(), counts = {}, shown = 0;
     rows.forEach(function (row) {
       var keep = Object.keys(COLS).every(function (name) {
-        var want = control(name).value;
+        var want = plain(control(name).value);
         return !want || cell(row, COLS[name]) === want;
-      }) && (!text || row.textContent.toLowerCase().indexOf(text) !== -1);
+      }) && (!text || plain(row.textContent).toLowerCase().indexOf(text) !== -1);
       row.style.display = keep ? "" : "none";
       if (keep) { shown += 1; counts[cell(row, COLS.verdict)] = (counts[cell(row, COLS.verdict)] || 0) + 1; }
     });

@@ -265,7 +265,7 @@ def check_claims(
         passed=h9,
         evidence=f"paired bootstrap, n = {s_t['n']}: reproduced when the interval of CQS − CQT lies at or above +3 "
         "pp and that of Full − CQS below +2 pp; not reproduced when either lies wholly on the other side",
-        anchor="thesis-paired",
+        anchor="fig-thesis-accuracy-grid",
         **needs(kept, [("rag", "CQS", bam), ("rag", "CQT", bam), ("full", NO_PIPELINE, bam)]),
     )
 
@@ -276,7 +276,7 @@ def check_claims(
         passed=less(b_c["diff"], 0, ci=b_c["ci"]) if not math.isnan(b_c["diff"]) else None,
         evidence=f"paired bootstrap, n = {b_c['n']}: reproduced when the interval of BQT − CQT lies wholly below 0, "
         "not reproduced when wholly above",
-        anchor="thesis-paired",
+        anchor="fig-thesis-accuracy-grid",
         **needs(kept, [("rag", "BQT", bam), ("rag", "CQT", bam)]),
     )
 
@@ -304,7 +304,7 @@ def check_claims(
         "book's margin: the thesis prints no count; reproduced when the share's Wilson interval lies below, not "
         "reproduced when wholly above), CET − BET inside ±3 pp; the thesis's Fig. 6.5 captions its cosine arm with "
         "semantic chunks (CES, not recorded here): CET stands in (Deviations)",
-        anchor="thesis-paired",
+        anchor="fig-thesis-accuracy-grid",
         **needs(kept, [("rag", p, bam) for p in ("CET", "BET", "CQT", "BQT")]),
     )
 
