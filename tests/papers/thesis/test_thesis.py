@@ -1,5 +1,5 @@
 """The thesis chapter (BAMBOO Full / RAG / Evidence) executed (smoke profile). The chapter's modules are tested in
-tests/papers/thesis/test_<module>.py (fixtures: conftest.py), the statistics in tests/test_stats.py, BAMBOO's letter
+tests/papers/thesis/test_<module>.py (fixtures: conftest.py), the statistics in tests/stats/, BAMBOO's letter
 scorer in tests/metrics/test_multiple_choice.py.
 
 Expected values come from the thesis inventory (``../shared/papers/thesis.md``) or are computed by hand, never from
