@@ -245,6 +245,12 @@ def test_differences_print_with_their_sign_and_a_tie_as_plus_zero():
     assert stats.signed_interval(0.31, 0.05, 0.5, scale=1, digits=2) == "+0.31 [+0.05, +0.50]"
 
 
+def test_a_share_prints_in_per_cent_to_its_callers_digits():
+    assert stats.percent(0.0999) == "10.0" and stats.percent(0.099) == "9.9" and stats.percent(float("nan")) == "nan"
+    assert stats.percent(0.81646, 2, "%", "n/a") == "81.65%"
+    assert stats.percent(None, 2, "%", "n/a") == "n/a" and stats.percent(float("nan"), 2, "%", "n/a") == "n/a"
+
+
 def test_a_bound_near_zero_shows_which_side_of_zero_it_lies():
     """The needle's 1.5B printed "-1.2 pp [-6.0, +0.0]" for an upper bound of exactly 0 and LongRAG's "+0.6 [+0.0,
     +2.8]" for a lower bound of -0.02 points: read as a verdict, a reader could not tell whether 0 was excluded."""

@@ -4,7 +4,8 @@
   exact intervals that replace them where the data have no spread (or none on one side of 0) to resample;
 - :mod:`lcrag.stats.exact`: McNemar's test, Cohen's kappa, the exact and Wilson intervals of a proportion, the
   intervals of a correlation, and a permutation test of labelled answers;
-- :mod:`lcrag.stats.printing`: how a difference and its interval print (:func:`signed_interval`).
+- :mod:`lcrag.stats.printing`: how a difference and its interval print (:func:`signed_interval`), and a share in
+  per cent (:func:`percent`).
 """
 
 from lcrag.stats.bootstrap import (
@@ -32,10 +33,10 @@ from lcrag.stats.exact import (
     spearman_interval,
     wilson_interval,
 )
-from lcrag.stats.printing import bound, rounded, signed, signed_interval
+from lcrag.stats.printing import bound, percent, rounded, signed, signed_interval
 
 __all__ = ["METHOD", "bootstrap_ci", "bootstrap_diff", "bound", "cohen_kappa", "constant_interval", "exact_interval",
            "label_permutation", "mcnemar_test", "mean_ci", "mover_difference", "one_sided_bounds",
-           "paired_bootstrap_ci", "paired_comparison", "paired_statistic_ci", "pearson_interval", "rounded",
+           "paired_bootstrap_ci", "paired_comparison", "paired_statistic_ci", "pearson_interval", "percent", "rounded",
            "rows_ci", "signed", "signed_interval", "spearman_interval", "unpaired_bootstrap_ci", "unseen_share",
            "value_range", "wilson_interval"]

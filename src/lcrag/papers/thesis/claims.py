@@ -7,6 +7,7 @@ their own whose model is :data:`lcrag.book.verdicts.NO_MODEL`.
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import pandas as pd
 
@@ -41,7 +42,7 @@ from lcrag.papers.thesis.numbers import (
     rule_alone,
 )
 from lcrag.papers.thesis.patterns import fe_jaccard, pattern_counts, patterns
-from lcrag.stats import signed, signed_interval
+from lcrag.stats import percent, signed, signed_interval
 
 #: The margins of the claims decided here (0-1), as thesis/claims.csv declares them (its tolerance column).
 #: H15's "similar accuracy" (the book's margin, as the inventory reads it: "within about 2 pp"): the best RAG
@@ -49,10 +50,8 @@ from lcrag.stats import signed, signed_interval
 #: (book/verdicts.md).
 SIMILAR_MARGIN = declared_claims("thesis")["H15"].tolerance
 
-
-def _pct(x: float) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.2f}%"
-
+#: An accuracy as the claims print it: ``12.34%``, ``n/a`` where it was not measured.
+_pct = partial(percent, digits=2, unit="%", missing="n/a")
 
 #: H3's 5 pp: the spread between prompts it claims, and the margin within which CTX1 counts as "≥ BAMBOO".
 H3_MARGIN = declared_claims("thesis")["H3"].tolerance
