@@ -160,3 +160,29 @@ def kinds_confounded(n: int = 20) -> pd.DataFrame:
                           "input_tokens": base + shift + 10 * i, "completion_tokens": 50, "recall": level + 0.01 * perm[i]}
                          for kind, base, level in (("news", 1800, 0.35), ("conv", 2200, 0.10))
                          for v, shift in (("none", 3000), ("trunc2048", 0)) for i in range(n)])
+
+
+def meetingqa_case(n: int) -> tuple[list[str], str]:
+    """512/50 chunks and evidence of 1-based MeetingQA case ``n`` (the thesis's rankers' input), read from the data
+    mirror; skips without it."""
+    import json
+    import os
+
+    from lcrag.text.chunking import recursive_split
+
+    path = Path(os.environ.get("LCRAG_DATA_MIRROR", "/work/shared/data")) / "bamboo" / "meetingqa_4k.jsonl"
+    if not path.exists():
+        pytest.skip(f"data mirror not found: {path}")
+    record = json.loads(path.read_text(encoding="utf-8").splitlines()[n - 1])
+    return recursive_split(record["content"], 512, 50), record["evidence"]
+
+
+def chunk_numbers(hits) -> list[int]:
+    """The thesis's 1-based chunk numbers of ranked hits."""
+    return [h.index + 1 for h in hits]
+
+
+def write_lines(path: Path, lines: list[bytes]) -> Path:
+    """A JSONL-like file of ``lines`` (bytes, each ended by a newline), for a loader's tests."""
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path

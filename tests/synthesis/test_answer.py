@@ -1,8 +1,10 @@
-"""lcrag.synthesis.answer: the written answer names what each experiment compares, in its family's words."""
+"""lcrag.synthesis.answer: the written answer follows the headlines, largest model first, and names what each
+experiment compares, in its family's words."""
 
 from __future__ import annotations
 
 import pandas as pd
+from synthesis_runs import GEMMA, TITLES, longrag_answers, thesis_tables, write_run
 
 from lcrag import synthesis as S
 from lcrag.papers.long2rag.comparison import FAMILY as LONG2RAG
@@ -211,3 +213,54 @@ def test_a_difference_only_the_length_biased_judge_shows_is_not_a_win_anywhere_t
     filled, hollow = [c for c in ax.collections if isinstance(c, PathCollection)]
     assert filled.get_offsets()[:, 0].tolist() == [0.5e9] and hollow.get_offsets()[:, 0].tolist() == [1.5e9]
     plt.close(fig)
+
+
+def test_the_written_answer_follows_the_headlines_largest_model_first(book_runs):
+    from lcrag.synthesis.answer import OUTCOMES, across_sizes, model_outcomes, outcome, written_answer
+
+    assert outcome("Full better", "Full", "RAG") == "long" and outcome("RAG better", "Full", "RAG") == "other"
+    assert outcome(S.NOT_TESTABLE, "Full", "RAG") == "floor" and outcome("no clear difference", "a", "b") == "unclear"
+    assert outcome("oracle higher (point estimates)", "Full", "oracle") == "points"
+    qwen = "local/qwen2.5-coder-1.5b-instruct"
+    write_run(book_runs, "longrag", qwen, {"answers": longrag_answers(qwen)})
+    write_run(book_runs, "longrag", "openai/gpt-4o-mini", {"answers": longrag_answers("openai/gpt-4o-mini")})
+    syn = S.synthesize(book_runs, n_boot=300)
+    o = model_outcomes(syn)
+    assert len(o) == len(syn.models) * len(TITLES)
+    h = S.headline(syn).set_index(["model", "family"])
+    for r in o[o["outcome"] != "not run"].itertuples():  # each outcome is its headline's reading
+        family = next(f for f in syn.families if f.in_prose == r.family)
+        row = h.loc[(r.model, family.name)]
+        assert r.outcome == outcome(row["reading"], row["long_arm"], row["other_arm"])
+        # the long-context arm as its family names it in prose (SummHay's Full: what it read)
+        assert r.evidence.startswith(f"{family.arm_label(row)} − {row['other_arm']} ") and r.evidence.endswith(row["units"])
+        assert family.arm_label(row) == row["long_arm"] or family.name == "summhay"
+    text = written_answer(syn)
+    paragraphs, summary = text.split("\n\n")[0].split("\n"), text.split("\n\n")[1]
+    assert [p.split("**")[1] for p in paragraphs] == [  # by size, then unsized; the model card's name, else the spec
+        "Qwen2.5-Coder-1.5B-Instruct", "Gemma-3-270M", "SmolLM2-135M-Instruct", "openai/gpt-4o-mini"]
+    assert paragraphs[0].startswith(
+        "- **Qwen2.5-Coder-1.5B-Instruct** (1.5B parameters): long context beats retrieval in LongRAG (Full − R&B +75.0 pp [")
+    assert paragraphs[0].endswith(
+        "; not run yet: the needle-in-a-haystack test, BAMBOO multiple choice, Long²RAG and Summary of a Haystack.")
+    smol = paragraphs[2]
+    assert smol.startswith("- **SmolLM2-135M-Instruct** (135M parameters): long context beats retrieval in BAMBOO multiple choice "
+                           "(Full − RAG CQT +25.0 pp [")
+    for part in (" and LongRAG (Full − R&B ", "; whole documents beat truncated ones in Long²RAG (whole − trunc512 ",
+                 "; no clear difference in the needle-in-a-haystack test (Full − RAG -50.0 pp [", "; only point estimates (no "
+                 "interval) in Summary of a Haystack (Full (the haystack's first documents in stored order, as many as "
+                 "fit the context budget) − keywords -3.0 pp (no interval), 3 summaries)."):
+        assert part in smol
+    assert "parameters" not in paragraphs[3]
+    write_run(book_runs, "thesis", GEMMA, thesis_tables(rag=0.2))  # RAG at chance, Full clearly above it
+    gemma = written_answer(S.synthesize(book_runs, n_boot=300)).split("\n")[1]
+    assert "long context beats retrieval in BAMBOO multiple choice (Full − RAG CQT " in gemma
+    assert "40 cases; RAG CQT at the floor)" in gemma
+    assert summary == across_sizes(o) == (
+        "Long context beats retrieval with an interval that excludes zero in BAMBOO multiple choice (135M) and "
+        "LongRAG (135M, 1.5B). Whole documents beat truncated ones with an interval that excludes zero in Long²RAG "
+        "(135M). That is 4 of the 7 model × experiment pairs run; in 2 the interval contains zero, in 1 only point "
+        "estimates.")
+    assert list(OUTCOMES)[-1] == "not run"
+    nothing = S.synthesize(book_runs / "empty")
+    assert across_sizes(model_outcomes(nothing)).startswith("On the models of known size, no experiment")

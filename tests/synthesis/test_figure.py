@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import matplotlib
 import pandas as pd
+from synthesis_runs import GEMMA, SMOL
 
 from lcrag import synthesis as S
 from lcrag.papers.summhay.comparison import FAMILY as SUMMHAY
@@ -41,3 +42,18 @@ def test_a_panel_claims_an_interval_only_where_it_draws_whiskers():
     assert heights == [0.2, 0.3, 0.3, 0.4, 0.5, 0.6] and [t.get_text() for t in summhay_ax.get_legend().texts] == [
         "coverage", "joint"]
     assert [tuple(line.get_ydata()) for line in thesis_ax.lines if line.get_linestyle() == "--"] == [(0.25, 0.25)]
+
+
+def test_plot_model_has_a_panel_per_family(book_runs):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    syn = S.synthesize(book_runs, n_boot=200)
+    fig = S.plot_model(syn, GEMMA)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert sum("not run yet" in t for t in texts) == 4  # thesis, long2rag, longrag, summhay
+    assert fig.axes[0].get_title().startswith("needle (simple)")
+    # the needle chapter's orientation (plots.needle_heatmap): depth down the side, context length across
+    assert (fig.axes[0].get_ylabel(), fig.axes[0].get_xlabel()) == ("needle depth (%)", "context length (tokens)")
+    fig = S.plot_model(syn, SMOL)
+    assert not any("not run yet" in t for ax in fig.axes for t in (x.get_text() for x in ax.texts))

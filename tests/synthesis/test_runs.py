@@ -1,4 +1,6 @@
-"""lcrag.synthesis.runs: what a re-run would cost, per run and per model that made its calls."""
+"""lcrag.synthesis.runs: which run of each chapter and model is read (the profiles in order, the book's companion
+run, a model's own run), its tables or why not, and what a re-run would cost, per run and per model that made its
+calls."""
 
 from __future__ import annotations
 
@@ -6,7 +8,9 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
+from synthesis_runs import GEMMA, needle_answers, write_run
 
 from lcrag import synthesis as S
 
@@ -61,3 +65,73 @@ def test_the_read_order_is_said_from_the_profiles_read_and_the_rerun_page_says_t
     assert "never read" not in S.read_order(["smoke"])
     rerun = " ".join((config.project_root() / "book" / "rerun.md").read_text(encoding="utf-8").split())
     assert f"`default` reads {order}" in rerun
+
+
+def test_find_runs_keeps_the_latest_successful_run_of_the_preferred_profile(tmp_path):
+    write_run(tmp_path, "thesis", SMOL, {}, profile="quick", finished="2026-01-03T00:00:00+00:00")
+    write_run(tmp_path, "thesis", SMOL, {}, profile="default", finished="2026-01-01T00:00:00+00:00")
+    write_run(tmp_path, "needle", SMOL, {}, status="failed")
+    write_run(tmp_path, "summhay", SMOL, {}, status="interrupted")
+    (tmp_path / "runs" / "x" / "default" / "longrag").mkdir(parents=True)  # being recorded: no manifest yet
+    write_run(tmp_path, "quickstart", SMOL, {})  # not a family
+
+    runs = S.find_runs(tmp_path, profiles=["default", "quick"])
+    assert runs[["chapter", "profile"]].values.tolist() == [["thesis", "default"]]
+    runs = S.find_runs(tmp_path, profiles=["quick", "default"])
+    assert runs[["chapter", "profile"]].values.tolist() == [["thesis", "quick"]]
+    assert S.find_runs(tmp_path, profiles=["smoke"]).empty
+
+
+def test_find_runs_prefers_the_companion_run_the_book_makes(tmp_path):
+    """A run of another profile left in runs/ (an earlier lineup) does not hide the companion run that
+    notebooks/companions.yml lists, even when it is the preferred profile and the later one."""
+    write_run(tmp_path, "thesis", SMOL, {}, profile="companion", finished="2026-01-01T00:00:00+00:00")
+    write_run(tmp_path, "thesis", SMOL, {}, profile="default", finished="2026-01-03T00:00:00+00:00")
+    assert S.find_runs(tmp_path, profiles=["default", "companion"])["profile"].tolist() == ["default"]
+
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "thesis.md").write_text("# thesis\n", encoding="utf-8")
+    (tmp_path / "notebooks" / "companions.yml").write_text(
+        f"- model: {SMOL}\n  profile: companion\n  chapters: [thesis]\n", encoding="utf-8")
+    assert S.find_runs(tmp_path, profiles=["default", "companion"])["profile"].tolist() == ["companion"]
+    # a profile the synthesis does not read stays unread
+    assert S.find_runs(tmp_path, profiles=["default"])["profile"].tolist() == ["default"]
+
+
+def test_a_models_own_run_wins_over_rows_inside_another_run(book_runs):
+    write_run(
+        book_runs,
+        "needle",
+        GEMMA,
+        {"answers": needle_answers(GEMMA, [1, 1, 1, 1], [1, 1])},
+        finished="2025-01-01T00:00:00+00:00",
+    )  # older, but Gemma's own run
+    syn = S.synthesize(book_runs, n_boot=200)
+    g = syn.comparisons.set_index(["family", "model"]).loc[("needle", GEMMA)]
+    assert g["long_value"] == 1.0 and "inside" not in g["source"]
+    assert len(syn.tables["needle_cells"].query("model == @GEMMA")) == 6
+
+
+def test_a_missing_or_malformed_table_is_reported_and_skipped(book_runs):
+    d = book_runs / "runs" / "local--smollm2-135m-instruct" / "default"
+    (d / "summhay" / "live_results.csv").unlink()
+    pd.DataFrame({"dataset": ["x"], "f1": [1.0]}).to_csv(d / "longrag" / "answers.csv", index=False)
+    syn = S.synthesize(book_runs, n_boot=200)
+    assert any("summhay/live_results.csv: missing" in p for p in syn.problems)
+    assert any(
+        "longrag/answers.csv: no column(s) ['question_id', 'generator', 'strategy']" in p
+        for p in syn.problems
+    )
+    assert set(syn.comparisons["family"]) == {"needle", "thesis", "long2rag"}
+    assert S.coverage(syn).loc["longrag", SMOL] == S.NOT_RUN
+
+
+def test_profiles_read_are_the_run_profile_then_the_cheaper_ones_but_smoke():
+    assert S.profiles_to_read("default") == ["default", "companion", "quick"]
+    assert S.profiles_to_read("paper") == ["paper", "default", "companion", "quick"]
+    assert S.profiles_to_read("companion") == ["companion", "quick"]
+    assert S.profiles_to_read("quick") == ["quick"]
+    assert S.profiles_to_read("smoke") == ["smoke"]
+    assert S.profiles_to_read("default", ["quick", "quick", "paper"]) == ["quick", "paper"]
+    with pytest.raises(ValueError, match="unknown profile 'fast'"):
+        S.profiles_to_read("fast")

@@ -1,12 +1,15 @@
-"""lcrag.synthesis.size_axis: the size axis says where an experiment's arms differ between models (length, other
-arm), and its figure shows every family."""
+"""lcrag.synthesis.size_axis: each headline against model size (with the items a row would need to decide), the
+claims' verdicts by size, where an experiment's arms differ between models (length, other arm), and a figure that
+shows every family."""
 
 from __future__ import annotations
 
 import itertools
+import math
 
 import matplotlib
 import pandas as pd
+from synthesis_runs import longrag_answers, thesis_tables, write_run
 
 from lcrag import synthesis as S
 from lcrag.papers.summhay.comparison import FAMILY as SUMMHAY
@@ -163,3 +166,150 @@ def test_a_label_says_how_many_items_its_point_pairs_where_the_models_differ():
     cut = part.assign(long_context=["cut to the window in 10 of 96 cells", "1k-8k tokens", "1k-32k tokens"])
     ax, _ = _annotated(cut, (-50, 30))
     assert ax.texts[0].get_text().replace("\n", " ") == "cut to the window in 10 of 96 cells"  # the count once
+
+
+def test_the_size_axis_puts_each_headline_against_model_size(book_runs):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    qwen = "local/qwen2.5-coder-1.5b-instruct"
+    write_run(book_runs, "longrag", qwen, {"answers": longrag_answers(qwen)})
+    write_run(book_runs, "longrag", "openai/gpt-4o-mini", {"answers": longrag_answers("openai/gpt-4o-mini")})
+    syn = S.synthesize(book_runs, n_boot=300)
+    t = S.size_table(syn)
+    # one row per family x model of known size, families in their order, models smallest first
+    assert list(zip(t["family"], t["model"], strict=True)) == [
+        ("needle", SMOL), ("needle", GEMMA), ("thesis", SMOL), ("long2rag", SMOL), ("longrag", SMOL),
+        ("longrag", qwen), ("summhay", SMOL),
+    ]
+    assert t.loc[t["model"] == qwen, "parameters"].tolist() == [1.5e9]
+    # n_to_decide only where the interval contains 0: a decided row, a row at the floor and one whose bound toward 0
+    # is exact (no item favoured the arm behind: the needle's SmolLM2 row here) have none
+    from lcrag.synthesis.size_axis import exact_toward_zero
+
+    exact = t.apply(exact_toward_zero, axis=1)
+    assert exact.sum() == 1 and t.loc[exact, "n_to_decide"].isna().all()
+    open_ = (t["reading"] == S.UNCLEAR) & (t["diff"] != 0) & t["ci_low"].notna() & ~exact
+    assert open_.any() and t.loc[open_, "n_to_decide"].notna().all()
+    assert t.loc[~open_, "n_to_decide"].isna().all()
+    assert str(t["n_to_decide"].dtype) == "Int64"  # a count: 98, never 98.0 on the page
+    shown = S.size_view(t)
+    assert set(shown["n_to_decide"]) - {"—"} == {f"{k:,}" for k in t["n_to_decide"].dropna()}
+    assert S.unsized_models(syn) == ["openai/gpt-4o-mini"]
+    # each row is the family's headline comparison
+    h = S.headline(syn).set_index(["family", "model"])
+    for r in t.itertuples():
+        assert (r.diff, r.reading) == (h.loc[(r.family, r.model), "diff"], h.loc[(r.family, r.model), "reading"])
+
+    fig = S.plot_size_axis(syn)
+    titled = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title().split(":")[0] for ax in titled] == [
+        "needle", "thesis", "long2rag", "longrag", "summhay", "every experiment"]
+    longrag_ax = titled[3]
+    assert [tick.get_text() for tick in longrag_ax.get_xticklabels()] == ["135M", "270M", "1.5B"]
+    assert longrag_ax.get_xscale() == "log"
+
+
+def _claims(model: str, verdicts: dict[str, str], source: str = "our run",
+            evidence: dict[str, str] | None = None, chapter: str = "thesis") -> pd.DataFrame:
+    return pd.DataFrame([
+        {"chapter": chapter, "claim_id": cid, "paper": chapter, "text": f"claim {cid}", "paper_value": "",
+         "our_value": "", "model": model, "source": source, "verdict": v, "evidence": (evidence or {}).get(cid, ""),
+         "anchor": ""}
+        for cid, v in verdicts.items()
+    ])  # fmt: skip
+
+
+def test_claims_by_size_reads_each_models_verdicts(tmp_path):
+    qwen = "local/qwen2.5-coder-1.5b-instruct"
+    base = thesis_tables()
+    write_run(tmp_path, "thesis", SMOL, {**base, "claims": pd.concat([
+        _claims(SMOL, {"A": "reproduced", "B": "not testable with this model", "C": "reproduced",
+                       "D": "not testable with this model", "E": "not testable with this model",
+                       "F": "not testable with this model", "G": "not testable with this model"},
+                evidence={"B": "paired bootstrap; at the floor: Full: 41 of 158 right (0.26), interval reaches chance",
+                          "F": "paired bootstrap; at the floor: RAG", "G": "paired bootstrap; at the floor: RAG",
+                          "D": "paired bootstrap; not run: E&F (the run has R&B)",
+                          "E": "not testable: the thesis's embedding model is not ours"}),
+        _claims("the paper's published tables", {"P": "reproduced", "U": "not testable (data not released)"},
+                source="paper tables"),
+        _claims(SMOL, {"V": "not testable (data not released)"}, evidence={"V": "not released: the human labels"}),
+    ])})
+    write_run(tmp_path, "thesis", GEMMA, {**base, "claims": _claims(f"{GEMMA} (our runs)", {
+        "A": "reproduced", "B": "inconclusive", "C": "not reproduced", "D": "reproduced",
+        "F": "not testable with this model", "G": "reproduced"}, evidence={"F": "at the floor: RAG"})}, profile="quick")
+    write_run(tmp_path, "thesis", qwen, {**base, "claims": _claims(qwen, {
+        "A": "reproduced", "B": "reproduced", "C": "reproduced", "D": "reproduced", "F": "reproduced",
+        "G": "reproduced"})})
+    syn = S.synthesize(tmp_path, n_boot=100, profiles=["default", "quick"])
+    t = S.claims_by_size(syn).set_index("claim_id")
+    assert list(t.columns) == ["chapter", "the paper's claim", "135M", "270M", "1.5B", "reproduced from"]
+    assert "P" not in t.index  # the paper's tables need no model: not a size question
+    # a claim whose data were never released was checked on no run, whatever its ledger: no row
+    assert "U" not in t.index and "V" not in t.index
+    assert t.loc["A", "reproduced from"] == "135M"
+    # inconclusive at 270M: where the finding starts is unknown, so no size is named
+    assert t.loc["B", "reproduced from"] == "" and t.loc["B", "270M"] == "inconclusive"
+    assert t.loc["C", "reproduced from"] == "1.5B"  # not reproduced at 270M, reproduced at 1.5B
+    # why a model could not test a claim: at the floor, a run that left its arms out (no verdict), another reason
+    assert (t.loc["B", "135M"], t.loc["D", "135M"], t.loc["E", "135M"]) == (
+        "not testable with this model (floor)", "not testable with this model (arm not run)",
+        "not testable with this model")
+    # SmolLM2's run did not test it: no verdict below 270M, where the finding may start
+    assert t.loc["D", "reproduced from"] == "270M (no smaller size tests it)"
+    assert t.loc["E", "reproduced from"] == "" and t.loc["E", "1.5B"] == "not checked"  # its run has no claim E
+    # a model at the floor cannot test the claim: it does not mark where the finding starts (not "absent" there)
+    assert (t.loc["F", "135M"], t.loc["F", "270M"]) == ("not testable with this model (floor)",) * 2
+    assert t.loc["F", "reproduced from"] == ""  # reproduced on the 1.5B alone, the smaller sizes at the floor
+    # the smallest of two sizes that reproduce it, none failing; the 135M at the floor cannot say whether it starts lower
+    assert t.loc["G", "reproduced from"] == "270M (no smaller size tests it)"
+
+
+def test_claims_by_size_has_no_blank_cell_and_its_legend_covers_every_value(tmp_path):
+    """A model without a verdict of its own says why: its run checks the claim on another model (SummHay's C15 asks
+    the 1.5B judge whichever model summarizes), its run does not check the claim, or it did not run the chapter."""
+    qwen = "local/qwen2.5-coder-1.5b-instruct"
+    base = thesis_tables()
+    write_run(tmp_path, "thesis", SMOL, {**base, "claims": pd.concat([
+        _claims(SMOL, {"A": "reproduced"}), _claims(qwen, {"J": "not reproduced"})])})
+    write_run(tmp_path, "thesis", qwen, {**base, "claims": _claims(qwen, {"A": "inconclusive", "J": "not reproduced"})})
+    write_run(tmp_path, "thesis", GEMMA, {**base, "claims": _claims(GEMMA, {"A": "inconclusive"})})
+    write_run(tmp_path, "longrag", SMOL, {"answers": longrag_answers(SMOL),
+                                          "claims": _claims(SMOL, {"L": "reproduced"}, chapter="longrag")})
+    t = S.claims_by_size(S.synthesize(tmp_path, n_boot=100)).set_index("claim_id")
+    assert t.loc["J", "135M"] == "checked on 1.5B" and t.loc["J", "1.5B"] == "not reproduced"
+    assert t.loc["J", "270M"] == "not checked"  # Gemma-3's thesis run does not check J
+    assert (t.loc["L", "270M"], t.loc["L", "1.5B"]) == (S.NOT_RUN, S.NOT_RUN)  # no longrag run of these models
+    assert t.loc["L", "reproduced from"] == "" and t.loc["J", "reproduced from"] == ""  # one size shows no threshold
+    cells = t[["135M", "270M", "1.5B"]].to_numpy().ravel()
+    assert "" not in cells
+    legend = S.claims_legend()
+    defined = {line.split("*")[1] for line in legend.splitlines()}
+    assert all(c in defined or c.startswith("checked on ") for c in cells), set(cells) - defined
+    assert "checked on 1.5B" in defined and S.NOT_RUN in defined
+    assert "<" not in legend  # markdown: a placeholder in angle brackets would be an HTML tag, shown as nothing
+
+
+def test_items_to_decide_scales_the_interval_by_one_over_root_n():
+    from lcrag.synthesis.size_axis import items_to_decide
+
+    assert items_to_decide(0.05, -0.05, 0.15, 40) == 160  # half-width 0.10 to 0.05: four times the items
+    assert items_to_decide(0.10, 0.02, 0.18, 40) == 26  # already clear of 0: fewer would do
+    assert items_to_decide(0.01, -0.09, 0.11, 96) == 9600  # 100 times the items: exactly 9,600
+    assert items_to_decide(0.002754, -0.077951, 0.086779, 96) == 86000  # 85,877 up to two significant figures
+    assert math.isnan(items_to_decide(0.0, -0.1, 0.1, 40)) and math.isnan(items_to_decide(0.1, float("nan"), 0.2, 9))
+
+
+def test_no_model_of_known_size_no_size_axis(tmp_path):
+    write_run(tmp_path, "longrag", "openai/gpt-4o-mini", {"answers": longrag_answers("openai/gpt-4o-mini")})
+    syn = S.synthesize(tmp_path, n_boot=100)
+    assert S.size_table(syn).empty and S.plot_size_axis(syn) is None
+
+
+def test_a_needle_grid_is_labelled_by_its_range_of_lengths():
+    from lcrag.synthesis.size_axis import _label
+
+    assert _label("1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000 tokens") == "1k–8k tokens"
+    assert _label("1000, 2000, 4000, 8000, 16000, 24000, 32000 tokens") == "1k–32k tokens"
+    assert _label("4000 tokens") == "4k tokens" and _label("7.3 documents (as many as fit)") == "7.3 documents"
+    assert _label("cut to the window in 10 of 30 questions") == "cut to the window in 10 of 30 questions"

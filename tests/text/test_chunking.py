@@ -1,15 +1,23 @@
-"""Chunking: exact reproduction of the chunks the thesis quotes, and the algorithms on hand-made input."""
+"""Chunking (lcrag.text.chunking): exact reproduction of the chunks the thesis quotes, the algorithms on hand-made
+input, and LongRAG's released chunker (gen_index.py semantics) on hand-made input and on the chapter's corpus."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import fetched_data_dir
 
+from lcrag.data import load_longbench
+from lcrag.papers.longrag.corpus import build_corpus
 from lcrag.text.chunking import (
+    clause_chunks,
+    clause_units,
+    longrag_word_count,
     recursive_split,
     semantic_split,
     sentence_distances,
@@ -214,3 +222,71 @@ def test_semantic_split_of_a_real_document_with_minilm(tmp_path, monkeypatch):
     assert len(chunks) in (30, 31)
     assert " ".join(chunks) == " ".join(split_sentences(text))
     assert 300 < np.mean([len(c) for c in chunks]) < 600
+
+
+# --------------------------------------------------------------------------- LongRAG's released chunker (gen_index.py semantics)
+
+
+@pytest.fixture(scope="module")
+def longbench_data(mirror, tmp_path_factory):
+    yield from fetched_data_dir(mirror, tmp_path_factory, ["longbench", "longrag_eval"])  # the LongRAG chapter's data
+
+
+def test_units_end_at_every_stop_character_and_trailing_words_are_dropped():
+    assert clause_units("a b, c. d; e") == ["a b,", " c.", " d;"]  # " e" follows the last stop: dropped
+    assert clause_units("no stop at all") == ["no stop at all"]
+    assert clause_units("多，少。") == ["多，", "少。"]
+
+
+def test_word_count_splits_on_non_word_characters_and_each_han_character():
+    assert longrag_word_count("Hello-world, 東京 x") == 5
+    assert longrag_word_count("  ,, ") == 0
+    assert longrag_word_count("It's 3.5") == 4  # it / s / 3 / 5
+    assert longrag_word_count("abc東京def_9 İx") == 6  # abc 東 京 def_9 i x: İ lower-cases to i + U+0307, a non-word
+
+
+def _released_word_count(text: str) -> int:
+    """gen_index.py's count, as the released code builds it: split on [\\W], then each piece on Han characters."""
+    return sum(1 for word in re.split(r"\W", text.lower()) for piece in re.split(r"([\u4e00-\u9fa5])", word)
+               if piece.strip())
+
+
+@pytest.mark.usefixtures("longbench_data")
+@pytest.mark.parametrize("dataset", ["2wikimqa", "musique"])
+def test_word_count_equals_the_released_splits_on_every_unit_of_the_corpus(dataset):
+    corpus = build_corpus(load_longbench(dataset))
+    units = [u for text in corpus["text"] for u in clause_units(text)]
+    units += ["東京タワー, 多少。", "x\u0130y", "ǅemal Ⅻ ½ ²", "a\u0307b", "ﬁne", "tab\tsep\u00a0nbsp"]
+    assert len(units) > 30_000
+    mismatched = [u for u in units if longrag_word_count(u) != _released_word_count(u)]
+    assert mismatched == []
+
+
+def test_chunks_carry_the_last_two_units_and_close_on_new_words():
+    text = "a b, c d, e f, g h, i j, k."
+    # First chunk: 6 >= 5 words. Later chunks need 5 - (words of the 2 carried units = 4) = 1 new word each.
+    assert clause_chunks(text, chunk_size=5) == [
+        "a b, c d, e f,", " c d, e f, g h,", " e f, g h, i j,", " g h, i j, k.",
+    ]
+
+
+def test_a_final_chunk_of_one_unit_is_merged_into_the_previous_one():
+    assert clause_chunks("a b c, d.", chunk_size=3) == ["a b c, d."]
+    assert clause_chunks("a b c, d.", chunk_size=3, min_units=1) == ["a b c,", " d."]
+
+
+@pytest.mark.usefixtures("longbench_data")
+def test_chunks_hold_about_chunk_size_words_on_real_paragraphs():
+    corpus = build_corpus(load_longbench("2wikimqa").head(10))
+    text = max(corpus["text"], key=len)
+    chunks = clause_chunks(text, 200)
+    assert len(chunks) > 2
+    assert all(longrag_word_count(c) >= 200 for c in chunks[:-1])
+    body = "".join(clause_units(text))
+    assert chunks[0] == body[: len(chunks[0])]  # chunks are verbatim slices of the text
+    assert all(c in body for c in chunks)
+
+
+def test_bad_chunker_settings_are_errors():
+    with pytest.raises(ValueError):
+        clause_chunks("a, b.", chunk_size=0)

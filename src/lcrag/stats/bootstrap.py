@@ -5,7 +5,7 @@
 Every interval in the book is a bootstrap of a mean (or of a difference of means) over the items of a run, made
 by :func:`scipy.stats.bootstrap` with the **BCa** method (bias-corrected and accelerated): at the small numbers of
 items the book runs on (often 8 to 20 per setting) the percentile method's intervals are too narrow (they cover
-the truth less often than they claim; ``tests/test_stats.py`` measures it at n = 12), and BCa corrects most of
+the truth less often than they claim; ``tests/stats/test_bootstrap.py`` measures it at n = 12), and BCa corrects most of
 that. A fixed ``seed`` gives the same interval for the same data, in any order (the values, or the rows of paired
 columns, are sorted before resampling, so a table's downloaded rows give the page's interval whatever their
 order), and a difference's interval is mirrored exactly when its two arms are swapped; no data give NaN bounds.
@@ -23,10 +23,16 @@ range (:func:`one_sided_bounds`).
 Other constant data (token counts) give the point itself. A difference of two independent groups of which one is
 constant (no miss in the 18 cells of a quadrant) combines each group's own interval, the constant one's exact, by
 Zou and Donner's MOVER (:func:`mover_difference`): resampling alone would take the constant group as known.
+:func:`is_unseen_bound` tells such an exact bound from a measured one.
+
+Statistics that are not a mean of the items (a largest change over settings, a mean of rank correlations over
+cells) get the percentile interval (:func:`paired_statistic_ci`, :func:`stratified_ci`), and a claim decided on
+cells summed over clusters of items draws the clusters again by :func:`cluster_weights`.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 
@@ -118,6 +124,13 @@ def unseen_share(n: int, level: float = 0.95) -> float:
     """The largest share of a population that can hold items of a kind none of ``n`` sampled items was
     (Clopper-Pearson's upper bound for 0 of n, two-sided at ``level``): ``1 - 0.025 ** (1 / n)`` at 95 %."""
     return 1 - ((1 - level) / 2) ** (1 / n)
+
+
+def is_unseen_bound(bound: float, n: int, end: float, level: float = 0.95) -> bool:
+    """Whether an interval's ``bound`` over ``n`` items is the exact one :func:`one_sided_bounds` puts on a side of
+    0 no item reached (``unseen_share(n) * end``, ``end`` that side's end of the range: 1 or -1 for scores, 100 or
+    -100 in points), not one the data measured: such a bound narrows as 1/n, not 1/sqrt(n). False for no items."""
+    return n > 0 and math.isclose(bound, unseen_share(n, level) * end, rel_tol=1e-9)
 
 
 def one_sided_bounds(d: np.ndarray, ci: tuple[float, float], bounds: tuple[float, float],
@@ -230,6 +243,32 @@ def paired_statistic_ci(columns: Sequence, statistic, n_boot: int = 2000, level:
                     rng=np.random.default_rng(seed), vectorized=True, paired=True)
     lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
     return (point, min(lo, point), max(hi, point))
+
+
+def stratified_ci(sizes: Sequence[int], statistic, n_boot: int = 2000, level: float = 0.95,
+                  seed: int = 0) -> tuple[float, float, float]:
+    """``(value, lo, hi)``: a statistic of several strata of items and its percentile bootstrap interval, the items
+    resampled within each stratum (each stratum keeps its size). ``statistic(*positions, axis=-1)``, vectorized,
+    takes the positions of the drawn items in each stratum (floats, ``0 .. size - 1``; resamples along the last
+    axis), so that every column of a stratum's items travels with its item. The value is the statistic of every
+    item once. Percentile, not BCa (:data:`METHOD`): for statistics that are not a mean of the items (a mean of
+    rank correlations over cells), as :func:`paired_statistic_ci`."""
+    from scipy.stats import bootstrap
+
+    positions = [np.arange(size, dtype=float) for size in sizes]
+    point = float(statistic(*positions))
+    res = bootstrap(positions, statistic, n_resamples=n_boot, confidence_level=level, method="percentile",
+                    vectorized=True, paired=False, rng=np.random.default_rng(seed))
+    lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    return (point, min(lo, point), max(hi, point))
+
+
+def cluster_weights(n_clusters: int, n_draws: int, seed: int = 0) -> np.ndarray:
+    """Draws x clusters: how often each of ``n_clusters`` clusters (the subtopics whose summaries travel together)
+    is drawn in each of ``n_draws`` resamples of the clusters with replacement, ``n_clusters`` of them each
+    (multinomial, every cluster equally likely, seeded). A statistic that sums over clusters takes a draw as
+    ``weights @ per_cluster_sums``."""
+    return np.random.default_rng(seed).multinomial(n_clusters, np.full(n_clusters, 1 / n_clusters), size=n_draws)
 
 
 def rows_ci(values, statistic, n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> tuple[float, float]:

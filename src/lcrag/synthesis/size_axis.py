@@ -52,12 +52,12 @@ def items_to_decide(diff: float, lo: float, hi: float, n: int) -> float:
 
 def exact_toward_zero(row) -> bool:
     """Whether a comparison row's bound toward 0 is the exact one of :func:`lcrag.stats.one_sided_bounds` (no item
-    favoured the arm behind, so the bound is the share of items that could, not a spread the data measured): it
-    narrows as 1/n, not 1/sqrt(n), and :func:`items_to_decide` cannot plan from it."""
-    from lcrag.stats import unseen_share
+    favoured the arm behind: the bound is the share of items that could, not a measured spread; it narrows as 1/n,
+    not 1/sqrt(n), so :func:`items_to_decide` cannot plan from it): :func:`lcrag.stats.is_unseen_bound`."""
+    from lcrag.stats import is_unseen_bound
 
-    toward = row["ci_high"] if row["diff"] < 0 else -row["ci_low"]
-    return int(row["n"]) > 0 and math.isclose(toward, unseen_share(int(row["n"])), rel_tol=1e-9)
+    bound, end = (row["ci_high"], 1.0) if row["diff"] < 0 else (row["ci_low"], -1.0)
+    return is_unseen_bound(bound, int(row["n"]), end)
 
 
 def n_to_decide(row) -> int | None:

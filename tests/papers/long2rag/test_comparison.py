@@ -1,10 +1,11 @@
-"""Long²RAG in the synthesis: the headline comparison is read as claim C12 reads the truncations, and the
-whole-document arm says what it held."""
+"""Long²RAG in the synthesis (lcrag.papers.long2rag.comparison): the headline comparison is read as claim C12 reads
+the truncations (a cut down to the floor is the effect measured), and the whole-document arm says what it held."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
+from synthesis_runs import SMOL, long2rag_tables, write_book_runs, write_run
 
 from lcrag import synthesis as S
 from lcrag.book.claims import ClaimsLedger
@@ -143,3 +144,19 @@ def test_a_row_the_lexical_judge_decides_for_the_longer_answers_needs_a_second_j
     shorter = lengths.assign(completion_tokens=[100] * 8 + [146] * 8)
     (row,) = comparison.comparisons(per, {"m": "lexical"}, n_boot=200, lengths=shorter, held_out={"m": {}})
     assert row["reading"] == "whole better" and "corroborated" not in row["evidence"]
+
+
+def test_truncating_to_the_floor_is_the_long2rag_effect_not_a_floor(tmp_path):
+    """Long²RAG compares whole documents with truncated ones (the claim: truncating lowers KPR): a truncated arm at
+    the floor is the effect measured; only whole documents at the floor make it not testable (book/verdicts.md)."""
+    book_runs = write_book_runs(tmp_path)
+    tables = long2rag_tables()
+    j = tables["judgments"]
+    j.loc[j["variant"] == "trunc512", "value"] = j.loc[j["variant"] == "trunc512", "value"] * 0.0
+    write_run(book_runs, "long2rag", SMOL, tables)
+    row = S.synthesize(book_runs, n_boot=200).comparisons.set_index("family").loc["long2rag"]
+    assert row["other_value"] == 0.0 and row["reading"] == "whole better"
+    j.loc[j["variant"] == "none", "value"] = j.loc[j["variant"] == "none", "value"] * 0.0
+    write_run(book_runs, "long2rag", SMOL, tables)
+    row = S.synthesize(book_runs, n_boot=200).comparisons.set_index("family").loc["long2rag"]
+    assert row["reading"] == S.NOT_TESTABLE and "whole (mean KPR): 0.0 points, below 5" in row["evidence"]

@@ -86,3 +86,18 @@ def test_the_input_trend_is_read_within_each_kind_of_item_not_across_them():
     assert t.kinds["conversations"][1] > t.kinds["news"][1] and t.kinds["conversations"][2] < t.kinds["news"][2]
     shuffled = lengths.within_variant_rank(per.sample(frac=1, random_state=1), "input_tokens", n_boot=500)
     assert (shuffled.rho, shuffled.lo, shuffled.hi) == (t.rho, t.lo, t.hi)  # the rows' order does not matter
+
+
+def test_the_rank_trend_keeps_its_numbers():
+    """Pinned on the trend as computed before its resampling and its spearman moved to lcrag.stats (percentile
+    interval over questions resampled within each kind, a constant resample counted as rho 0, seed 3)."""
+    lens = {"none": [[120, 80, 200, 150, 60], [300, 90, 250, 256, 256]],
+            "trunc512": [[40, 70, 30, 90, 20], [50, 60, 10, 80, 100]]}
+    recalls = {"none": [[0.5, 0.2, 0.3, 0.6, 0.1], [0.3, 0.4, 0.2, 0.1, 0.7]],
+               "trunc512": [[0.1, 0.3, 0.0, 0.4, 0.2], [0.2, 0.2, 0.0, 0.6, 0.5]]}
+    per = pd.DataFrame([{"variant": v, "question_id": f"{kind}/q{i}", "completion_tokens": lens[v][k][i],
+                         "recall": recalls[v][k][i]}
+                        for v in lens for k, kind in enumerate(("news1", "conv1")) for i in range(5)])
+    t = lengths.within_variant_rank(per, cap=256, n_boot=200, seed=3)
+    assert (t.rho, t.lo, t.hi) == (0.5423709410159664, 0.019672331458315817, 0.837719298245614)
+    assert t.cells == ["none/conversations", "trunc512/conversations", "none/news", "trunc512/news"]

@@ -1,12 +1,13 @@
-"""LongRAG in the synthesis (lcrag.papers.longrag.comparison): the chapter's floor rule decides which datasets a
-comparison pools, so the synthesis and the chapter's claims never disagree."""
+"""LongRAG in the synthesis (lcrag.papers.longrag.comparison): it reads the columns the chapter's pipeline writes,
+and the chapter's floor rule decides which datasets a comparison pools, so the synthesis and the chapter's claims
+never disagree."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from lcrag.papers.longrag import claims_common, comparison
+from lcrag.papers.longrag import claims_common, comparison, differences
 from lcrag.synthesis import NOT_TESTABLE
 
 N = 30
@@ -63,3 +64,8 @@ def test_the_full_arm_says_where_it_was_cut_to_the_models_window():
     row = comparison.comparisons(cut.assign(truncated=False), n_boot=200)[0]
     assert row["long_context"] == "whole context"
     assert comparison.comparisons(q, n_boot=200)[0]["long_context"] == ""
+
+
+def test_longrag_columns_match_the_pipelines_results():
+    needed = {"dataset", "question_id", "generator", "strategy", "f1"}
+    assert needed <= set(differences.RESULT_COLUMNS)

@@ -1,13 +1,15 @@
-"""The released artefacts' claims: each names what in the files is its evidence, and all count as released artefacts."""
+"""The released artefacts' claims (lcrag.papers.summhay.artefact_claims): each names what in the files is its
+evidence, and all count as released artefacts; their values' bounds and scope."""
 
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from lcrag.book import ClaimsLedger
 from lcrag.book.claims import UNRELEASED
 from lcrag.book.verdicts import NOT_RELEASED, NOTHING_CHECKED, RELEASED_ARTEFACTS
-from lcrag.papers.summhay import artefact_claims, names
+from lcrag.papers.summhay import artefact_claims, names, paper_numbers
 
 
 def test_only_the_claims_judged_by_gpt4o_carry_the_gpt4o_judge():
@@ -100,3 +102,25 @@ def test_c13_names_the_pairs_that_fail_it():
                      "0.737)")
     cells[("gpt-4o", "oracle", "recall")] = 80.0
     assert "fails" not in order_claims.recall_lean(lambda s, st, m: cells[(s, st, m)], list(rp))
+
+
+def test_pooled_bounds():
+    assert artefact_claims.pooled_bounds(50.0, 336) == pytest.approx((50 * 336 / 621, 50 * 336 / 621 + 100 * 285 / 621))
+    assert artefact_claims.pooled_bounds(80.0, 621) == pytest.approx((80.0, 80.0))
+
+
+def test_a_level_claim_on_several_systems_names_each_one():
+    value = artefact_claims.named_levels({"gpt-4o": 16.34, "claude3-opus": 25.2},
+                                         {"gpt-4o": (8.8, 54.7), "claude3-opus": (13.71, 59.6)})
+    assert value == ("news half gpt-4o 16.3 / claude3-opus 25.2; whole table: gpt-4o between 8.8 and 54.7, "
+                     "claude3-opus between 13.7 and 59.6")
+
+
+def test_the_claims_scope_is_counted_from_the_haystacks():
+    assert paper_numbers.PAPER_INSIGHTS == 621  # 92 subtopics x 6.75 (§3.4)
+    shape = pd.DataFrame({"haystack": ["news1", "news2", "conv1"], "subtopics": [9, 8, 10], "insights": [60, 50, 70]})
+    complete, scope = artefact_claims.claims_scope(shape, ["news1", "news2"], ["news1", "news2"], None)
+    assert complete and scope == "news half: 2 haystacks, 17 of 27 subtopics, 110 of 180 insights"
+    complete, scope = artefact_claims.claims_scope(shape, ["news1"], ["news1", "news2"], None)
+    assert not complete and scope == "subset run (news1, all subtopics each): not decided"
+    assert not artefact_claims.claims_scope(shape, ["news1", "news2"], ["news1", "news2"], 3)[0]

@@ -71,3 +71,16 @@ def test_table1_note_says_which_cost_is_the_books_and_which_the_papers():
     note = paper_numbers.table1_note(200)
     assert "Gemini-1.5-pro's comes to \\$15.16 (\\$15.2 rounded), where the paper prints \\$15.1." in note
     assert "as \\$15.1" not in note
+
+
+def test_paper_table2_swaps_vect_and_longe_only():
+    swapped, literal = pn.paper_table2(True), pn.paper_table2(False)
+    assert len(swapped) == 207 and len(literal) == 207  # 69 systems x 3 scores
+    haiku = swapped[(swapped.summarizer == "claude3-haiku") & (swapped.metric == "coverage")].set_index(
+        "setting"
+    )
+    assert (
+        haiku.loc["longembed", "paper"] == 64.9 and haiku.loc["vector", "paper"] == 62.3
+    )  # paper "Vect" / "LongE"
+    same = swapped.merge(literal, on=["summarizer", "metric", "paper_column", "paper"])
+    assert (same["setting_x"] != same["setting_y"]).sum() == 60  # the Vect and LongE cells only

@@ -1,10 +1,10 @@
 """The thesis chapter (BAMBOO Full / RAG / Evidence) executed (smoke profile). The chapter's modules are tested in
-tests/papers/thesis/test_<module>.py (fixtures: conftest.py), the statistics in tests/test_stats.py, BAMBOO's letter
+tests/papers/thesis/test_<module>.py (fixtures: conftest.py), the statistics in tests/stats/, BAMBOO's letter
 scorer in tests/metrics/test_multiple_choice.py.
 
 Expected values come from the thesis inventory (``../shared/papers/thesis.md``) or are computed by hand, never from
 the chapter's code. Exact chunk and BM25 tests (Table 6.3) are in tests/text/test_chunking.py and
-tests/retrieval/test_retrievers.py; the loader's parsing tests in tests/data/test_loaders.py.
+tests/retrieval/test_bm25.py; the loader's parsing tests in tests/data/test_bamboo.py.
 """
 
 from __future__ import annotations

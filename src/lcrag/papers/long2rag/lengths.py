@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from lcrag.metrics import kpr as K
+from lcrag.stats import spearman, stratified_ci
 
 
 def scaled_edges(paper_edges: Sequence[int], paper_top: int, our_top: int) -> list[int]:
@@ -105,18 +106,6 @@ def bins_sentence(per_response: pd.DataFrame, edges: Sequence[int]) -> str:
             f"{'; '.join(parts)}. A difference between bins is mostly one between variants.")
 
 
-def _spearman(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Spearman's rho of ``x`` and ``y`` along ``axis`` (ties share their mean rank); 0 where either is constant
-    (a resample with no spread says nothing about the trend)."""
-    from scipy.stats import rankdata
-
-    rx, ry = rankdata(x, axis=axis), rankdata(y, axis=axis)
-    rx, ry = rx - rx.mean(axis=axis, keepdims=True), ry - ry.mean(axis=axis, keepdims=True)
-    den = np.sqrt((rx**2).sum(axis=axis) * (ry**2).sum(axis=axis))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, (rx * ry).sum(axis=axis) / np.where(den > 0, den, 1), 0.0)
-
-
 #: The two kinds of SummHay haystack the items come from, by the haystack named in the question id
 #: (``news1/<subtopic>``), as the claims name them.
 KINDS = {"news": "news", "conv": "conversations"}
@@ -154,9 +143,10 @@ def within_variant_rank(per_response: pd.DataFrame, column: str = "completion_to
     documents give both shorter inputs and lower KPR) stay out of the trend; within a kind, the kinds' (the
     conversation items have both longer inputs and lower KPR than the news items: across them, length would stand
     for the kind). Ranks keep the answers that hit the generation ``cap`` (their true length unknown, at least
-    ``cap``) where they belong, tied at the top. Questions missing a variant are left out of that kind's cells."""
-    from scipy.stats import bootstrap
-
+    ``cap``) where they belong, tied at the top. Questions missing a variant are left out of that kind's cells.
+    A resample in which a cell's length or KPR no longer varies counts as rho 0 there (it says nothing about the
+    trend), so that no resample is lost; the value itself is taken only on cells where both vary. The interval is
+    the percentile one (:func:`lcrag.stats.stratified_ci`): a mean of rank correlations is not a mean of items."""
     kind = per_response["question_id"].map(by) if len(per_response) else pd.Series(dtype=str)
     per = per_response.assign(kind=kind)
     strata, cells, variants, rows_used, capped = [], [], set(), 0, 0
@@ -178,15 +168,11 @@ def within_variant_rank(per_response: pd.DataFrame, column: str = "completion_to
         return RankTrend(np.nan, np.nan, np.nan, [], rows_used, 0, 0, [], kinds)
 
     def mean_rho(*idx, axis=-1):
-        rhos = [_spearman(x[np.asarray(i, dtype=int)], y[np.asarray(i, dtype=int)], axis)
+        rhos = [spearman(x[np.asarray(i, dtype=int)], y[np.asarray(i, dtype=int)], axis, constant=0.0)
                 for i, stratum in zip(idx, strata, strict=True) for x, y in stratum]
         return np.mean(np.stack(rhos), axis=0)
 
-    index = [np.arange(len(s[0][0]), dtype=float) for s in strata]
-    rho = float(mean_rho(*index))
-    res = bootstrap(index, mean_rho, n_resamples=n_boot, method="percentile", vectorized=True, paired=False,
-                    rng=np.random.default_rng(seed))
-    lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    rho, lo, hi = stratified_ci([len(s[0][0]) for s in strata], mean_rho, n_boot=n_boot, seed=seed)
     responses = sum(len(x) for s in strata for x, _ in s)
-    return RankTrend(rho, min(lo, rho), max(hi, rho), sorted(variants), rows_used, responses, capped, cells, kinds,
+    return RankTrend(rho, lo, hi, sorted(variants), rows_used, responses, capped, cells, kinds,
                      tuple(len(x) for s in strata for x, _ in s))

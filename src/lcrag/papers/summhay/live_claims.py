@@ -12,7 +12,14 @@ from lcrag.book.verdicts import NO_MODEL
 from lcrag.papers.summhay.dataset_shape import PAPER_TOKENIZER
 from lcrag.papers.summhay.live_runs import paired_over_subtopics
 from lcrag.papers.summhay.paper_numbers import PAPER_HUMAN, PAPER_TABLE1
-from lcrag.stats import mean_ci, paired_statistic_ci, pearson_interval, signed_interval, unseen_share
+from lcrag.stats import (
+    is_unseen_bound,
+    mean_ci,
+    paired_statistic_ci,
+    pearson_interval,
+    signed_interval,
+    unseen_share,
+)
 
 
 def live_ledger(model: str, *, live: pd.DataFrame, position: pd.DataFrame, ceilings: pd.DataFrame,
@@ -84,9 +91,9 @@ class _Subtopics:
     def exact_side(self, metric: str, a: str, b: str) -> tuple[int, str]:
         """``(n, side)``: the number of subtopics both settings summarized and the side of the interval of a − b
         that is the exact bound, not a bootstrap's, because no subtopic favours that setting
-        (:func:`lcrag.stats.one_sided_bounds`): ``"±"`` when the two score the same on every subtopic, ``"+"`` when
-        no subtopic has a above b, ``"−"`` when none has b above a; ``(n, "")`` when neither bound is exact (or
-        fewer than 2 subtopics)."""
+        (:func:`lcrag.stats.one_sided_bounds`, told by :func:`lcrag.stats.is_unseen_bound`): ``"±"`` when the two
+        score the same on every subtopic, ``"+"`` when no subtopic has a above b, ``"−"`` when none has b above a;
+        ``(n, "")`` when neither bound is exact (or fewer than 2 subtopics)."""
         if self.wide is None or (metric, a) not in self.wide or (metric, b) not in self.wide:
             return 0, ""
         both = self.wide[[(metric, a), (metric, b)]].dropna()
@@ -94,9 +101,8 @@ class _Subtopics:
         r = self.diff(metric, a, b) if len(both) >= 2 else None
         if r is None:
             return len(both), ""
-        end = 100 * unseen_share(len(both))
-        upper = d.max() <= 0 and np.isclose(r[2], end)
-        lower = d.min() >= 0 and np.isclose(r[1], -end)
+        upper = d.max() <= 0 and is_unseen_bound(r[2], len(both), 100.0)
+        lower = d.min() >= 0 and is_unseen_bound(r[1], len(both), -100.0)
         return len(both), "±" if upper and lower else "+" if upper else "−" if lower else ""
 
     def above(self, metric: str, a: str, b: str) -> bool | None:

@@ -19,6 +19,7 @@ import pandas as pd
 
 from lcrag.papers.summhay.names import PAPER_COLUMNS, PAPER_SETTING, TABLE2_SETTINGS
 from lcrag.papers.summhay.paper_numbers import PAPER_TABLE2
+from lcrag.stats import cluster_weights
 
 Lookup = Callable[[str, str, str], float]
 GEMINI = "gemini-1.5-pro"
@@ -155,9 +156,10 @@ def lookup(systems: pd.DataFrame) -> Lookup:
 def resampled_cells(scores: pd.DataFrame, n_draws: int = N_DRAWS, seed: int = 0,
                     weights: np.ndarray | None = None) -> tuple[dict, np.ndarray]:
     """The cells of :func:`~lcrag.papers.summhay.rescoring.system_scores` (0-100) on ``n_draws`` draws of the
-    subtopics of ``scores`` (one row per judged insight), with replacement: ``(columns, values)``, ``columns``
-    mapping (summarizer, setting, metric) to a column of ``values`` (draws x cells). ``weights`` (draws x
-    subtopics, in the order of their first rows) replaces the draws: a row of ones gives our cells."""
+    subtopics of ``scores`` (one row per judged insight), with replacement (:func:`lcrag.stats.cluster_weights`):
+    ``(columns, values)``, ``columns`` mapping (summarizer, setting, metric) to a column of ``values`` (draws x
+    cells). ``weights`` (draws x subtopics, in the order of their first rows) replaces the draws: a row of ones
+    gives our cells."""
     x = scores.assign(covered=scores["coverage"] > 0, n=1)
     for c in ("f1", "precision", "recall"):
         x[c] = x[c].where(x["covered"], 0.0)
@@ -169,8 +171,7 @@ def resampled_cells(scores: pd.DataFrame, n_draws: int = N_DRAWS, seed: int = 0,
     wide = sums.unstack(["summarizer", "setting"], fill_value=0).reindex(subtopic.categories, fill_value=0)
     cells = list(dict.fromkeys(wide.columns.droplevel(0)))
     if weights is None:
-        weights = np.random.default_rng(seed).multinomial(len(wide), np.full(len(wide), 1 / len(wide)),
-                                                          size=n_draws)
+        weights = cluster_weights(len(wide), n_draws, seed)
 
     def drawn(col: str) -> np.ndarray:
         return weights @ wide[col][pd.MultiIndex.from_tuples(cells)].to_numpy(float)

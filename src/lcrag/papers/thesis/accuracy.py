@@ -15,7 +15,7 @@ import pandas as pd
 
 from lcrag.book.claims import interval_in
 from lcrag.papers.thesis.numbers import NO_PIPELINE
-from lcrag.stats import bootstrap_ci, label_permutation, paired_comparison
+from lcrag.stats import bootstrap_ci, label_permutation, paired_comparison, sign_test
 
 RUN = ["setting", "pipeline", "prompt"]
 
@@ -235,16 +235,13 @@ def not_run_of(scored: pd.DataFrame, runs: Sequence[tuple[str, str, str]]) -> st
 
 def largest_count(counts: pd.Series, which: str, alpha: float = 0.05) -> tuple[bool | None, str]:
     """Is ``counts[which]`` the largest count? Against the largest other one, an exact binomial test on the two
-    (one-sided, ``alpha``): True when it is significantly larger, False when the other is, None otherwise; and what
-    the test compared, with its p-value."""
-    from scipy.stats import binomtest
-
+    (one-sided, ``alpha``: :func:`lcrag.stats.sign_test`): True when it is significantly larger, False when the
+    other is, None otherwise; and what the test compared, with its p-value."""
     ours, rival = int(counts[which]), str(counts.drop(which).idxmax())
     other = int(counts[rival])
     if ours + other == 0:
         return None, f"{which} 0, {rival} 0"
-    up = binomtest(ours, ours + other, alternative="greater").pvalue
-    down = binomtest(other, ours + other, alternative="greater").pvalue
+    up, down = sign_test(ours, other)
     big, small = ((which, ours), (rival, other)) if ours >= other else ((rival, other), (which, ours))
     said = (f"{big[0]} {big[1]} against {small[0]} {small[1]}: one-sided exact binomial p = "
             f"{min(up, down):.2g} that {big[0]} is the larger")

@@ -1,6 +1,6 @@
-"""Section 7 of the needle chapter (lcrag.papers.thesis.needle.analysis): how common each needle's words are in the
-essays (without English stop words, mean and median) and the reading of the thesis's explanation generated from
-its tables."""
+"""The needle chapter's analysis (lcrag.papers.thesis.needle.analysis): the two scorers' agreement, how common each
+needle's words are in the essays (section 7: without English stop words, mean and median) and the reading of the
+thesis's explanation generated from its tables."""
 
 from __future__ import annotations
 
@@ -168,3 +168,14 @@ def test_a_rank_correlation_needs_more_than_one_item_off_a_tie():
     assert math.isnan(analysis._spearman(recall, expected))
     recall2, expected2 = pd.Series([0.92] * 40 + [0.84, 0.5]), pd.Series([6.5] * 40 + [6.547, 7.0])
     assert analysis._spearman(recall2, expected2) == pytest.approx(-1.0)  # both off-tie items agree in order
+
+
+def test_the_expected_rating_is_compared_with_recall_by_rank():
+    rows = [{"model": "m", "needle": "simple", "recall": r, "judge_score": 5, "judge_expected": e}
+            for r, e in ((1.0, 6.1), (1.0, 5.2), (0.8, 5.9), (0.0, 3.9), (0.0, 5.5), (0.2, 4.0))]
+    table = analysis.scorer_agreement(analysis.add_found(pd.DataFrame(rows)), by=("model",))
+    row = table.iloc[0]
+    assert row["auc_expected"] == pytest.approx(8 / 9)  # found: 6.1, 5.2, 5.9; missed: 3.9, 5.5, 4.0
+    assert row["spearman_expected"] == pytest.approx(9.5 / (16.5 * 17.5) ** 0.5)  # by hand, on ranks with ties
+    assert math.isnan(row["spearman"])  # the written score is constant
+    assert row["kappa"] == 0

@@ -87,7 +87,8 @@ def judge_score_sentence(scored: pd.DataFrame, floor_share: float = 0.9) -> str:
 
 def _spearman(a: pd.Series, b: pd.Series) -> float:
     """Spearman's rho of the pairs where both are known; NaN (shown "—") when either side barely varies: fewer than
-    two items differ from its most common value (one item off a tie of 41 gives a rho of ±1 that says nothing)."""
+    two items differ from its most common value (one item off a tie of 41 gives a rho of ±1 that says nothing).
+    scipy's, whose last digit :func:`lcrag.stats.spearman` (for resamples) does not always match."""
     from scipy.stats import spearmanr
 
     ok = a.notna() & b.notna()

@@ -1,9 +1,20 @@
-"""lcrag.text (the package's own helpers): one_line (a model's answer on one line for a table), the sentence helpers
-(counts_in_words, join_words, count)."""
+"""lcrag.text's own helpers (its ``__init__``): one_line (a model's answer on one line for a table), the sentence
+helpers (counts_in_words, join_words, count), and as_text, through which every reader of model answers takes a
+missing answer as empty."""
 
 from __future__ import annotations
 
-from lcrag.text import one_line
+import math
+
+import pandas as pd
+import pytest
+
+from lcrag.judges.entailment import PARSERS, entailment_value
+from lcrag.metrics.qa import exact_match, qa_f1
+from lcrag.papers.longrag.cot_filter import parse_status
+from lcrag.papers.longrag.lrginstruction.judgement import parse_judgement
+from lcrag.papers.thesis.solver import answer_status
+from lcrag.text import as_text, one_line
 
 
 def test_line_breaks_become_spaces_and_long_text_is_cut_with_an_ellipsis():
@@ -49,13 +60,29 @@ def test_the_sentence_helpers_have_one_home():
     assert not {"count", "join_words"} & set(synthesis.__all__)
 
 
-def test_the_synthetic_haystacks_reading_counts_as_before():
-    import pandas as pd
+# ----------------------------------------------------------------------------- a missing answer read back from a table
+# pandas 3 stores None in a string column as NaN (which is truthy, so ``answer or ""`` lets it through). Every reader
+# of model answers must take it as an empty answer: each reads it through as_text.
 
-    from lcrag.papers.summhay.synthetic import synthesis_reading
 
-    raw = {"subtopics": [{}], "documents": [{}, {}]}
-    report = pd.DataFrame({"insight": ["Sales rose 5 % in 2022."], "subtopic": ["Q4 results"]})
-    assert synthesis_reading(raw, report, 3, 1).startswith(
-        "The model wrote 1 subtopic with 1 insight (3 planned) and 2 documents, in 1 model call. **This haystack is "
-        "degenerate** (only 1 insight): ")
+@pytest.fixture()
+def missing():
+    value = pd.DataFrame({"answer": ["[yes] it is", None]})["answer"].iloc[1]
+    assert value is not None and value != value  # NaN: what pandas 3 gives back, the case under test
+    return value
+
+
+def test_as_text(missing):
+    assert as_text(missing) == as_text(None) == ""
+    assert as_text("Paris") == "Paris" and as_text(0.5) == "0.5"
+
+
+def test_every_answer_reader_takes_a_missing_answer_as_empty(missing):
+    assert qa_f1(missing, ["Paris"]) == qa_f1("", ["Paris"]) == 0.0
+    assert exact_match(missing, ["Paris"]) == 0.0
+    for name, parse in PARSERS.items():
+        assert parse(missing) is None, name
+    assert math.isnan(entailment_value(missing))
+    assert parse_status(missing) is False
+    assert parse_judgement(missing) == parse_judgement("")
+    assert answer_status(missing, missing) == "unparseable"

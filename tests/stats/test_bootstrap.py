@@ -1,4 +1,5 @@
-"""Statistics (lcrag.stats): the bootstrap intervals' coverage at the book's small n, and the exact tests."""
+"""lcrag.stats.bootstrap: the bootstrap intervals' coverage at the book's small n, the exact intervals that replace
+them where the data have no spread, and the resampling of strata and of clusters."""
 
 from __future__ import annotations
 
@@ -7,10 +8,9 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest
 
 from lcrag import stats
-from lcrag.stats import bootstrap_ci, mcnemar_test, paired_bootstrap_ci
+from lcrag.stats import bootstrap_ci, paired_bootstrap_ci
 
 
 def coverage(method: str, p: float = 0.7, n: int = 12, reps: int = 300) -> float:
@@ -65,33 +65,6 @@ def test_degenerate_and_empty_data():
         stats.paired_bootstrap_ci([1, 0], [1])
 
 
-def test_mcnemar_counts_only_discordant_pairs():
-    a = [True] * 8 + [False] * 2
-    b = [True] * 2 + [False] * 8
-    r = stats.mcnemar_test(a, b)
-    assert (r["a_only"], r["b_only"], r["n"]) == (6, 0, 10)
-    assert r["p_value"] == pytest.approx(2 / 2**6)  # two-sided binomial test of 6 of 6
-    assert stats.mcnemar_test([True, False], [True, False])["p_value"] == 1.0
-
-
-def test_kappa_and_wilson():
-    assert stats.cohen_kappa([1, 0, 1, 0], [1, 0, 1, 0]) == 1.0
-    assert stats.cohen_kappa([1, 1, 0, 0], [1, 0, 1, 0]) == 0.0
-    assert math.isnan(stats.cohen_kappa([1, 1], [1, 1]))
-    lo, hi = stats.wilson_interval(0, 10)
-    assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)
-
-
-def test_spearman_interval_follows_fisher_z_and_widens_with_few_items():
-    from lcrag.stats import spearman_interval
-
-    lo, hi = spearman_interval(0.714, 6)
-    assert lo == pytest.approx(-0.356, abs=1e-3) and hi == pytest.approx(0.974, abs=1e-3)
-    lo30, hi30 = spearman_interval(0.714, 30)
-    assert lo < lo30 < 0.714 < hi30 < hi
-    assert spearman_interval(0.9, 3) == (-1.0, 1.0) and spearman_interval(float("nan"), 10) == (-1.0, 1.0)
-
-
 def test_bootstrap_intervals():
     x = np.array([1] * 30 + [0] * 10)
     lo, hi = bootstrap_ci(x, n_boot=2000, seed=0)
@@ -103,16 +76,6 @@ def test_bootstrap_intervals():
     assert paired_bootstrap_ci([1, 1, 1, 0], [1, 1, 1, 0]) == pytest.approx((-w, w))
     with pytest.raises(ValueError, match="same length"):
         paired_bootstrap_ci([1, 0], [1])
-
-
-def test_mcnemar_exact_by_hand():
-    a = np.array([1] * 10 + [0] * 2 + [1] * 20 + [0] * 5, dtype=bool)
-    b = np.array([0] * 10 + [1] * 2 + [1] * 20 + [0] * 5, dtype=bool)
-    m = mcnemar_test(a, b)
-    assert (m["a_only"], m["b_only"], m["n"]) == (10, 2, 37)
-    assert m["p_value"] == pytest.approx(binomtest(10, 12, 0.5).pvalue) == pytest.approx(0.03857, abs=1e-4)
-    assert m["chi2"] == pytest.approx(49 / 12)
-    assert mcnemar_test([True, False], [True, False])["p_value"] == 1.0
 
 
 def test_a_statistic_of_paired_columns_gets_a_percentile_interval_with_the_items_resampled_together():
@@ -132,18 +95,6 @@ def test_a_statistic_of_paired_columns_gets_a_percentile_interval_with_the_items
     assert np.isnan(paired_statistic_ci([[0.1], [0.2]], largest_change)[1])
 
 
-def test_pearson_interval_is_fishers_z():
-    from lcrag.stats import pearson_interval
-
-    lo, hi = pearson_interval(0.5, 28)  # z = 0.5493, half-width 1.96 / 5 = 0.392
-    assert (lo, hi) == pytest.approx((np.tanh(0.5493 - 0.392), np.tanh(0.5493 + 0.392)), abs=1e-3)
-    assert lo < 0.5 < hi and 0.5 - lo > hi - 0.5  # skewed toward 0
-    assert np.isnan(pearson_interval(0.5, 3)[0])
-    # SummHay's C17: r(words per bullet, delta) = -0.078 on 200 summaries spans zero, and even r = 0 reaches 0.139
-    assert pearson_interval(-0.078, 200) == pytest.approx((-0.2142, 0.0610), abs=5e-4)
-    assert pearson_interval(0.0, 200) == pytest.approx((-0.1387, 0.1387), abs=5e-4)
-
-
 def test_rows_ci_resamples_whole_rows():
     """Two columns equal up to a constant: every resample keeps the pairing, so the median gap is exact."""
     from lcrag.stats import rows_ci
@@ -154,30 +105,6 @@ def test_rows_ci_resamples_whole_rows():
     lo, hi = rows_ci(np.column_stack([x, x[::-1]]), lambda v: np.median(v[..., 1], -1) - np.median(v[..., 0], -1), 500)
     assert lo < 0 < hi  # unpaired columns: an interval around no difference
     assert all(np.isnan(rows_ci(np.ones((1, 2)), lambda v: v.mean((-2, -1)))))
-
-
-def test_label_permutation_gives_the_letter_prior_and_its_p_value():
-    from lcrag.stats import label_permutation
-
-    gold = list("AAAABBCD") * 5  # A is the answer of half the items
-    prior, p = label_permutation(["A"] * 40, gold)
-    assert prior == pytest.approx(0.5) and p == 1.0  # always "A": right half the time, and no better than its prior
-    prior, p = label_permutation(gold, gold)  # every answer right, with the gold letters' shares
-    assert prior == pytest.approx(0.5**2 + 0.25**2 + 2 * 0.125**2)
-    assert p < 0.001
-    prior, _ = label_permutation([None] * 4 + ["A"] * 4, list("AAAAAAAA"))
-    assert prior == pytest.approx(0.5)  # a missing answer is never right
-    assert all(np.isnan(label_permutation([], [])))
-
-
-def test_exact_interval_is_clopper_pearson():
-    """The exact interval of a share: 0 of 24 still allows 14 % (the needle's H4b), 0 of 12 26 %; scipy's."""
-    assert stats.exact_interval(0, 24) == pytest.approx((0.0, 1 - 0.025 ** (1 / 24)))
-    assert stats.exact_interval(0, 24)[1] == pytest.approx(0.1425, abs=1e-4)
-    assert stats.exact_interval(0, 12)[1] == pytest.approx(0.2646, abs=1e-4)
-    lo, hi = stats.exact_interval(1, 42)
-    assert 0 < lo < 0.001 and hi == pytest.approx(0.1257, abs=1e-4)
-    assert all(math.isnan(x) for x in stats.exact_interval(0, 0))
 
 
 def test_a_degenerate_resample_gives_an_interval_without_a_warning():
@@ -237,51 +164,6 @@ def test_swapping_the_arms_mirrors_a_difference_exactly():
     assert paired_bootstrap_ci(c + e, c) == (-hi, -lo)
 
 
-def test_differences_print_with_their_sign_and_a_tie_as_plus_zero():
-    assert stats.signed(-0.04) == "+0.0" and stats.signed(-0.06) == "-0.1" and stats.signed(0.0) == "+0.0"
-    assert stats.signed(-0.0004, 3) == "+0.000" and stats.signed(0.1234, 3) == "+0.123"
-    assert stats.signed_interval(0.095, 0.013, 0.177, " pp") == "+9.5 pp [+1.3, +17.7]"
-    assert stats.signed_interval(-0.0003, -0.088, 0.088) == "+0.0 [-8.8, +8.8]"  # the paired tie of 8 cases
-    assert stats.signed_interval(0.31, 0.05, 0.5, scale=1, digits=2) == "+0.31 [+0.05, +0.50]"
-
-
-def test_a_share_prints_in_per_cent_to_its_callers_digits():
-    assert stats.percent(0.0999) == "10.0" and stats.percent(0.099) == "9.9" and stats.percent(float("nan")) == "nan"
-    assert stats.percent(0.81646, 2, "%", "n/a") == "81.65%"
-    assert stats.percent(None, 2, "%", "n/a") == "n/a" and stats.percent(float("nan"), 2, "%", "n/a") == "n/a"
-
-
-def test_a_bound_near_zero_shows_which_side_of_zero_it_lies():
-    """The needle's 1.5B printed "-1.2 pp [-6.0, +0.0]" for an upper bound of exactly 0 and LongRAG's "+0.6 [+0.0,
-    +2.8]" for a lower bound of -0.02 points: read as a verdict, a reader could not tell whether 0 was excluded."""
-    assert stats.bound(0.0) == "0.0" and stats.bound(-0.0) == "0.0" and stats.bound(0.0, 0) == "0"
-    assert stats.bound(-0.02) == "-0.02" and stats.bound(0.004) == "+0.004" and stats.bound(-0.3, 0) == "-0.3"
-    assert stats.bound(1e-9) == "0.0" and stats.bound(-6.04) == "-6.0" and stats.bound(13.33) == "+13.3"
-    assert stats.signed_interval(-0.0119, -0.0602, 0.0) == "-1.2 [-6.0, 0.0]"
-    assert stats.signed_interval(0.006, -0.0002, 0.028) == "+0.6 [-0.02, +2.8]"
-
-
-def test_rounded_tables_print_no_negative_zero():
-    """The thesis's paired table printed "-0.000" for a bound of -0.0001: rounded clears the sign of a zero, keeps
-    counts integers and text as it is."""
-    import pandas as pd
-
-    t = pd.DataFrame({"comparison": ["Full vs RAG", "Full vs CQS"], "n": [158, 80], "diff": [0.0633, 0.1],
-                      "ci_low": [-0.0001, 0.0251], "ci_high": [0.1329, 0.2]})
-    out = stats.rounded(t, 3)
-    assert "-0.000" in t.round(3).to_string() and "-0.000" not in out.to_string() and "-0.000" not in out.to_html()
-    assert " 0.000" in out.to_string() and not np.signbit(out["ci_low"]).any()
-    assert str(out["n"].dtype) == "int64" and out["comparison"].tolist() == ["Full vs RAG", "Full vs CQS"]
-    assert out["ci_low"].tolist() == [0.0, 0.025] and out["diff"].tolist() == [0.063, 0.1]
-    assert str(stats.rounded(pd.Series([-0.0004, -0.2]), 3).tolist()) == "[0.0, -0.2]"
-    assert stats.rounded(pd.Series(["a"])).tolist() == ["a"]
-    # counts a missing value made floats print as counts again: n_* columns, and those named
-    counted = stats.rounded(pd.DataFrame({"n_insights": [1419.0, None], "kept": [86.0, 1.0], "r": [1.0, 0.5]}),
-                            counts=("kept",))
-    assert counted["n_insights"].tolist()[0] == 1419 and str(counted["n_insights"].dtype) == "Int64"
-    assert str(counted["kept"].dtype) == "Int64" and str(counted["r"].dtype) == "float64"
-
-
 def test_a_bound_at_zero_on_a_side_no_item_reached_is_the_exact_one():
     """Two of 158 cases favour b, none favours a: at least 2.5 % of resamples hold neither differing case, so the
     bootstrap's upper bound is exactly 0 and would decide "a is no better" on a sample that never saw a case where
@@ -303,3 +185,42 @@ def test_a_side_the_data_put_off_zero_keeps_its_bootstrap_bound():
     assert stats.one_sided_bounds(np.array([0.5, 1.0]), (0.5, 1.0), (-1.0, 1.0)) == (0.5, 1.0)
     both = stats.bootstrap_diff([1, 0, 1, 1, 0, 1], [0, 1, 0, 0, 0, 0])
     assert stats.one_sided_bounds(np.array([1.0, -1.0, 1, 1, 0, 1]), both[1:], (-1.0, 1.0)) == both[1:]
+
+
+def test_a_statistic_of_strata_resamples_each_stratum_on_its_own():
+    """Long²RAG's within-variant rank trend resamples the questions of each kind of haystack apart: pinned on the
+    numbers the trend's own resampling gave before it moved here (percentile, the seed's stream unchanged)."""
+    a, b = np.array([1.0, 2, 3, 10]), np.array([0.0, 5, 1, 2, 8])
+
+    def gap(i, j, axis=-1):
+        return a[np.asarray(i, dtype=int)].mean(axis=axis) - b[np.asarray(j, dtype=int)].mean(axis=axis)
+
+    assert stats.stratified_ci([4, 5], gap, n_boot=300, seed=7) == (0.7999999999999998, -2.72625, 5.554999999999996)
+    value, lo, hi = stats.stratified_ci([4, 5], gap, n_boot=300, seed=7, level=0.5)
+    assert value == pytest.approx(0.8) and -2.72625 < lo < value < hi < 5.555  # a lower level: a narrower interval
+    constant = stats.stratified_ci([3, 3], lambda i, j, axis=-1: np.zeros(np.shape(i)[:-1]), n_boot=100)
+    assert constant == (0.0, 0.0, 0.0)  # the interval always holds the value
+
+
+def test_a_cluster_bootstrap_draws_whole_clusters_with_replacement():
+    """SummHay's order claims draw the news subtopics again: counts per draw and cluster, pinned on the draws the
+    claims made before the draws moved here (seed 0, 5 clusters, 4 draws)."""
+    w = stats.cluster_weights(5, 4, seed=0)
+    assert w.tolist() == [[1, 0, 0, 0, 4], [2, 2, 0, 1, 0], [1, 2, 1, 0, 1], [2, 0, 1, 0, 2]]
+    assert (w.sum(axis=1) == 5).all() and stats.cluster_weights(3, 3, seed=2).tolist() == [[0, 1, 2], [2, 0, 1],
+                                                                                            [1, 1, 1]]
+    assert (stats.cluster_weights(5, 4, seed=0) == w).all() and w.shape == (4, 5)
+
+
+def test_an_exact_bound_is_told_from_a_measured_one():
+    """Two of 158 cases favour b, none a: the upper bound of a - b is the exact share 1 - 0.025 ** (1 / 158), in
+    shares or in points, and mirrored when the arms swap; the lower bound, which the data set, is not."""
+    diff, lo, hi = stats.bootstrap_diff([0] * 158, [1, 1] + [0] * 156)
+    assert stats.is_unseen_bound(hi, 158, 1.0) and stats.is_unseen_bound(100 * hi, 158, 100.0)
+    assert not stats.is_unseen_bound(lo, 158, -1.0) and not stats.is_unseen_bound(hi, 157, 1.0)
+    assert not stats.is_unseen_bound(hi, 158, -1.0)  # the other side's end
+    _, lo2, _ = stats.bootstrap_diff([1, 1] + [0] * 156, [0] * 158)
+    assert stats.is_unseen_bound(lo2, 158, -1.0) and stats.is_unseen_bound(100 * lo2, 158, -100.0)
+    same = stats.bootstrap_diff([0, 1, 1], [0, 1, 1])  # no item favours either: both bounds exact
+    assert stats.is_unseen_bound(same[1], 3, -1.0) and stats.is_unseen_bound(same[2], 3, 1.0)
+    assert not stats.is_unseen_bound(0.0, 0, 1.0) and not stats.is_unseen_bound(float("nan"), 8, 1.0)
