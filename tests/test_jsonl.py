@@ -15,6 +15,16 @@ def test_lines_split_on_newline_only_and_name_a_line_that_is_not_utf8(tmp_path):
     assert got[1][2].startswith("not UTF-8") and got[0][2] is None
 
 
+def test_split_cuts_bytes_on_newline_only_and_keeps_a_cut_last_line():
+    assert jsonl.split(b'a\rb\n\nc\n') == [b"a\rb", b"", b"c"]
+    assert jsonl.split(b"a\nb") == [b"a", b"b"] and jsonl.split(b"") == [] and jsonl.split(b"\n") == [b""]
+
+
+def test_record_is_a_lines_json_object_or_none():
+    assert jsonl.record(b'{"key": 1}') == {"key": 1}
+    assert jsonl.record(b'{"key": 1') is None and jsonl.record(b"[1]") is None and jsonl.record(b"\xff") is None
+
+
 def test_objects_skip_blank_lines_and_say_why_a_line_is_not_a_record(tmp_path):
     path = tmp_path / "a.jsonl"
     path.write_text('{"key": 1, "response": "r"}\n\n  \n{"key": 2\n[1, 2]\n{"key": 3}\n', encoding="utf-8")

@@ -527,6 +527,8 @@ def test_all_of_passes_only_when_every_test_passes_and_fails_when_any_fails():
     assert all_of([True, True]) is True
     assert all_of([True, None]) is None and all_of([]) is None
     assert all_of([True, None, False]) is False
+    assert all_of([np.float64(0.05) <= 3 / 158, True]) is False  # a numpy bool counts
+    assert all_of([np.float64(0.01) <= 3 / 158, True]) is True
 
 
 def test_asterisks_and_underscores_print_as_themselves():

@@ -40,6 +40,16 @@ def test_kpr_by_category():
     assert t.loc["Factual", "kpr"] == 0
 
 
+def test_question_kpr_wide_is_one_judges_mean_recall_per_question_and_variant():
+    per = pd.DataFrame({"judge": ["j", "j", "j", "j", "other"], "question_id": ["q1", "q1", "q2", "q1", "q1"],
+                        "variant": ["none", "trunc512", "none", "none", "none"],
+                        "recall": [0.5, 0.25, 1.0, 1.0, 0.0]})
+    wide = K.question_kpr_wide(per, "j")
+    assert list(wide.index) == ["q1", "q2"] and list(wide.columns) == ["none", "trunc512"]
+    assert wide.loc["q1", "none"] == pytest.approx(0.75)  # two responses of q1 by j; the other judge's left out
+    assert wide.loc["q1", "trunc512"] == 0.25 and wide.loc["q2", "none"] == 1.0 and np.isnan(wide.loc["q2", "trunc512"])
+
+
 def test_kpf_both_ways():
     pq = pd.DataFrame({"precision": [1.0, 0.0, np.nan], "recall": [0.5, 0.5, 1.0]})
     r = K.kpf(pq)

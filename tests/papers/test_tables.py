@@ -12,7 +12,14 @@ from helpers import ROOT
 import lcrag.book.claims as claims_module
 from lcrag import chapters
 from lcrag.book.claims import NOT_REPRODUCED, REPRODUCED, ClaimsLedger, declared_test
-from lcrag.papers.tables import declared_claims, paper_table, parse_claims, table_cell, table_path
+from lcrag.papers.tables import (
+    declared_claims,
+    paper_table,
+    parse_claims,
+    printed_table,
+    table_cell,
+    table_path,
+)
 
 PAPERS = tuple(p.key for p in chapters.papers())  # every registered paper: a new one is checked without an edit
 TABLES = [(paper, p.name.removesuffix(".csv")) for paper in PAPERS
@@ -36,6 +43,13 @@ def test_printed_symbols_stay_strings_and_notes_are_skipped(tmp_path):
     assert "-" in set(t1.astype(str).to_numpy().ravel())  # "-" (not run) is read as printed, not as NaN
     assert table_path("longrag", "table1").read_text(encoding="utf-8").startswith("# LongRAG")  # notes on top
     assert not any(str(c).startswith("#") for c in t1.columns)  # ... not read as the header
+
+
+def test_a_printed_table_keeps_every_cell_as_its_text():
+    t = printed_table("thesis", "accuracy_text").head(3)
+    assert list(t["accuracy"]) == ["77", "75", "81.65"]  # paper_table reads 77.0, 75.0, 81.65
+    assert list(paper_table("thesis", "accuracy_text").head(3)["accuracy"]) == [77.0, 75.0, 81.65]
+    assert t["correct"].isna().all()  # an empty cell is missing, not ""
 
 
 def test_a_missing_table_is_named():

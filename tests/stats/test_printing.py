@@ -44,3 +44,9 @@ def test_rounded_tables_print_no_negative_zero():
                             counts=("kept",))
     assert counted["n_insights"].tolist()[0] == 1419 and str(counted["n_insights"].dtype) == "Int64"
     assert str(counted["kept"].dtype) == "Int64" and str(counted["r"].dtype) == "float64"
+
+
+def test_a_share_prints_in_per_cent_to_its_callers_digits():
+    assert stats.percent(0.0999) == "10.0" and stats.percent(0.099) == "9.9" and stats.percent(float("nan")) == "nan"
+    assert stats.percent(0.81646, 2, "%", "n/a") == "81.65%"
+    assert stats.percent(None, 2, "%", "n/a") == "n/a" and stats.percent(float("nan"), 2, "%", "n/a") == "n/a"

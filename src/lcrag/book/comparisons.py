@@ -47,12 +47,13 @@ def greater(a: float | None, b: float | None, margin: float = 0.0,
 
 def all_of(verdicts: Sequence[bool | None]) -> bool | None:
     """Several tests of one claim together: True if every test passed, False if any failed, None otherwise (or
-    with no test)."""
+    with no test). A test may be a numpy bool."""
     if not verdicts:
         return None
-    if any(v is False for v in verdicts):
+    tests = [None if v is None else bool(v) for v in verdicts]
+    if any(v is False for v in tests):
         return False
-    return True if all(v is True for v in verdicts) else None
+    return True if all(v is True for v in tests) else None
 
 
 def less(a: float | None, b: float | None, margin: float = 0.0, ci: tuple[float, float] | None = None) -> bool | None:

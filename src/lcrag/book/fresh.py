@@ -17,11 +17,11 @@ back first (:func:`recover`). ``<file>.fresh.lock`` keeps two fresh runs of one 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from lcrag import jsonl
 from lcrag.book.profiles import UsageError
 from lcrag.models.store import store_file_lock
 
@@ -50,23 +50,21 @@ def recover(sf: Path) -> bool:
 
 
 def _key(line: bytes) -> str | None:
-    try:
-        entry = json.loads(line)
-    except ValueError:
-        return None
-    return entry.get("key") if isinstance(entry, dict) else None
+    entry = jsonl.record(line)
+    return entry.get("key") if entry is not None else None
 
 
 def merged(old: bytes, new: bytes) -> bytes:
     """``old``'s lines with each one whose key ``new`` re-recorded replaced by ``new``'s line, then ``new``'s other
-    lines (a line that is not an entry is kept as it is, for ``lcrag store check`` to name)."""
+    lines (a line that is not an entry is kept as it is, for ``lcrag store check`` to name). Lines are the store
+    reader's (:func:`lcrag.jsonl.split`: cut on ``\\n`` only)."""
     fresh: dict[str, bytes] = {}
-    for line in new.splitlines():
+    for line in jsonl.split(new):
         k = _key(line)
         if k is not None:
             fresh.setdefault(k, line)
     out, used = [], set()
-    for line in old.splitlines():
+    for line in jsonl.split(old):
         k = _key(line)
         if k in fresh:
             line = fresh[k]

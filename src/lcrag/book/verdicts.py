@@ -15,7 +15,7 @@
    the arm before the change above the floor (the change taking the score to the floor is the effect measured);
    a claim over every answer pooled is at the floor when the pooled score is. A claim over several datasets is
    decided per dataset: one where an arm is at the floor decides nothing, and the claim is not testable only when
-   every dataset is (e.g. :func:`lcrag.papers.longrag.claims_runs.f1_floor`). A run that left out an arm the claim
+   every dataset is (e.g. :func:`lcrag.papers.longrag.claims_common.f1_floor`). A run that left out an arm the claim
    compares (a profile without it: ``companion``) cannot test it either (:func:`not_run`); the evidence says
    which reason applies (:data:`REASON_LABELS`, read back by :func:`untestable_because`).
 4. **Not testable (data not released).** A claim whose data were never released (the paper's data set, its human

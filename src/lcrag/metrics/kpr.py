@@ -12,7 +12,8 @@
   Table 1's "Average" is the question-weighted mean of its category columns (checked in
   :mod:`lcrag.papers.long2rag.checks`).
 - Per judge and document variant, the chapter's tables: KPR (:func:`kpr_table`), the KPR of each response
-  (:func:`response_kpr`), and Eq. 2's mean over any groups of responses (:func:`group_kpr`, e.g. length bins).
+  (:func:`response_kpr`), each question's KPR per variant (:func:`question_kpr_wide`), and Eq. 2's mean over any
+  groups of responses (:func:`group_kpr`, e.g. length bins).
 - KPP: the share of the key points extracted *from a response* that the documents support; KPF combines KPP and
   KPR. The paper gives no formula; :func:`kpf` reports both readings: the mean of per-question F1s
   (``kpf_macro``, the only one that fits Table 4) and the F1 of the averages (``kpf_of_means``).
@@ -138,6 +139,13 @@ def response_kpr(judgments: pd.DataFrame, responses: pd.DataFrame | None = None,
     if responses is None:
         return per
     return per.merge(responses[["question_id", "variant", *LENGTH_COLUMNS]], on=["question_id", "variant"])
+
+
+def question_kpr_wide(per_response: pd.DataFrame, judge: str) -> pd.DataFrame:
+    """One row per question, one column per variant: the mean KPR (0-1) of each question's responses by ``judge``
+    (:func:`response_kpr`'s rows), the unit Long²RAG's claims on our runs and its synthesis rows pair over."""
+    mine = per_response[per_response["judge"] == judge]
+    return mine.pivot_table(index="question_id", columns="variant", values="recall", aggfunc="mean")
 
 
 def group_kpr(per_response: pd.DataFrame, by: str | Sequence[str], **more) -> pd.DataFrame:

@@ -67,6 +67,13 @@ def paper_table(paper: str, name: str, **read_csv) -> pd.DataFrame:
     return frame
 
 
+def printed_table(paper: str, name: str) -> pd.DataFrame:
+    """``paper``'s table ``name`` with every cell as printed, a string (an empty cell is missing): a chapter reads
+    its numbers from the text (``int``, ``float``), exactly as Python reads the literal, and a printed ``81.65`` or
+    ``77`` stays as printed (:func:`paper_table` reads the column as floats: ``77.0``)."""
+    return paper_table(paper, name, dtype=str)
+
+
 NUMBER = re.compile(r"-?\d+(\.\d+)?(e-?\d+)?")
 #: A reference to a table cell in a claims file: ``{table:row:column}`` or ``{table:row:column:n}``, either with
 #: ``!spec`` (a format of its number) after it.
@@ -77,7 +84,7 @@ def table_cell(paper: str, name: str, row: str, column: str, part: int | None = 
     """The cell of ``paper``'s table ``name`` under ``column``, as printed, in the one row that holds each
     ``/``-separated part of ``row`` as a cell; with ``part`` n, the n-th unsigned number printed in it. A row that
     matches no row or several, an unknown column or a missing part raise ValueError."""
-    frame = paper_table(paper, name, dtype=str)
+    frame = printed_table(paper, name)
     if column not in frame.columns:
         raise ValueError(f"paper table {paper}/{name}.csv has no column {column!r}")
     keys = row.split("/")

@@ -6,7 +6,8 @@
 - :mod:`lcrag.stats.exact`: McNemar's test, the sign test of two counts, Cohen's kappa, the exact and Wilson
   intervals of a proportion, Spearman's rho and the intervals of a correlation, and a permutation test of
   labelled answers;
-- :mod:`lcrag.stats.printing`: how a difference and its interval print (:func:`signed_interval`).
+- :mod:`lcrag.stats.printing`: how a difference and its interval print (:func:`signed_interval`), and a share in
+  per cent (:func:`percent`).
 """
 
 from lcrag.stats.bootstrap import (
@@ -39,10 +40,10 @@ from lcrag.stats.exact import (
     spearman_interval,
     wilson_interval,
 )
-from lcrag.stats.printing import bound, rounded, signed, signed_interval
+from lcrag.stats.printing import bound, percent, rounded, signed, signed_interval
 
 __all__ = ["METHOD", "bootstrap_ci", "bootstrap_diff", "bound", "cluster_weights", "cohen_kappa", "constant_interval",
            "exact_interval", "is_unseen_bound", "label_permutation", "mcnemar_test", "mean_ci", "mover_difference",
            "one_sided_bounds", "paired_bootstrap_ci", "paired_comparison", "paired_statistic_ci", "pearson_interval",
-           "rounded", "rows_ci", "sign_test", "signed", "signed_interval", "spearman", "spearman_interval",
+           "percent", "rounded", "rows_ci", "sign_test", "signed", "signed_interval", "spearman", "spearman_interval",
            "stratified_ci", "unpaired_bootstrap_ci", "unseen_share", "value_range", "wilson_interval"]

@@ -1,6 +1,8 @@
-"""How a difference, its interval and a table of numbers print on every page of the book."""
+"""How a difference, its interval, a share in per cent and a table of numbers print on every page of the book."""
 
 from __future__ import annotations
+
+import math
 
 
 def signed(x: float, digits: int = 1) -> str:
@@ -25,6 +27,15 @@ def signed_interval(diff: float, lo: float, hi: float, unit: str = "", scale: fl
     percentage points by default): ``+9.5 pp [+1.3, +17.7]`` with ``unit=" pp"``, ``-1.2 pp [-6.0, 0.0]`` for an
     interval that reaches 0 and ``+0.6 [-0.02, +2.8]`` for one that just crosses it."""
     return f"{signed(scale * diff, digits)}{unit} [{bound(scale * lo, digits)}, {bound(scale * hi, digits)}]"
+
+
+def percent(share: float | None, digits: int = 1, unit: str = "", missing: str | None = None) -> str:
+    """A share (0-1) in per cent to ``digits`` decimals, then ``unit``: ``12.5``, or ``12.50%`` with ``digits=2,
+    unit="%"``. With ``missing``, a share that is None or a float NaN prints as it (``n/a``); without, NaN prints
+    ``nan``."""
+    if missing is not None and (share is None or (isinstance(share, float) and math.isnan(share))):
+        return missing
+    return f"{100 * share:.{digits}f}{unit}"
 
 
 def rounded(table, digits: int = 3, counts: tuple[str, ...] = ()):

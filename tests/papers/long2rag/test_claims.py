@@ -6,6 +6,7 @@ import pandas as pd
 
 from lcrag.book.claims import FIGURE_ONLY_VERDICT, NOT_TESTABLE, UNRELEASED, ClaimsLedger
 from lcrag.book.verdicts import FIGURE_ONLY, NOT_RELEASED, NOTHING_CHECKED
+from lcrag.metrics.kpr import question_kpr_wide
 from lcrag.papers.long2rag import claims as long2rag_claims
 
 
@@ -182,7 +183,7 @@ def test_c12_and_the_synthesis_share_the_chapters_floor_rule():
     from lcrag.synthesis import NOT_TESTABLE as SYNTHESIS_NOT_TESTABLE
 
     assert comparison.truncation_floor is long2rag_claims.truncation_floor  # the synthesis asks the chapter's rule
-    assert comparison.question_kpr is long2rag_claims.question_kpr  # ... on the same per-question KPR
+    assert comparison.question_kpr_wide is long2rag_claims.question_kpr_wide is question_kpr_wide  # same KPR a question
     for first, floored in ((0.9, True), (1.0, False)):  # mean over 20 questions: 0.045, 0.05
         per = _responses({"none": [first] + [0.0] * 19, "trunc512": [0.0] * 20, "trunc2048": [0.0] * 20})
         claim = _verdicts(per).loc["C12"]
@@ -190,7 +191,7 @@ def test_c12_and_the_synthesis_share_the_chapters_floor_rule():
         assert [r["other_arm"] for r in rows] == ["trunc2048", "trunc512"]  # the least severe cut first
         assert (claim["verdict"] == NOT_TESTABLE) is floored, first
         assert all((r["reading"] == SYNTHESIS_NOT_TESTABLE) is floored for r in rows), first
-        why = long2rag_claims.truncation_floor(long2rag_claims.question_kpr(per, "j"))
+        why = long2rag_claims.truncation_floor(question_kpr_wide(per, "j"))
         assert (why is not None) is floored
         if floored:
             assert why == "whole (mean KPR): 4.5 points, below 5"

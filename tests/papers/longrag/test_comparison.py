@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from lcrag.papers.longrag import claims_runs, comparison, differences
+from lcrag.papers.longrag import claims_common, comparison, differences
 from lcrag.synthesis import NOT_TESTABLE
 
 N = 30
@@ -29,7 +29,7 @@ def test_a_dataset_with_an_arm_at_the_floor_decides_nothing_as_in_the_chapter():
     q = _questions({"2wikimqa": {"Full": _alternating(0.25, 0.0), "R&B": _alternating(0.4, 0.0)},
                     "musique": {"Full": _alternating(0.075, 0.0), "R&B": _alternating(0.2, 0.05)}})
     row = comparison.comparisons(q, n_boot=500)[0]
-    deciding, floor, note = claims_runs.dataset_floor(q, ("Full", "R&B"))  # the chapter's rule
+    deciding, floor, note = claims_common.dataset_floor(q, ("Full", "R&B"))  # the chapter's rule
     assert deciding == ["2wikimqa"] and floor is None
     assert row["n"] == N and row["long_value"] == pytest.approx(0.125) and row["other_value"] == pytest.approx(0.2)
     assert row["reading"] != NOT_TESTABLE

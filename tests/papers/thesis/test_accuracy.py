@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
 from helpers import thesis_shaped
@@ -29,9 +28,6 @@ def test_an_interaction_is_the_mean_per_case_difference_of_differences():
     d = accuracy.interaction_difference(g, ("rag", "A", "P"), ("rag", "B", "P"), ("rag", "A", "Q"), ("rag", "B", "Q"),
                                         n_boot=200, seed=0)
     assert d["n"] == 4 and d["diff"] == pytest.approx(0.0) and d["ci"][0] < 0 < d["ci"][1]
-    assert accuracy.all_of(True, None) is None and accuracy.all_of(True, False, None) is False
-    assert accuracy.all_of(True, True) is True
-    assert accuracy.all_of(np.float64(0.05) <= 3 / 158, True) is False  # a numpy bool counts
     # "F-E nearly gone (at most 3 of 158)": 2 of 40 cannot show it, 40 of 158 refutes it, 0 of 500 shows it
     share = accuracy.largest_share_at_most
     assert share(pd.DataFrame({"count": [2, 1], "n": [40, 40]}), 3 / 158) is None

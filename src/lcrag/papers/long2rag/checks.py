@@ -14,6 +14,7 @@ import pandas as pd
 from scipy.stats import kendalltau, pearsonr, spearmanr
 
 from lcrag.data.long2rag import CATEGORIES
+from lcrag.metrics.kpr import f1
 from lcrag.papers.long2rag.numbers import (
     PAPER_CATEGORY_COUNTS,
     PAPER_NUMBERS,
@@ -75,7 +76,7 @@ def table4_kpf() -> pd.DataFrame:
     """Table 4's KPF next to the harmonic mean of its printed KPP and KPR (they differ: KPF is not the F1 of the
     averages, so presumably the mean of per-question F1s)."""
     t = paper_table4()
-    t["f1_of_printed"] = 2 * t["paper_kpp"] * t["paper_kpr"] / (t["paper_kpp"] + t["paper_kpr"])
+    t["f1_of_printed"] = [f1(p, r) for p, r in zip(t["paper_kpp"], t["paper_kpr"], strict=True)]
     t["diff"] = t["paper_kpf"] - t["f1_of_printed"]
     t["kpf_is_f1_of_means"] = t["diff"].abs() <= ROUNDING_TOL * 4
     return t

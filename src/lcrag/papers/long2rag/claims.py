@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from lcrag.data.long2rag import CATEGORIES
+from lcrag.metrics.kpr import question_kpr_wide
 from lcrag.papers.long2rag.checks import table3_correlations
 from lcrag.papers.long2rag.numbers import PAPER_NUMBERS, paper_table1_wide, paper_table2, paper_table4
 from lcrag.papers.long2rag.trend_claims import (  # noqa: F401
@@ -167,20 +168,6 @@ def snippet_claim(t2: pd.DataFrame, trunks: list[str]) -> dict:
 # ============================================================================================ claims on our runs
 
 
-def _all_verdict(verdicts: list[bool | None]) -> bool | None:
-    """Every comparison must hold: reproduced when all do, not reproduced when one goes the other way."""
-    if any(v is False for v in verdicts):
-        return False
-    return True if verdicts and all(v is True for v in verdicts) else None
-
-
-def question_kpr(per_response: pd.DataFrame, judge: str) -> pd.DataFrame:
-    """Questions x variants: the mean KPR (0-1) of each question's responses by ``judge``
-    (:func:`lcrag.metrics.kpr.response_kpr`'s rows): what the run claims and the synthesis compare."""
-    mine = per_response[per_response["judge"] == judge]
-    return mine.pivot_table(index="question_id", columns="variant", values="recall", aggfunc="mean")
-
-
 def kpr_floor(means: Mapping[str, float]) -> str | None:
     """The variants (or pools of responses) whose mean KPR (0-1) is at the floor, below 0.05
     (:func:`lcrag.book.verdicts.floor_reason`), each named ``<label> (mean KPR)``; None when none is."""
@@ -190,7 +177,7 @@ def kpr_floor(means: Mapping[str, float]) -> str | None:
 
 
 def variant_floor(wide: pd.DataFrame, variants) -> str | None:
-    """:func:`kpr_floor` of these ``variants``' mean KPR over the questions of ``wide`` (:func:`question_kpr`);
+    """:func:`kpr_floor` of these ``variants``' mean KPR over the questions of ``wide`` (:func:`lcrag.metrics.kpr.question_kpr_wide`);
     variants not run are left out; ``none`` (no processing, the key the data keep) is named :data:`WHOLE` for
     readers."""
     return kpr_floor({(WHOLE if v == "none" else v): wide[v].mean() for v in variants if v in wide})
@@ -203,7 +190,7 @@ def truncation_floor(wide: pd.DataFrame) -> str | None:
     as it reads one arm at the floor everywhere; a cut at the floor too decides nothing).
     A change that lowers a score needs only the arm before it above the floor (book/verdicts.md): the claim is
     *not testable with this model* when the whole documents' (``none``) mean KPR over the questions of ``wide``
-    (:func:`question_kpr`) is below 0.05, whatever the truncated variants score; None otherwise."""
+    (:func:`lcrag.metrics.kpr.question_kpr_wide`) is below 0.05, whatever the truncated variants score; None otherwise."""
     return variant_floor(wide, ["none"])
 
 
@@ -237,12 +224,12 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mappin
     comparison asks too), and a C13 pair whose truncated arm is at the floor
     decides nothing (as a floored dataset does, :func:`lcrag.book.verdicts.per_unit_floor`). C10, C14 and C15
     pool every response: they are not testable when the mean KPR of all of them is at the floor."""
-    from lcrag.book.claims import interval_in
+    from lcrag.book.claims import all_of, interval_in
     from lcrag.book.verdicts import per_unit_floor
     from lcrag.stats import bootstrap_diff, spearman_interval
 
     mine = per_response[per_response["judge"] == judge]
-    wide = question_kpr(per_response, judge)
+    wide = question_kpr_wide(per_response, judge)
     ev = f"our runs, judge {judge}; {scope}"
 
     def paired(a: str, b: str) -> tuple[str, bool | None, str]:
@@ -258,7 +245,7 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mappin
     if "none" in wide and trunks:
         shown, verdicts, notes = zip(*(paired("none", t) for t in trunks), strict=True)
         ledger.check("C12", our_value="; ".join(shown),
-                     passed=_all_verdict(list(verdicts)), floor=truncation_floor(wide),
+                     passed=all_of(verdicts), floor=truncation_floor(wide),
                      evidence=f"{ev}; 95 % bootstrap intervals, paired over questions" + "".join(notes))
     else:
         ledger.check("C12", our_value=None, passed=None,
@@ -271,7 +258,7 @@ def run_claims(ledger, per_response: pd.DataFrame, judge: str, agreement: Mappin
         decided = [None if t in floored else v for t, v in zip(trunks, verdicts, strict=True)]
         summary = (f"; ours, not the paper's claim and not in the verdict ({SUMMARY_UNCLAIMED}): "
                    + "; ".join(paired(t, "summary")[0] for t in trunks)) if "summary" in wide else ""
-        ledger.check("C13", our_value="; ".join(shown), passed=_all_verdict(decided),
+        ledger.check("C13", our_value="; ".join(shown), passed=all_of(decided),
                      evidence=f"{ev}; 95 % bootstrap intervals, paired over questions{note}{''.join(notes)}{summary}",
                      floor=why)
     else:

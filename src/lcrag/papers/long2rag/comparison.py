@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lcrag.papers.long2rag.claims import WHOLE, question_kpr, truncation_floor, variant_floor
+from lcrag.metrics.kpr import question_kpr_wide
+from lcrag.papers.long2rag.claims import WHOLE, truncation_floor, variant_floor
 from lcrag.papers.long2rag.trend_claims import lexical_pair
 from lcrag.stats import bootstrap_diff
 from lcrag.synthesis import UNCORROBORATED, Family, bars, comparison, group_means, load_table, window_cut
@@ -102,7 +103,7 @@ def comparisons(
     out = []
     for model, judge in judges.items():
         g = questions[(questions["model"] == model) & (questions["judge"] == judge)]
-        wide = question_kpr(g, judge)
+        wide = question_kpr_wide(g, judge)
         if "none" not in wide:
             continue
         whole_floor = truncation_floor(wide)

@@ -16,15 +16,9 @@ from __future__ import annotations
 import pandas as pd
 
 from lcrag.data.long2rag import CATEGORIES
-from lcrag.papers.tables import paper_table
+from lcrag.papers.tables import printed_table
 
 PAPER = "long2rag"
-
-
-def _read(name: str) -> pd.DataFrame:
-    """The paper table ``name``, every cell as printed (a string): numbers are read by ``int`` / ``float`` below,
-    exactly as Python reads the literal."""
-    return paper_table(PAPER, name, dtype=str)
 
 
 def _number(text: str) -> int | float:
@@ -33,29 +27,29 @@ def _number(text: str) -> int | float:
 
 #: Fig. 11: questions per category (they sum to the paper's questions), in Table 1's column order.
 PAPER_CATEGORY_COUNTS: dict[str, int] = {
-    c: int(n) for c, n in _read("category_counts")[["category", "questions"]].itertuples(index=False)
+    c: int(n) for c, n in printed_table(PAPER, "category_counts")[["category", "questions"]].itertuples(index=False)
 }
 
 #: Numbers stated in the text (§1, §3, §6, App. A) that C17, C18, C20, C21 are about: quantity -> value (ints as
 #: ints, percentages as fractions).
 PAPER_NUMBERS: dict[str, int | float] = {
-    q: _number(v) for q, v in _read("numbers")[["quantity", "value"]].itertuples(index=False)
+    q: _number(v) for q, v in printed_table(PAPER, "numbers")[["quantity", "value"]].itertuples(index=False)
 }
 
-_EDGES = _read("length_bins")
+_EDGES = printed_table(PAPER, "length_bins")
 #: Fig. 6's input-length bin edges (tokens, for windows of 32k+) and Fig. 7's generation-length edges.
 PAPER_INPUT_EDGES = tuple(int(e) for e in _EDGES.loc[_EDGES["axis"] == "input", "edge"])
 PAPER_OUTPUT_EDGES = tuple(int(e) for e in _EDGES.loc[_EDGES["axis"] == "generation", "edge"])
 
 TABLE1_COLUMNS = (*CATEGORIES, "Average")
 #: Table 2's columns, as our document variants: trunc512, trunc1024, trunc2048, snippet, summary, none.
-TABLE2_COLUMNS = tuple(c for c in _read("table2").columns if c not in ("model", "source"))
+TABLE2_COLUMNS = tuple(c for c in printed_table(PAPER, "table2").columns if c not in ("model", "source"))
 
 
 def paper_table1() -> pd.DataFrame:
     """Table 1 long: model, size, column (8 categories and Average), paper_kpr, n_questions (Fig. 11; their sum for
     Average)."""
-    t = _read("table1")
+    t = printed_table(PAPER, "table1")
     columns = tuple(c for c in t.columns if c not in ("model", "size", "source"))
     if columns != TABLE1_COLUMNS:
         raise ValueError(f"Table 1 columns {columns}, expected {TABLE1_COLUMNS}")
@@ -79,7 +73,7 @@ def paper_table1_wide() -> pd.DataFrame:
 def paper_table2() -> pd.DataFrame:
     """Table 2 long: model, variant (``trunc512`` ... ``none``), paper_kpr."""
     rows = []
-    for r in _read("table2").to_dict("records"):
+    for r in printed_table(PAPER, "table2").to_dict("records"):
         for v in TABLE2_COLUMNS:
             rows.append({"model": r["model"], "variant": v, "paper_kpr": float(r[v])})
     return pd.DataFrame(rows)
@@ -87,7 +81,7 @@ def paper_table2() -> pd.DataFrame:
 
 def paper_table3() -> pd.DataFrame:
     """Table 3 realigned by model: model, paper_gpt4o, paper_llama3, rank_gpt4o, rank_llama3 (1 = best)."""
-    printed = _read("table3")
+    printed = printed_table(PAPER, "table3")
     gpt = {m: float(x) for m, x in zip(printed["gpt4o_model"], printed["gpt4o_kpr"], strict=True)}
     llama = {m: float(x) for m, x in zip(printed["llama3_model"], printed["llama3_kpr"], strict=True)}
     if set(gpt) != set(llama):
@@ -102,7 +96,7 @@ def paper_table3() -> pd.DataFrame:
 def paper_table4() -> pd.DataFrame:
     """Table 4: model, paper_kpp, paper_kpr, paper_kpf, paper_length."""
     rows = []
-    for r in _read("table4").to_dict("records"):
+    for r in printed_table(PAPER, "table4").to_dict("records"):
         rows.append({"model": r["model"], "paper_kpp": float(r["kpp"]), "paper_kpr": float(r["kpr"]),
                      "paper_kpf": float(r["kpf"]), "paper_length": float(r["length"])})
     return pd.DataFrame(rows)

@@ -24,7 +24,9 @@ The paper's numbers and its claims (no model call):
   (``derived_checks``);
 - :mod:`~lcrag.papers.longrag.claims_paper`: claims C1-C18 decided on the paper's tables;
 - :mod:`~lcrag.papers.longrag.differences`: paired bootstrap differences between strategies on our runs;
-- :mod:`~lcrag.papers.longrag.claims_runs`: the behavioural claims decided on our runs;
+- :mod:`~lcrag.papers.longrag.claims_runs`: the behavioural claims decided on our runs, and
+  :mod:`~lcrag.papers.longrag.claims_sections` those on the grid and transfer sections; what both share (the
+  chapter's floor rule) is in :mod:`~lcrag.papers.longrag.claims_common`;
 - :mod:`~lcrag.papers.longrag.comparison`: the chapter's family in the synthesis (declared, with the paper, in
   :mod:`~lcrag.papers.longrag.chapter`).
 

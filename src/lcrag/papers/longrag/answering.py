@@ -192,7 +192,7 @@ def floor_sentence(table: pd.DataFrame, cells: Sequence[str], what: str, main: p
     """What an :func:`f1_table` (F1 x 100, one row a cell named by the ``cells`` columns, the last of them the one
     the table compares: setting, component) can say about ``what``, written from the table: whether it compares
     anything, which cells are at the floor, a mean F1 below :data:`lcrag.book.verdicts.FLOOR_SCORE` (the rule of
-    the chapter's claims, :func:`lcrag.papers.longrag.claims_runs.floored_datasets`), and how many questions each
+    the chapter's claims, :func:`lcrag.papers.longrag.claims_common.floored_datasets`), and how many questions each
     rests on. With every cell at the floor, ``main`` (the :func:`f1_table` of every question at the default
     setting) gives the same strategies' F1 there, when some of it is above the floor: the floor is these questions'."""
     compared = table[cells[-1]].unique() if not table.empty else []

@@ -6,97 +6,34 @@ retrieval setting of C16a when the results carry them) on our runs, with the pai
 :func:`lcrag.papers.longrag.differences.strategy_differences`, and the paper's central claim C1 (LongRAG beats
 long-context LLMs) as E&F against our long-context arm, Full. Claim ids end in ``-ours``. The claims on the grid
 and the transfer sections (C16a, C14) are in :mod:`lcrag.papers.longrag.claims_sections`; the same claims on the
-paper's own tables are in :mod:`lcrag.papers.longrag.claims_paper`.
+paper's own tables are in :mod:`lcrag.papers.longrag.claims_paper`; the floor rule and the rest both modules share
+are in :mod:`lcrag.papers.longrag.claims_common`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 
 import pandas as pd
 
-from lcrag.book import verdicts
 from lcrag.book.claims import all_of, greater, less
-from lcrag.book.verdicts import per_unit_floor
+from lcrag.papers.longrag.claims_common import (
+    f1_floor,
+    floor_note,
+    floored_datasets,
+    intervals_text,
+    majority,
+    not_run,
+)
 from lcrag.papers.longrag.claims_paper import MARGINAL_POINTS
+from lcrag.papers.longrag.claims_sections import check_settings, check_transfer
 from lcrag.papers.longrag.differences import RUN_PAIRS, check_results, strategy_differences
 from lcrag.papers.longrag.names import DEFAULT_SETTING, STRATEGIES
 from lcrag.papers.longrag.recomputed import TOKEN_ORDER, strategy_pairwise
-from lcrag.stats import signed_interval
-
-
-def _majority(verdicts: Sequence[bool | None]) -> bool | None:
-    """True if more than half passed, False once a majority can no longer pass, None otherwise."""
-    n = len(verdicts)
-    if n == 0:
-        return None
-    if sum(v is True for v in verdicts) > n / 2:
-        return True
-    if sum(v is False for v in verdicts) >= n - n // 2:
-        return False
-    return None
 
 
 def _negate(v: bool | None) -> bool | None:
     return None if v is None else not v
-
-
-def _fmt(rows: pd.DataFrame) -> str:
-    """``dataset +3.1 [-1.0, +7.2] (n=30)`` per row, in F1 points; when the rows hold more than one pair of
-    strategies (C11: E&F against each other one), each names its pair: ``dataset E&F − R&B +3.1 [...]``."""
-    several = len(rows[["a", "b"]].drop_duplicates()) > 1
-
-    def pair(r) -> str:
-        return f" {r.a} − {r.b}" if several else ""
-
-    return "; ".join(
-        f"{r.dataset}{pair(r)} {signed_interval(r.diff, r.diff_lo, r.diff_hi)} (n={r.n_questions})"
-        for r in rows.itertuples()
-    )
-
-
-def floored_datasets(rows: pd.DataFrame, strategies) -> dict[str, str]:
-    """The datasets on which a claim about ``strategies`` cannot be decided, each with its reason: one of the
-    strategies has a mean F1 (0-1) below the floor there (:func:`lcrag.book.verdicts.floor_reason`).
-
-    The chapter's floor rule, in one place: its claims (:func:`run_claims`) and its comparison in the synthesis
-    (:mod:`lcrag.papers.longrag.comparison`) both ask it (:func:`dataset_floor`), so they always agree."""
-    from lcrag.book.verdicts import floor_reason
-
-    means = rows[rows["strategy"].isin(list(strategies))].groupby(["dataset", "strategy"], sort=False)["f1"].mean()
-    out = {}
-    for d, by_s in means.groupby(level="dataset", sort=False):
-        reason = floor_reason({f"{s} on {d} (mean F1)": {"score": float(f)} for (_, s), f in by_s.items()})
-        if reason:
-            out[d] = reason
-    return out
-
-
-def _floors(rows: pd.DataFrame, strategies) -> tuple[str | None, str]:
-    """(floor reason, evidence note) of a claim on ``strategies`` (:func:`lcrag.book.verdicts.per_unit_floor`
-    over datasets): not testable only when every dataset is floored; floored datasets decide nothing."""
-    return dataset_floor(rows, strategies)[1:]
-
-
-def dataset_floor(rows: pd.DataFrame, strategies) -> tuple[list[str], str | None, str]:
-    """The chapter's floor rule for a comparison of ``strategies`` over datasets (:func:`floored_datasets`,
-    :func:`lcrag.book.verdicts.per_unit_floor`): (the datasets that decide it, the reason it is *not testable with
-    this model* when every dataset is floored else None, the evidence note naming the floored datasets)."""
-    ran = list(dict.fromkeys(rows.loc[rows["strategy"].isin(list(strategies)), "dataset"]))
-    floored = floored_datasets(rows, strategies)
-    reason, note = per_unit_floor(floored, ran)
-    return [d for d in ran if d not in floored], reason, note
-
-
-def f1_floor(rows: pd.DataFrame, strategies) -> str | None:
-    """Why a claim on ``strategies`` is *not testable with this model*: on every dataset one of them is at the
-    floor (:func:`floored_datasets`); None when some dataset can decide it."""
-    return _floors(rows, strategies)[0]
-
-
-def _floor_note(rows: pd.DataFrame, strategies) -> str:
-    """``; not deciding (at the floor): ...`` for the floored datasets when others decide the claim."""
-    return _floors(rows, strategies)[1]
 
 
 def _pick_generator(results: pd.DataFrame, generator: str | None, ledger) -> str:
@@ -154,7 +91,7 @@ def run_claims(
     (:mod:`lcrag.papers.longrag.claims_sections`). Claim ids end in ``-ours``; a dataset decides a
     comparison only when its interval excludes the threshold, so small samples give *inconclusive*; a dataset on
     which a strategy the claim compares has a mean F1 at the floor decides nothing, and a claim with every dataset
-    at the floor (:func:`f1_floor`) is *not testable with this model*.
+    at the floor (:func:`~lcrag.papers.longrag.claims_common.f1_floor`) is *not testable with this model*.
     Returns the differences table the verdicts came from (:func:`strategy_differences`).
     """
     check_results(results)
@@ -180,26 +117,26 @@ def run_claims(
 
     def evidence(*strategies: str) -> str:
         compared = strategies or STRATEGIES
-        return ev + inputs_note(main[main["strategy"].isin(compared)]) + _floor_note(main, compared)
+        return ev + inputs_note(main[main["strategy"].isin(compared)]) + floor_note(main, compared)
 
     def unrun(*strategies: str) -> str | None:
         return not_run(main, strategies or STRATEGIES)
 
     ledger.check(
         "C1-ours",
-        our_value=_fmt(pair("E&F", "Full")) or "not run",
+        our_value=intervals_text(pair("E&F", "Full")) or "not run",
         passed=all_of(tests("E&F", "Full")),
         evidence=f"our runs ({gen}); per dataset E&F − Full F1 difference in points (section 5's Full − E&F, "
         "reversed), paired bootstrap 95% CI over questions; the paper's long-context LLMs are other models, Full is "
         "the same generator given the whole context" + inputs_note(main[main["strategy"].isin(["E&F", "Full"])])
-        + _floor_note(main, ["E&F", "Full"]),
+        + floor_note(main, ["E&F", "Full"]),
         floor=floor("E&F", "Full"),
         not_run=unrun("E&F", "Full"),
         anchor="longrag-differences",
     )
     ledger.check(
         "C4-ours",
-        our_value=_fmt(pair("E&F", "R&B")) or "not run",
+        our_value=intervals_text(pair("E&F", "R&B")) or "not run",
         passed=all_of(tests("E&F", "R&B")),
         evidence=evidence("E&F", "R&B"),
         floor=floor("E&F", "R&B"),
@@ -208,7 +145,7 @@ def run_claims(
     not_robust = _negate(all_of(tests("R&L", "R&B")))  # robust = significantly above R&B on every dataset
     ledger.check(
         "C8-ours",
-        our_value=_fmt(pair("R&L", "R&B")) or "not run",
+        our_value=intervals_text(pair("R&L", "R&B")) or "not run",
         passed=not_robust,
         evidence=evidence("R&L", "R&B"),
         floor=floor("R&L", "R&B"),
@@ -225,8 +162,8 @@ def run_claims(
             cid,
             f"Ext beats {b} on most datasets",
             paper_value=cells("Ext", b),
-            our_value=_fmt(pair("Ext", b)) or "not run",
-            passed=_majority(tests("Ext", b)),
+            our_value=intervals_text(pair("Ext", b)) or "not run",
+            passed=majority(tests("Ext", b)),
             evidence=evidence("Ext", b),
             floor=floor("Ext", b),
             not_run=unrun("Ext", b),
@@ -237,7 +174,7 @@ def run_claims(
         f"The filter alone helps only marginally: the 95 % CI of Fil − R&B lies at or below "
         f"{MARGINAL_POINTS:g} points on every dataset",
         paper_value=f"mean Fil − R&B small; {cells('Fil', 'R&B', 'cells > 0')}",
-        our_value=_fmt(pair("Fil", "R&B")) or "not run",
+        our_value=intervals_text(pair("Fil", "R&B")) or "not run",
         passed=all_of([_negate(v) for v in big]),
         evidence=evidence("Fil", "R&B"),
         floor=floor("Fil", "R&B"),
@@ -245,18 +182,16 @@ def run_claims(
     )
     ledger.check(
         "C11-ours",
-        our_value=_fmt(diffs[(diffs["a"] == "E&F") & diffs["b"].isin(STRATEGIES)]) or "not run",
-        passed=_majority(_ef_best(diffs, floored_datasets(main, STRATEGIES))),
+        our_value=intervals_text(diffs[(diffs["a"] == "E&F") & diffs["b"].isin(STRATEGIES)]) or "not run",
+        passed=majority(_ef_best(diffs, floored_datasets(main, STRATEGIES))),
         evidence=evidence(),
         floor=floor(),
         not_run=unrun(),
     )
     if "tokens" in rows.columns:
         _check_tokens_ours(ledger, main, tests("E&F", "R&B"), gen, floor("E&F", "R&B"),
-                           inputs_note(main[main["strategy"].isin(TOKEN_ORDER)]) + _floor_note(main, ["E&F", "R&B"]),
-                           _fmt(pair("E&F", "R&B")))
-    from lcrag.papers.longrag.claims_sections import check_settings, check_transfer
-
+                           inputs_note(main[main["strategy"].isin(TOKEN_ORDER)]) + floor_note(main, ["E&F", "R&B"]),
+                           intervals_text(pair("E&F", "R&B")))
     if settings is not None:
         check_settings(ledger, settings[settings["generator"] == gen], gen, n, seed, main=main)
     elif "setting" in rows.columns:
@@ -264,12 +199,6 @@ def run_claims(
     if transfer is not None:
         check_transfer(ledger, main, transfer, gen, n, seed)
     return diffs
-
-
-def not_run(rows: pd.DataFrame, strategies: Collection[str], column: str = "strategy") -> str | None:
-    """Why a claim comparing ``strategies`` cannot be tested on ``rows`` (the run left some out: a profile's
-    ``strategies``, ``grid``), or None when every one of them ran (:func:`lcrag.book.verdicts.not_run`)."""
-    return verdicts.not_run(strategies, rows[column])
 
 
 def _ef_best(diffs: pd.DataFrame, floored: Collection[str] = ()) -> list[bool | None]:
@@ -296,7 +225,8 @@ def _check_tokens_ours(ledger, rows: pd.DataFrame, ef_vs_rb: list[bool | None], 
                        floor: str | None = None, note: str = "", ef_rb: str = "") -> None:
     """C13 on our runs: mean generator input tokens in C13's order per dataset, and E&F beats R&B (datasets
     where E&F or R&B is at the floor decide neither part: what the extractor and filter feed is the model's).
-    ``ef_rb``: the E&F − R&B intervals (:func:`_fmt`), shown in the evidence: with the order holding, they decide."""
+    ``ef_rb``: the E&F − R&B intervals (:func:`~lcrag.papers.longrag.claims_common.intervals_text`), shown in the
+    evidence: with the order holding, they decide."""
     means = rows.groupby(["dataset", "strategy"])["tokens"].mean().unstack()
     order = [s for s in TOKEN_ORDER if s in means.columns]
     floored = floored_datasets(rows, ["E&F", "R&B"])

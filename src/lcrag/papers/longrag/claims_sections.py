@@ -1,11 +1,12 @@
 """LongRAG's claims on the chapter's two small sections, decided on our runs: the chunk size × top-k grid
 (C16a-ours, the paper's Tables 6-8) and the component transfer (C14-ours, Tables 9-11).
 
-Both follow the rules of the chapter's other claims on our runs (:mod:`lcrag.papers.longrag.claims_runs`): per
-dataset, a paired bootstrap 95 % interval over the section's questions decides (one that contains 0 leaves the
-dataset undecided: *inconclusive*); a dataset on which an arm the claim compares has a mean F1 at the floor decides
-nothing, and with every dataset there the claim is *not testable with this model*; a run that left the section out
-cannot test it (*not testable*, ``not run``). Each claim's value names the number of questions per dataset.
+Both follow the rules of the chapter's other claims on our runs (:mod:`lcrag.papers.longrag.claims_runs`; the
+helpers both use are in :mod:`lcrag.papers.longrag.claims_common`): per dataset, a paired bootstrap 95 % interval
+over the section's questions decides (one that contains 0 leaves the dataset undecided: *inconclusive*); a dataset
+on which an arm the claim compares has a mean F1 at the floor decides nothing, and with every dataset there the
+claim is *not testable with this model*; a run that left the section out cannot test it (*not testable*, ``not
+run``). Each claim's value names the number of questions per dataset.
 :func:`lcrag.papers.longrag.claims_runs.run_claims` calls them.
 """
 
@@ -15,7 +16,14 @@ import pandas as pd
 
 from lcrag.book.claims import all_of, greater
 from lcrag.book.verdicts import FLOOR_SCORE, PARTIAL_FLOOR
-from lcrag.papers.longrag.claims_runs import _floor_note, _fmt, _majority, f1_floor, floored_datasets, not_run
+from lcrag.papers.longrag.claims_common import (
+    f1_floor,
+    floor_note,
+    floored_datasets,
+    intervals_text,
+    majority,
+    not_run,
+)
 from lcrag.papers.longrag.differences import RESULT_COLUMNS, strategy_differences
 
 #: The settings C16a compares (the paper: smaller chunks with a larger top-k at a similar context length).
@@ -77,12 +85,12 @@ def check_settings(ledger, rows: pd.DataFrame, gen: str, n: int = 2000, seed: in
     ev = f"our runs ({gen}); the chunk size × top-k grid (section 6)"
     floored = floored_datasets(ef, [SMALL, LARGE])
     floor, note = (None, "") if unrun else _few_questions(
-        f1_floor(ef, [SMALL, LARGE]), _floor_note(ef, [SMALL, LARGE]), _questions(diffs), ef[ef["strategy"] == SMALL],
+        f1_floor(ef, [SMALL, LARGE]), floor_note(ef, [SMALL, LARGE]), _questions(diffs), ef[ef["strategy"] == SMALL],
         main, "grid")
     ledger.check(
         "C16a-ours",
-        our_value=_fmt(diffs) or "not run",
-        passed=_majority(_per_dataset(diffs, floored)),
+        our_value=intervals_text(diffs) or "not run",
+        passed=majority(_per_dataset(diffs, floored)),
         evidence=ev if unrun else f"{ev}, {_questions(diffs)}: E&F at 200×7 − E&F at 500×3, F1 difference in points, "
         "paired bootstrap 95% CI over questions" + note,
         floor=floor,
@@ -115,11 +123,11 @@ def check_transfer(ledger, main: pd.DataFrame, transfer: pd.DataFrame, gen: str,
                      ignore_index=True)
     diffs = strategy_differences(rows, [(moved, "E&F")], n=n, seed=seed)
     floored = floored_datasets(rows, [moved, "E&F"])
-    floor, note = _few_questions(f1_floor(rows, [moved, "E&F"]), _floor_note(rows, [moved, "E&F"]),
+    floor, note = _few_questions(f1_floor(rows, [moved, "E&F"]), floor_note(rows, [moved, "E&F"]),
                                  _questions(diffs), rows[rows["strategy"] == "E&F"], main, "transfer")
     ledger.check(
         "C14-ours",
-        our_value=_fmt(diffs) or "not run",
+        our_value=intervals_text(diffs) or "not run",
         passed=all_of(_per_dataset(diffs, floored)),
         evidence=f"our runs ({gen}, the generator in both arms); the transfer (section 7), {_questions(diffs)}: E&F "
         f"with the extractor and filter on {components[0]} (not fine-tuned, unlike the paper's ChatGLM3-6B) − E&F "

@@ -3,7 +3,7 @@
 
 Reads the chapter's ``answers.csv`` (one row per dataset x question x generator x strategy, with its F1) and
 pairs the Full arm with each of the paper's five strategies over (dataset, question), on the datasets the
-chapter's floor rule lets decide (:func:`lcrag.papers.longrag.claims_runs.dataset_floor`); Closed is shown, not
+chapter's floor rule lets decide (:func:`lcrag.papers.longrag.claims_common.dataset_floor`); Closed is shown, not
 compared.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lcrag.papers.longrag.claims_runs import dataset_floor
+from lcrag.papers.longrag.claims_common import dataset_floor
 from lcrag.stats import bootstrap_diff
 from lcrag.synthesis import Family, bar_panel, comparison, group_means, load_table, window_cut
 from lcrag.text import join_words
@@ -38,7 +38,7 @@ def summary(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.Da
 
 def comparisons(questions: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> list[dict]:
     """The Full arm vs each of the paper's strategies, paired over (dataset, question), under the chapter's floor
-    rule (:func:`lcrag.papers.longrag.claims_runs.dataset_floor`, the one its claims use): a dataset where either
+    rule (:func:`lcrag.papers.longrag.claims_common.dataset_floor`, the one its claims use): a dataset where either
     arm's mean F1 is at the floor decides nothing and is left out of the pairs (the evidence names it); with every
     dataset at the floor the comparison is *not testable with this model*. ``long_context``: :func:`full_context`;
     ``scope``: the datasets the difference rests on where some were left out (:func:`dataset_scope`)."""

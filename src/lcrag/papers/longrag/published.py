@@ -14,12 +14,9 @@ from functools import cache
 import pandas as pd
 
 from lcrag.papers.longrag.names import DATASETS, SETTINGS, STRATEGIES, TRANSFER_ARMS, llm_name
-from lcrag.papers.tables import paper_table
+from lcrag.papers.tables import printed_table
 
-
-def _read(name: str) -> pd.DataFrame:
-    """A table of this paper, every cell as the printed text."""
-    return paper_table("longrag", name, dtype=str)
+PAPER = "longrag"
 
 
 def _number(text: str) -> float:
@@ -42,7 +39,7 @@ def _value_and_gain(cell: str) -> tuple[float, float]:
 @cache
 def _table1() -> pd.DataFrame:
     records = []
-    for row in _read("table1").to_dict("records"):
+    for row in printed_table(PAPER, "table1").to_dict("records"):
         for dataset in (*DATASETS, "average"):
             value, gain = _value_and_gain(row[dataset])
             records.append(
@@ -72,7 +69,7 @@ def paper_table2() -> pd.DataFrame:
     """Table 2 (data statistics): dataset, statistic (as printed), paper_value. Lengths are word counts."""
     records = [
         {"dataset": d, "statistic": row["statistic"], "paper_value": _number(row[d])}
-        for row in _read("table2").to_dict("records")
+        for row in printed_table(PAPER, "table2").to_dict("records")
         for d in DATASETS
     ]
     return pd.DataFrame(records)
@@ -81,7 +78,7 @@ def paper_table2() -> pd.DataFrame:
 @cache
 def _table3() -> pd.DataFrame:
     records = []
-    for row in _read("table3").to_dict("records"):
+    for row in printed_table(PAPER, "table3").to_dict("records"):
         for dataset in DATASETS:
             for strategy in STRATEGIES:
                 records.append(
@@ -104,7 +101,7 @@ def paper_table3() -> pd.DataFrame:
 
 def paper_table4() -> pd.DataFrame:
     """Table 4 (ReAct with GPT-3.5-Turbo): model, dataset (incl. ``average``), paper_f1."""
-    (row,) = _read("table4").to_dict("records")
+    (row,) = printed_table(PAPER, "table4").to_dict("records")
     columns = (*DATASETS, "average")
     return pd.DataFrame(
         {"model": row["model"], "dataset": columns, "paper_f1": [_number(row[d]) for d in columns]},
@@ -116,7 +113,7 @@ def paper_table5() -> pd.DataFrame:
 
     The paper prints no average. Strategy 1 (answer with the last round's chunks) is Table 1's Self-RAG row.
     """
-    (row,) = _read("table5").to_dict("records")
+    (row,) = printed_table(PAPER, "table5").to_dict("records")
     return pd.DataFrame(
         {"model": row["model"], "dataset": DATASETS, "paper_f1": [_number(row[d]) for d in DATASETS]}
     )
@@ -125,7 +122,7 @@ def paper_table5() -> pd.DataFrame:
 @cache
 def _tables_6_8() -> pd.DataFrame:
     records = []
-    for row in _read("tables_6_8").to_dict("records"):
+    for row in printed_table(PAPER, "tables_6_8").to_dict("records"):
         group, model = row["group"], row["model"]
         for setting in SETTINGS:
             chunk, k = setting.split("*")
@@ -154,7 +151,7 @@ def paper_tables_6_8() -> pd.DataFrame:
 @cache
 def _tables_9_11() -> pd.DataFrame:
     records = []
-    for row in _read("tables_9_11").to_dict("records"):
+    for row in printed_table(PAPER, "tables_9_11").to_dict("records"):
         model = row["model"]
         for arm in TRANSFER_ARMS:
             transfer = arm.startswith("E&F w/ SFT")
@@ -180,7 +177,7 @@ def paper_tables_9_11() -> pd.DataFrame:
 @cache
 def _tables_12_14() -> pd.DataFrame:
     records = []
-    for row in _read("tables_12_14").to_dict("records"):
+    for row in printed_table(PAPER, "tables_12_14").to_dict("records"):
         for strategy in STRATEGIES:
             records.append(
                 {
@@ -205,7 +202,7 @@ def paper_table15() -> pd.DataFrame:
     columns = (*DATASETS, "qasper")
     records = [
         {"data_type": row["data type"], "dataset": d, "paper_value": _number(row[d])}
-        for row in _read("table15").to_dict("records")
+        for row in printed_table(PAPER, "table15").to_dict("records")
         for d in columns
     ]
     return pd.DataFrame(records)

@@ -11,6 +11,7 @@ import pandas as pd
 from lcrag.judges.insight import judge_prompt, parse_judgment, run_judge
 from lcrag.metrics.summhay import (
     NONE,
+    citation_prf,
     extract_citations,
     micro_average,
     score_insights,
@@ -230,16 +231,8 @@ def oracle_citation_ceiling(haystacks: Mapping, tokenizer, budget: int) -> pd.Da
             ctx = {i + 1 for _, i in token_limited(texts, ranked(oracle_scores(h, sid)), budget, tokenizer)}
             for iid in h.insights.loc[h.insights["subtopic_id"] == sid, "insight_id"]:
                 g = gold.get(iid, set())
-                r = len(g & ctx) / len(g) if g else 0.0
-                rows.append(
-                    {
-                        "haystack": name,
-                        "subtopic_id": sid,
-                        "insight_id": iid,
-                        "recall": r,
-                        "f1": 2 * r / (1 + r) if r else 0.0,
-                    }
-                )
+                _, r, f1 = citation_prf(g & ctx, g)  # precision 1 (0 when none of g is in context)
+                rows.append({"haystack": name, "subtopic_id": sid, "insight_id": iid, "recall": r, "f1": f1})
     per = pd.DataFrame(rows)
     out = per.groupby("haystack", sort=False).agg(
         subtopics=("subtopic_id", "nunique"),

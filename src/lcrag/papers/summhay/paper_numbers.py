@@ -27,15 +27,11 @@ from lcrag.papers.summhay.names import (
     SUMMARIZERS,
     TABLE4_EVALUATORS,
 )
-from lcrag.papers.tables import paper_table
+from lcrag.papers.tables import printed_table
 
+PAPER = "summhay"
 #: How the paper prints a value it does not have ("not run").
 NOT_RUN = "–"
-
-
-def _table(name: str) -> pd.DataFrame:
-    """A table of this paper with every cell as printed (a string)."""
-    return paper_table("summhay", name, dtype=str)
 
 
 def _value(text: str) -> float | None:
@@ -50,9 +46,9 @@ def _by_metric(table: pd.DataFrame, columns) -> dict[str, dict[str, tuple]]:
     return out
 
 
-_T2 = _table("table2")
+_T2 = printed_table(PAPER, "table2")
 _T2_HUMAN = _T2["summarizer"] == "human"
-_WB = _table("table2_words_per_bullet").set_index("summarizer")["words_per_bullet"]
+_WB = printed_table(PAPER, "table2_words_per_bullet").set_index("summarizer")["words_per_bullet"]
 
 #: Table 2: ``{metric: {summarizer: (Rand, Vect, LongE, KWs, RR3, Orac, Full)}}`` (the printed headers,
 #: :data:`~lcrag.papers.summhay.names.PAPER_COLUMNS`), without the Human Perf. row.
@@ -65,21 +61,21 @@ PAPER_HUMAN = {
 PAPER_WORDS_PER_BULLET = {s: float(v) for s, v in _WB.drop("human").items()}
 
 #: Table 5: citation precision and recall, (Oracle, Full).
-PAPER_TABLE5: dict[str, dict[str, tuple]] = _by_metric(_table("table5"), ("Orac", "Full"))
+PAPER_TABLE5: dict[str, dict[str, tuple]] = _by_metric(printed_table(PAPER, "table5"), ("Orac", "Full"))
 
 #: Table 3: Joint in the full-context setting by document order (Top, Bottom, Random) and the sensitivity.
 PAPER_TABLE3 = {
     r["summarizer"]: tuple(float(r[c]) for c in ("Top", "Bottom", "Random", "Sensitivity"))
-    for r in _table("table3").to_dict("records")
+    for r in printed_table(PAPER, "table3").to_dict("records")
 }
 
 #: Table 1: (coverage correlation with humans, linking accuracy %, cost of the 200 summaries in USD).
 PAPER_TABLE1 = {
     r["evaluator"]: tuple(float(r[c]) for c in ("cov_corr", "link_acc", "cost_usd"))
-    for r in _table("table1").to_dict("records")
+    for r in printed_table(PAPER, "table1").to_dict("records")
 }
 
-_T4 = _table("table4").to_dict("records")
+_T4 = printed_table(PAPER, "table4").to_dict("records")
 #: Table 4: mean (auto - human) coverage per summarizer, for the evaluators
 #: :data:`~lcrag.papers.summhay.names.TABLE4_EVALUATORS` (GPT-4o, Claude 3 Opus, Gemini-1.5-pro).
 PAPER_TABLE4 = {r["row"]: tuple(float(r[e]) for e in TABLE4_EVALUATORS) for r in _T4}
@@ -91,28 +87,28 @@ PAPER_TABLE4_TWO_DECIMALS = {
 #: §3.4 and §1 of the paper: the benchmark's shape (integers where printed as such).
 PAPER_SHAPE = {
     r["quantity"]: int(r["value"]) if r["value"].isdigit() else float(r["value"])
-    for r in _table("shape").to_dict("records")
+    for r in printed_table(PAPER, "shape").to_dict("records")
 }
 
 #: The insights Table 2 pools: the subtopics times the insights per subtopic (§3.4).
 PAPER_INSIGHTS = round(PAPER_SHAPE["subtopics"] * PAPER_SHAPE["insights per subtopic"])
 
 #: §6: best citation F1 within a 15k-token Oracle context (cl100k_base tokens).
-PAPER_ORACLE_CEILING = float(_table("oracle_ceiling")["value"].iloc[0])
+PAPER_ORACLE_CEILING = float(printed_table(PAPER, "oracle_ceiling")["value"].iloc[0])
 
 #: Not the paper's: the released ``Eval_Benchmarking.ipynb`` cost of evaluating one summary, in USD.
 RELEASED_COST_PER_SUMMARY = {
-    r["evaluator"]: float(r["cost_usd"]) for r in _table("released_cost_per_summary").to_dict("records")
+    r["evaluator"]: float(r["cost_usd"]) for r in printed_table(PAPER, "released_cost_per_summary").to_dict("records")
 }
 
 #: The scores printed with the worked examples of Fig. 2 and Fig. 4: ``{example: {metric: score}}``.
 WORKED_EXAMPLE_SCORES = {
     r["example"]: {m: int(r[m]) for m in ("coverage", "citation", "joint")}
-    for r in _table("worked_example_scores").to_dict("records")
+    for r in printed_table(PAPER, "worked_example_scores").to_dict("records")
 }
 #: The reference documents of each insight of Fig. 2 and Fig. 4, as printed: ``{figure: {insight: ids}}``.
 WORKED_EXAMPLE_DOCUMENTS: dict[str, dict[str, tuple[int, ...]]] = {}
-for _r in _table("worked_example_documents").to_dict("records"):
+for _r in printed_table(PAPER, "worked_example_documents").to_dict("records"):
     WORKED_EXAMPLE_DOCUMENTS.setdefault(_r["figure"], {})[_r["insight"]] = tuple(map(int, _r["documents"].split()))
 del _r
 

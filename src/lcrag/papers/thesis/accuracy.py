@@ -186,15 +186,6 @@ def interaction_difference(scored: pd.DataFrame, a: tuple, b: tuple, c: tuple, d
     return {"diff": float(x.mean()), "ci": bootstrap_ci(x, n_boot=n_boot, seed=seed, bounds=(-2.0, 2.0)), "n": len(x)}
 
 
-def all_of(*verdicts: bool | None) -> bool | None:
-    """A claim made of parts: False when any part is refuted, True when every part holds, None otherwise (a part
-    may be a numpy bool)."""
-    parts = [None if v is None else bool(v) for v in verdicts]
-    if any(v is False for v in parts):
-        return False
-    return True if all(v is True for v in parts) else None
-
-
 def proportion_in(k: int, n: int, low: float | None = None, high: float | None = None) -> bool | None:
     """:func:`lcrag.book.claims.interval_in` (bounds included) for a proportion ``k / n`` on its 95 % Wilson
     interval (None for no cases)."""

@@ -7,15 +7,15 @@ their own whose model is :data:`lcrag.book.verdicts.NO_MODEL`.
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import pandas as pd
 
-from lcrag.book.claims import at_least, interval_in, within_margin
+from lcrag.book.claims import all_of, at_least, interval_in, within_margin
 from lcrag.papers.tables import declared_claims
 from lcrag.papers.thesis.accuracy import (
     RUN,
     accuracy_table,
-    all_of,
     floor_of,
     interaction_difference,
     largest_count,
@@ -42,7 +42,7 @@ from lcrag.papers.thesis.numbers import (
     rule_alone,
 )
 from lcrag.papers.thesis.patterns import fe_jaccard, pattern_counts, patterns
-from lcrag.stats import signed, signed_interval
+from lcrag.stats import percent, signed, signed_interval
 
 #: The margins of the claims decided here (0-1), as thesis/claims.csv declares them (its tolerance column).
 #: H15's "similar accuracy" (the book's margin, as the inventory reads it: "within about 2 pp"): the best RAG
@@ -50,10 +50,8 @@ from lcrag.stats import signed, signed_interval
 #: (book/verdicts.md).
 SIMILAR_MARGIN = declared_claims("thesis")["H15"].tolerance
 
-
-def _pct(x: float) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.2f}%"
-
+#: An accuracy as the claims print it: ``12.34%``, ``n/a`` where it was not measured.
+_pct = partial(percent, digits=2, unit="%", missing="n/a")
 
 #: H3's 5 pp: the spread between prompts it claims, and the margin within which CTX1 counts as "≥ BAMBOO".
 H3_MARGIN = declared_claims("thesis")["H3"].tolerance
@@ -138,10 +136,10 @@ def check_claims(
     ledger.check(
         "H1",
         our_value=" / ".join(h1[t][1] for t in TASKS),
-        passed=all_of(*(h1[t][0] for t in TASKS)),
+        passed=all_of([h1[t][0] for t in TASKS]),
         evidence="kept cases (the thesis's 77/75: on the 100 + 100 before cleaning, by our inference), bootstrap 95 % "
         "intervals: reproduced when each lies within 5 pp of the thesis's value, not reproduced when one lies wholly "
-        "outside" + rule_alone(all_of(*(h1[t][0] for t in TASKS)), ledger.model),
+        "outside" + rule_alone(all_of([h1[t][0] for t in TASKS]), ledger.model),
         anchor="thesis-claims", untestable=other_generator(ledger.model),
         **needs(kept, [("full", NO_PIPELINE, bam)]),
     )
@@ -155,13 +153,13 @@ def check_claims(
         "H2",
         our_value=f"{level} ({int(f_b['correct'].sum())}/{len(f_b)}); raw {_pct(rawp)}; parsed − raw "
         f"{signed_interval(lenient - rawp, *above, ' pp')}" if len(f_b) else "n/a",
-        passed=all_of(w, greater(lenient, rawp, ci=above)),
+        passed=all_of([w, greater(lenient, rawp, ci=above)]),
         evidence="bootstrap 95 % interval (the accuracy table's) within 3 pp of the thesis's value, and parsed − raw "
         "above 0 (paired bootstrap); not reproduced when either is wholly on the other side"
         + ("; every answer scored alike raw and parsed (the interval is the exact one for no case differing), so "
            "parsing cannot show a gain here"
            if len(f_b) and f_b["correct"].equals(f_b["correct_raw"]) else "")
-        + rule_alone(all_of(w, greater(lenient, rawp, ci=above)), ledger.model),
+        + rule_alone(all_of([w, greater(lenient, rawp, ci=above)]), ledger.model),
         anchor="thesis-claims", untestable=other_generator(ledger.model),
         **needs(kept, [("full", NO_PIPELINE, bam)]),
     )
@@ -176,8 +174,8 @@ def check_claims(
         c1_b["diff"], -H3_MARGIN, ci=c1_b["ci"])
     bottom, *_, top = sorted(fa, key=lambda q: fa[q])  # two different prompts, even when all three tie
     spread = paired_difference(grid, (*full, top), (*full, bottom), **nb) if len(vals) == 3 else None
-    h3 = None if spread is None else all_of(greater(b_c2["diff"], 0, ci=b_c2["ci"]), ctx1_level,
-                                            interval_in(spread["ci"], low=H3_MARGIN))
+    h3 = None if spread is None else all_of([greater(b_c2["diff"], 0, ci=b_c2["ci"]), ctx1_level,
+                                             interval_in(spread["ci"], low=H3_MARGIN)])
     ledger.check(
         "H3",
         our_value=" / ".join(_pct(fa[q]) for q in ("CTX1", "BAMBOO", "CTX2"))
@@ -223,7 +221,7 @@ def check_claims(
     cq = pc[(pc["pipeline"] == "CQT") & (pc["prompt"] == bam)].set_index("pattern")["count"]
     fails = cq.reindex(["F-E", "F--", "--E"]).fillna(0) if len(cq) else pd.Series(dtype=float)
     largest, largest_said = largest_count(fails, "F-E") if len(fails) else (None, "no failure pattern")
-    h7 = all_of(*order_ok, largest) if len(fails) else None
+    h7 = all_of([*order_ok, largest]) if len(fails) else None
     counts = " ".join(f"{p} {int(cq.get(p, 0))}" for p in PATTERNS) if len(cq) else "n/a"
     ledger.check(
         "H7",
@@ -257,8 +255,8 @@ def check_claims(
 
     s_t = rag_diff("CQS", "CQT", bam)
     f_s = paired_difference(kept, (*full, bam), ("rag", "CQS", bam), **nb)
-    h9 = None if math.isnan(s_t["diff"]) else all_of(at_least(s_t["diff"], s_t["ci"], 0.03),
-                                                     within_margin(f_s["ci"], 0.02))
+    h9 = None if math.isnan(s_t["diff"]) else all_of([at_least(s_t["diff"], s_t["ci"], 0.03),
+                                                      within_margin(f_s["ci"], 0.02)])
     ledger.check(
         "H9",
         our_value=_measured(s_t, f"CQS − CQT {_ci_pp(s_t)}, Full − CQS {_ci_pp(f_s)}"),
@@ -289,9 +287,9 @@ def check_claims(
                f"[{', '.join(f'{100 * x:.1f}' for x in wilson_interval(int(top_fe['count']), int(top_fe['n'])))}] %)"
                if top_fe is not None else "F-E n/a")
     measured = not (any(math.isnan(d["diff"]) for d in diffs) or math.isnan(c_b["diff"]))
-    h11 = None if not measured else all_of(
+    h11 = None if not measured else all_of([
         *(greater(d["diff"], 0, ci=d["ci"]) for d in diffs), largest_share_at_most(fe_ev, H11_NEARLY_GONE),
-        all_of(within_margin(c_b["ci"], 0.03), within_margin((-c_b["ci"][1], -c_b["ci"][0]), 0.03)))
+        all_of([within_margin(c_b["ci"], 0.03), within_margin((-c_b["ci"][1], -c_b["ci"][0]), 0.03)])])
     weakest = min(diffs, key=lambda d: d["diff"]) if measured else None
     ledger.check(
         "H11",
@@ -330,7 +328,7 @@ def check_claims(
     per_prompt = _fe_per_prompt(pats_grid)
     case28 = per_prompt.get(("meetingqa", 28), {})
     prompts = list(dict.fromkeys(pats_grid["prompt"]))
-    every = all_of(*(case28[q][0] > 0 if q in case28 else None for q in prompts)) if len(prompts) > 1 else None
+    every = all_of([case28[q][0] > 0 if q in case28 else None for q in prompts]) if len(prompts) > 1 else None
     everywhere = [f"{t} {c}" for (t, c), by in per_prompt.items()
                   if len(prompts) > 1 and all(by.get(q, (0,))[0] > 0 for q in prompts)]
     h13_runs = needs(grid, sorted(set(map(tuple, grid[RUN].drop_duplicates().to_numpy()))))
@@ -363,8 +361,8 @@ def check_claims(
     # same cases); CQT, the pipeline run on all cases, beside it
     cqt, best = token_saving(kept, "CQT", bam, **nb), best_saving(grid, bam, **nb)
     # "similar accuracy" is an equivalence claim: the best pipeline loses at most SIMILAR_MARGIN (interval)
-    h15 = None if best is None else all_of(interval_in(best["ratio_ci"], low=4),
-                                           within_margin(best["full_minus_rag"]["ci"], SIMILAR_MARGIN))
+    h15 = None if best is None else all_of([interval_in(best["ratio_ci"], low=4),
+                                            within_margin(best["full_minus_rag"]["ci"], SIMILAR_MARGIN)])
     h15_runs = needs(grid, [(*full, bam), ("rag", best["pipeline"], bam)]) if best else needs(kept, [(*full, bam)])
     if best is None:
         h15_runs["not_run"] = h15_runs["not_run"] or "RAG pipelines to choose the best from (the grid)"

@@ -79,12 +79,11 @@ def h14_verdict(t: dict) -> bool | None:
     """H14 from :func:`distance_tests`: BM25 and the word count above SVM (intervals above 0), Cosine not clearly
     above SVM ("SVM close behind": refuted only by a clear excess), and both settings concentrating the
     distributions (the IQR change's interval below 0)."""
-    from lcrag.book.claims import greater, less
-    from lcrag.papers.thesis.accuracy import all_of
+    from lcrag.book.claims import all_of, greater, less
 
     cos_above = greater(t["cosine-svm"]["diff"], 0, ci=t["cosine-svm"]["ci"]) is True
-    return all_of(not cos_above, *(greater(t[k]["diff"], 0, ci=t[k]["ci"]) for k in ("bm25-svm", "naive-svm")),
-                  *(less(t[k]["diff"], 0, ci=t[k]["ci"]) for k in ("k10", "alpha0.5")))
+    return all_of([not cos_above, *(greater(t[k]["diff"], 0, ci=t[k]["ci"]) for k in ("bm25-svm", "naive-svm")),
+                   *(less(t[k]["diff"], 0, ci=t[k]["ci"]) for k in ("k10", "alpha0.5"))])
 
 
 def _embedder_in(*tables: pd.DataFrame | None) -> str | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lcrag.papers.tables import paper_table
+from lcrag.papers.tables import paper_table, printed_table
 
 TASKS = ("meetingqa", "paperqa")
 SETTINGS = ("full", "rag", "evidence")
@@ -40,7 +40,7 @@ def _number(value) -> float | None:
 
 
 def _accuracy_text() -> pd.DataFrame:
-    return paper_table("thesis", "accuracy_text", dtype=str)  # as printed: two decimals stay two
+    return printed_table("thesis", "accuracy_text")  # as printed: two decimals stay two
 
 
 def _text_accuracy(setting: str, pipeline: str, prompt: str, task: str) -> pd.Series:

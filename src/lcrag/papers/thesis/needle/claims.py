@@ -16,7 +16,7 @@ from lcrag.book.claims import below_margin
 from lcrag.papers.tables import declared_claims, table_cell
 from lcrag.papers.thesis.needle.analysis import FOUND_RECALL
 from lcrag.papers.thesis.numbers import other_generator
-from lcrag.stats import bound, exact_interval, unpaired_bootstrap_ci
+from lcrag.stats import bound, exact_interval, percent, unpaired_bootstrap_ci
 from lcrag.text import join_words
 
 #: The margins of H4's parts, as thesis/claims.csv declares them (its tolerance column; book/verdicts.md: a claim
@@ -51,14 +51,10 @@ QUADRANTS = {
 EARLY_SHARE = int(table_cell("thesis", "needle_text", "simple", "share_pct")) / 100
 
 
-def _pct(x: float) -> str:
-    """A share in per cent for an interval's bound, to one decimal: a lower bound above 0 stays above 0, and a bound
-    next to a margin shows on which side it lies (9.9 against 10)."""
-    return f"{100 * x:.1f}"
-
-
 def _rate(k: int, n: int, ci: tuple[float, float]) -> str:
-    return f"{k} of {n} missed (95 % CI [{_pct(ci[0])}, {_pct(ci[1])}] %)"
+    """``k of n missed (95 % CI [lo, hi] %)``, the bounds in per cent to one decimal: a lower bound above 0 stays
+    above 0, and a bound next to a margin shows on which side it lies (9.9 against 10)."""
+    return f"{k} of {n} missed (95 % CI [{percent(ci[0])}, {percent(ci[1])}] %)"
 
 
 def rules() -> str:
@@ -122,7 +118,7 @@ def resolution_sentence(table: pd.DataFrame) -> str:
         done.update(same)
         what = "H4b's early window" if part == "H4b" else "the " + " and ".join(same) + " quadrants"
         g = blind[blind["part"] == part]
-        groups = ", ".join(f"{_pct(b)} % ({int(c)} cells: {join_words([title_of(m) for m in h['model']])})"
+        groups = ", ".join(f"{percent(b)} % ({int(c)} cells: {join_words([title_of(m) for m in h['model']])})"
                            for (c, b), h in g.groupby(["cells", "bound"], sort=False))
         margin = float(g["margin"].iloc[0])
         said.append(f"{what} {groups}, above the {100 * margin:.0f} % margin ({cells_needed(margin)} cells needed)")
