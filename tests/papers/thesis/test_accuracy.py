@@ -131,3 +131,13 @@ def test_the_accuracy_table_carries_chance_the_letter_prior_and_the_floor():
     acc = accuracy_table(pd.DataFrame(rows), n_boot=200).iloc[0]
     assert acc["accuracy"] == 0.25 and acc["chance"] == 0.25 and acc["letter_prior"] == 0.25
     assert acc["prior_p"] == 1.0 and bool(acc["at_floor"])
+
+
+def test_runs_are_ordered_as_the_accuracy_picture_reads_them():
+    acc = pd.DataFrame({"run": ["Evidence", "RAG BQT", "Full", "RAG CQT", "Other", "RAG BQT"],
+                        "prompt": ["BAMBOO", "CTX1", "BAMBOO", "BAMBOO", "BAMBOO", "BAMBOO"]})
+    out = accuracy.in_run_order(acc, ["CQT", "CQS", "BQT"])
+    assert out["run"].tolist() == ["Full", "RAG CQT", "RAG BQT", "RAG BQT", "Evidence", "Other"]
+    assert list(out["run"].cat.categories) == ["Full", "RAG CQT", "RAG BQT", "Evidence", "Other"]  # none unrun
+    assert out.loc[out["run"] == "RAG BQT", "prompt"].tolist() == ["CTX1", "BAMBOO"]  # as they came
+    assert not isinstance(acc["run"].dtype, pd.CategoricalDtype)  # the table saved before is left as it was

@@ -25,6 +25,15 @@ def run_label(setting: str, pipeline: str) -> str:
     return {"full": "Full", "evidence": "Evidence"}.get(setting, f"RAG {pipeline}")
 
 
+def in_run_order(acc: pd.DataFrame, pipelines: Sequence[str]) -> pd.DataFrame:
+    """``acc`` (one row per run and prompt) sorted by run, its ``run`` column ordered as a picture reads it: Full,
+    the RAG ``pipelines`` in their order, Evidence, then any other run by name."""
+    order = [run_label("full", ""), *[run_label("rag", p) for p in pipelines], run_label("evidence", "")]
+    runs = set(acc["run"])
+    run = pd.Categorical(acc["run"], [r for r in order if r in runs] + sorted(runs - set(order)), ordered=True)
+    return acc.assign(run=run).sort_values("run", kind="stable")
+
+
 def accuracy_table(
     scored: pd.DataFrame, by: Sequence[str] = RUN, *, n_boot: int = 2000, seed: int = 0
 ) -> pd.DataFrame:

@@ -53,6 +53,12 @@ def test_prefix_order_costs_least(essays):
     assert cost["prefix"] < cost["length_depth"] < cost["kamradt"] < no_reuse
     order = plan.prefix_order(cells)
     assert [c["needle_at"] for c in order] == sorted((c["needle_at"] for c in cells), reverse=True)
+    table = plan.order_costs({SMOL: cells, "half": cells[: len(cells) // 2]})  # the chapter's table of them
+    mine = table[table["model"] == SMOL].set_index("order")
+    assert list(mine.index) == ["prefix", "length_depth", "kamradt", "no reuse"]
+    assert mine["tokens_evaluated"].tolist() == [cost["prefix"], cost["length_depth"], cost["kamradt"], no_reuse]
+    assert mine.loc["no reuse", "vs_no_reuse"] == 1.0 and mine.loc["prefix", "vs_no_reuse"] == cost["prefix"] / no_reuse
+    assert table.loc[table["model"] == "half", "vs_no_reuse"].max() == 1.0  # each model against its own
 
 
 def test_a_bad_rag_mode_fails_before_any_model_is_loaded():

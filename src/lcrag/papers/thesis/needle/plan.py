@@ -4,9 +4,11 @@ that llama.cpp reuses the longest prompt prefix; what an order costs in prefill 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import pandas as pd
 
 from lcrag.papers.thesis.needle.haystack import BUFFER_TOKENS, haystack_tokens, make_haystack
 from lcrag.papers.thesis.needle.needles import Needle
@@ -164,3 +166,19 @@ def setup(model: str | None, models: Sequence[str], judge: str, lengths: Sequenc
     grid = {s: lengths_for(get_model(s), lengths_by_model.get(s, lengths), answer_tokens=answer_tokens)
             for s in specs}  # fmt: skip
     return Setup(roster.generator, specs, roster.judge, list(data.load_essays()["text"]), grid, needles_for(needles))
+
+
+#: The orders :func:`order_costs` compares, as :func:`prefix_order` names them.
+ORDERS = ("prefix", "length_depth", "kamradt")
+
+
+def order_costs(cells: Mapping[str, list[dict]]) -> pd.DataFrame:
+    """Per model (``cells``: model -> its grid's cells) and order of :data:`ORDERS`, the haystack tokens llama.cpp
+    evaluates (:func:`prefill_cost`), beside asking each cell afresh (``no reuse``); ``vs_no_reuse``: the share of
+    that."""
+    rows = [{"model": m, "order": how, "tokens_evaluated": prefill_cost(prefix_order(cs, how))}
+            for m, cs in cells.items() for how in ORDERS]
+    rows += [{"model": m, "order": "no reuse", "tokens_evaluated": sum(c["haystack_tokens"] for c in cs)}
+             for m, cs in cells.items()]
+    t = pd.DataFrame(rows)
+    return t.assign(vs_no_reuse=t["tokens_evaluated"] / t.groupby("model")["tokens_evaluated"].transform("max"))
