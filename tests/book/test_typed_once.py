@@ -1,6 +1,8 @@
-"""Each paper number is typed once (issue 19): a value of a paper's tables (``lcrag/papers/<paper>/tables/*.csv``)
-is not typed again in its chapter's modules, claims file or notebook. The declared claims' own values are checked
-in ``test_claims.py`` (``test_each_declared_paper_number_is_typed_once``)."""
+"""Each paper number is typed once (issue 19): a value of a paper's tables (``lcrag/papers/<paper>/tables/*.csv``,
+the paper inventory's derived values included) is not typed again in its chapter's modules, claims file or notebook,
+and a number of three decimals or more is not typed twice in a chapter's modules (an expected value once as a string
+and once as a float: it belongs in the tables, written from the number). The declared claims' own values are
+checked in ``test_claims.py`` (``test_each_declared_paper_number_is_typed_once``)."""
 
 from __future__ import annotations
 
@@ -17,13 +19,15 @@ TYPED_ONCE = {"long2rag": ("long2rag", "long2rag"), "summhay": ("summhay", "summ
 COMMON = {"100", "200", "300", "500", "1000", "2000"}
 #: A table value typed in a chapter's sources for another reason: (chapter, value, file) -> why.
 COINCIDENCES = {
-    ("long2rag", "0.379", "src/lcrag/papers/long2rag/checks.py"):
-        "the inventory's F1 of Phi-3's printed KPP and KPR, which equals GPT-4o's printed KPF",
     ("summhay", "0.02", "src/lcrag/papers/summhay/claims.csv"): "C18's tolerance",
     ("summhay", "10.0", "src/lcrag/papers/summhay/live_contexts.py"): "the score the Middle order gives half the irrelevant documents",
     ("summhay", "30.7", "notebooks/summhay.md"): "a Joint score of Fig. 4's Rerank3-Opus summary, recomputed",
-    ("longrag", "3.86", "src/lcrag/papers/longrag/inventory.py"):
-        "the inventory's SFT gain of ChatGLM3 on HotpotQA, not Table 1's printed gain of GPT-3.5",
+}
+#: A number of three decimals or more typed twice in a chapter's modules for another reason: (package, value) -> why.
+TYPED_TWICE = {
+    ("summhay", "0.025"): "the unseen-bound formula 1 - 0.025^(1/n), in a docstring and in the evidence it explains",
+    ("thesis", "0.001"): "the smallest p-value printed as a number (p < 0.001 below it)",
+    ("thesis", "0.005"): "H16's tolerance for the embedding sanity cosines, applied and stated in its evidence",
 }
 
 
@@ -68,3 +72,17 @@ def test_each_paper_table_value_is_typed_once(chapter):
         typed += [f"{value} in {name}" for name, text in texts.items()
                   if pattern.search(text) and (chapter, value, name) not in COINCIDENCES]
     assert typed == [], f"{chapter}: values of the paper's tables typed again: {typed}"
+
+
+@pytest.mark.parametrize("package", sorted({package for _, package in TYPED_ONCE.values()}))
+def test_no_number_of_three_decimals_is_typed_twice_in_a_chapters_modules(package):
+    """An expected value typed once as a string and once as a float (``"0.983"`` and ``0.983``), or a tolerance typed
+    where it is applied and again where it is stated, is typed twice: the value belongs in a table (``tables/``) or a
+    constant, and the strings are written from it."""
+    folder = ROOT / "src" / "lcrag" / "papers" / package
+    counts: dict[str, int] = {}
+    for path in folder.rglob("*.py"):
+        for value in re.findall(r"(?<![\w.])(\d+\.\d{3,})(?![\w]|[.,]\d)", path.read_text(encoding="utf-8")):
+            counts[value] = counts.get(value, 0) + 1
+    twice = {v: n for v, n in counts.items() if n > 1 and (package.split("/")[0], v) not in TYPED_TWICE}
+    assert twice == {}, f"{package}: numbers typed more than once (times): {twice}"

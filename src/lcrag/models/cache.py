@@ -6,6 +6,10 @@ A hit never touches the network. The API key is never part of a key nor stored.
 
 Derived tables (:func:`cached_table`): tables that depend only on data, a model's identity and parameters (the
 thesis's ranking distances, the same for every model a chapter runs on), computed once per cache directory.
+
+Memos of one JSON file (:func:`json_memo`): small values a machine computes once per file it describes (a GGUF's
+sha256, :func:`lcrag.models.model_files.model_digest`; llama.cpp's probe verdict,
+:func:`lcrag.models.llama_load.extra_bufts_safe`).
 """
 
 from __future__ import annotations
@@ -166,6 +170,30 @@ def file_lock(path: Path, timeout: float, error: type[Exception] = TimeoutError)
             yield
     except Timeout:
         raise error(f"timed out waiting for the lock {path}") from None
+
+
+MEMO_LOCK_TIMEOUT_S = 600.0
+
+
+def json_memo(path: Path, key: str, compute: Callable[[], Any], *, timeout: float = MEMO_LOCK_TIMEOUT_S,
+              error: type[Exception] = TimeoutError) -> Any:
+    """The value of ``key`` in the JSON object of the file ``path``: ``compute()`` (a JSON value) the first time,
+    then written there (indented by 1), read back afterwards. Reading, computing and writing hold the lock
+    ``path`` with the suffix ``.lock`` (:func:`file_lock`, ``timeout`` then ``error``), so processes sharing the file
+    compute a key once and lose no other key; the file is replaced whole (:func:`atomic_write_bytes`). A missing
+    or unreadable file, or one that holds no JSON object, is an empty memo."""
+    path = Path(path)
+    with file_lock(path.with_suffix(".lock"), timeout, error):
+        try:
+            memo = json.loads(path.read_text())
+        except (FileNotFoundError, ValueError):
+            memo = {}
+        if not isinstance(memo, dict):
+            memo = {}
+        if key not in memo:
+            memo[key] = compute()
+            atomic_write_bytes(path, json.dumps(memo, indent=1).encode())
+        return memo[key]
 
 
 def file_sha256(path: Path) -> str:

@@ -180,26 +180,16 @@ def extra_bufts_safe(path: str | os.PathLike) -> Verdict:
     if setting is not None:
         return Verdict(setting, "env", f"{ENV_FORCE}={int(setting)}")
     path = Path(path)
-    from lcrag.models.cache import atomic_write_bytes, file_lock
+    from lcrag.models.cache import json_memo
 
-    memo_file = _memo_path()
-    memo_file.parent.mkdir(parents=True, exist_ok=True)
-    key = _probe_key(path)
-    with file_lock(memo_file.with_suffix(".lock"), PROBE_TIMEOUT_S * 3, LlamaLoadError):
-        memo = _read_memo(memo_file)
-        if key in memo:
-            return Verdict(memo[key]["use_extra_bufts"], "cache", memo[key]["detail"])
-        verdict = probe(path)
-        memo[key] = {"use_extra_bufts": verdict.use_extra_bufts, "detail": verdict.detail}
-        atomic_write_bytes(memo_file, json.dumps(memo, indent=1).encode())
-    return verdict
+    probed: list[Verdict] = []
 
+    def fresh() -> dict:
+        probed.append(probe(path))
+        return {"use_extra_bufts": probed[0].use_extra_bufts, "detail": probed[0].detail}
 
-def _read_memo(memo_file: Path) -> dict:
-    try:
-        return json.loads(memo_file.read_text())
-    except (FileNotFoundError, ValueError):
-        return {}
+    memo = json_memo(_memo_path(), _probe_key(path), fresh, timeout=PROBE_TIMEOUT_S * 3, error=LlamaLoadError)
+    return probed[0] if probed else Verdict(memo["use_extra_bufts"], "cache", memo["detail"])
 
 
 def run_probe(path: str | os.PathLike, use_extra_bufts: bool, timeout: float = PROBE_TIMEOUT_S) -> dict:

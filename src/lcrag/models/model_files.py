@@ -9,13 +9,12 @@ from split wheels (:mod:`lcrag.models.wheels`). The embedded server (:mod:`lcrag
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 from pathlib import Path
 
 from lcrag import config
 from lcrag.models import wheels
-from lcrag.models.cache import atomic_write_bytes, file_lock, file_sha256
+from lcrag.models.cache import file_lock, file_sha256, json_memo
 from lcrag.models.registry import ModelInfo
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -106,18 +105,11 @@ def _gemma3_path() -> Path:
 
 
 def model_digest(path: Path) -> str:
-    """sha256 of a GGUF, memoised on (path, size, mtime) in the state dir: the model's identity in cache keys."""
+    """sha256 of a GGUF, memoised on (path, size, mtime) in the state dir's ``digests.json`` (:func:`json_memo`):
+    the model's identity in cache keys."""
     st = path.stat()
-    memo_file = config.state_dir() / "digests.json"
-    memo_key = f"{path.resolve()}|{st.st_size}|{int(st.st_mtime)}"
-    try:
-        memo = json.loads(memo_file.read_text())
-    except (FileNotFoundError, ValueError):
-        memo = {}
-    if memo_key not in memo:
-        memo[memo_key] = file_sha256(path)
-        atomic_write_bytes(memo_file, json.dumps(memo, indent=1).encode())
-    return memo[memo_key]
+    return json_memo(config.state_dir() / "digests.json", f"{path.resolve()}|{st.st_size}|{int(st.st_mtime)}",
+                     lambda: file_sha256(path), timeout=ASSEMBLE_LOCK_TIMEOUT_S, error=ServerError)
 
 
 def model_source(info: ModelInfo) -> dict:

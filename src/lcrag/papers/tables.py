@@ -5,7 +5,9 @@ and the claims each chapter checks, as the paper states them: ``lcrag/papers/<pa
 Each CSV is transcribed once from the paper's text (``../shared/papers/``) and says where each value comes from:
 a ``source`` column (table, figure or page) on every row. Leading lines starting with ``#`` are the file's notes
 (what was transcribed, units, symbols) and are skipped. Values are read as printed; a chapter turns them into the
-shape it needs. These numbers appear only in columns named as the paper's, never in ours.
+shape it needs. These numbers appear only in columns named as the paper's, never in ours. A paper's
+``tables/inventory.csv`` holds, the same way, the values its inventory (``../shared/papers/<paper>.md``) derives from
+the tables, with the inventory's section as source: a chapter's checks put them beside ours as expected values.
 
 A claims file types no number a table holds: its text and value columns name the cell instead, as
 ``{table:row:column}``: the cell of ``tables/<table>.csv`` under ``column``, in the one row that holds each

@@ -1,11 +1,12 @@
 """Second-stage reranking: reorder (and cut) the hits of a first-stage ranker.
 
 A :class:`Reranker` takes the query and candidate hits and returns them reordered, with new scores and
-ranks but the same chunk ``index`` and ``text``. Two are provided:
+ranks but the same chunk ``index`` and ``text``. Three are provided, built by name with :func:`make_reranker`:
 
-* :class:`FusionReranker` (the offline default): BM25 and MiniLM cosine over the candidates, fused by
+* :class:`FusionReranker` (``fusion``, the offline default): BM25 and MiniLM cosine over the candidates, fused by
   reciprocal rank. Needs nothing beyond the packages already installed.
-* :class:`CrossEncoderReranker`: a sentence-transformers cross-encoder read from a *local folder*.
+* :class:`KeepOrder` (``dense``): the first stage's order, cut to ``k``.
+* :class:`CrossEncoderReranker` (a folder's path): a sentence-transformers cross-encoder read from a *local folder*.
   Hub downloads are not attempted (this project runs offline), so a missing folder is a clear error.
 """
 
@@ -95,3 +96,26 @@ class FusionReranker:
         ]
         fused = reciprocal_rank_fusion(rankings, self.rrf_k, self.weights)
         return [Hit(hits[f.index].index, f.score, r, f.text) for r, f in enumerate(fused[:k], start=1)]
+
+
+class KeepOrder:
+    """No second stage: the first stage's hits in their order, cut to ``k``."""
+
+    def rerank(self, query: str, hits: Sequence[Hit], k: int | None = None) -> list[Hit]:
+        return list(hits[:k])
+
+
+#: The rerankers by name (else a cross-encoder folder): :func:`make_reranker`.
+RERANKERS = ("fusion", "dense")
+
+
+def make_reranker(name: str, embedder: Embedder | None = None) -> Reranker:
+    """``fusion`` (:class:`FusionReranker`, the offline default: BM25 + dense cosine over the candidates,
+    reciprocal-rank fused, with ``embedder``), ``dense`` (:class:`KeepOrder`: keep the first stage's order), or the
+    path of a local sentence-transformers cross-encoder folder (:class:`CrossEncoderReranker`; e.g. LongRAG's
+    ``mmarco-mMiniLMv2`` or its code's ``ms-marco-MiniLM-L-12-v2``, where one has been downloaded)."""
+    if name == "fusion":
+        return FusionReranker(embedder)
+    if name == "dense":
+        return KeepOrder()
+    return CrossEncoderReranker(name)

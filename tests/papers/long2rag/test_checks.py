@@ -29,6 +29,19 @@ def test_derived_checks():
     assert len(paper_checks.inconsistencies()) == 13
 
 
+def test_the_inventorys_values_are_read_from_its_table_and_written_as_it_prints_them():
+    from lcrag.papers.long2rag.numbers import INVENTORY_DERIVED
+
+    assert len(INVENTORY_DERIVED) == 10 and paper_checks.AVERAGE_TOL == INVENTORY_DERIVED["Table 1 Average tolerance"]
+    expected = paper_checks.derived_checks().set_index("check")["expected"]
+    assert expected["Table 1: Average = question-weighted mean of categories (all 9 models, within 0.003)"] == (
+        "<= 0.003 (max 0.0026, GPT-4-Turbo)")
+    assert [expected[c] for c in ("Table 3: Spearman rho between evaluators", "Table 3: Kendall tau",
+                                  "Table 3: Pearson r", "Table 3: mean gap Llama3-70B - GPT-4o")] == [
+        "0.983", "0.944", "0.978", "+0.108"]
+    assert list(expected.filter(like="Table 4: F1 of printed")) == ["0.415", "0.379"]
+
+
 def test_the_category_table_lists_every_paper_category_so_its_counts_sum_to_the_papers():
     """Our rule gives no item the Hypothetical category: its row is still there (0 items, no example), so the
     paper_n column (Fig. 11) adds up to the paper's 280 questions."""

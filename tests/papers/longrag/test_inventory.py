@@ -1,9 +1,16 @@
 """LongRAG's inventory checks (lcrag.papers.longrag.inventory): a disagreeing check is shown in full; an expected
-value corrected from the paper's text says so."""
+value corrected from the paper's text says so; the inventory's values are read from tables/inventory.csv."""
 
 from __future__ import annotations
 
-from lcrag.papers.longrag.inventory import CORRECTED, derived_checks, disagreements_markdown
+from lcrag.papers.longrag.inventory import (
+    CORRECTED,
+    INVENTORY_EF_MINUS_EXT,
+    INVENTORY_SFT_GAINS,
+    INVENTORY_TABLE1_GAINS,
+    derived_checks,
+    disagreements_markdown,
+)
 
 
 def test_the_largest_gain_check_expects_what_table_1_prints():
@@ -35,3 +42,14 @@ def test_a_disagreeing_check_is_written_out_in_full():
     assert ("- **Table 3: Ext > R&L (of 33 cells)**: the inventory expects 30; the paper's tables give 31 (not "
             "higher: ChatGLM3-6B-32k SFT/musique; ChatGLM3-6B-32k no-SFT/musique).") in md
     assert "One expected value is not the inventory's" in md
+
+
+def test_the_inventorys_tables_are_read_from_its_csv_and_written_from_the_numbers():
+    assert len(INVENTORY_SFT_GAINS) == 12 and len(INVENTORY_EF_MINUS_EXT) == 15
+    assert INVENTORY_SFT_GAINS["Vicuna-v1.5-7B-16k", "2wikimqa"] == 19.28
+    assert INVENTORY_EF_MINUS_EXT["Llama3-8B-8k SFT", "musique"] == -2.15
+    assert INVENTORY_TABLE1_GAINS == {("Qwen1.5-7B-32k", "average"): 8.64, ("ChatGLM3-6B-32k", "average"): 7.72}
+    detail = derived_checks().set_index("check")["detail"]
+    assert detail["Table 1 gains that differ from the recomputed ones by 0.01"].startswith(
+        "inventory: Qwen avg 8.64 vs 8.65, ChatGLM3 avg 7.72 vs 7.71; recomputed: ")
+    assert detail["SFT gains of E&F positive (of 12)"].endswith("(inventory +0.20 to +19.28)")

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from lcrag.judges import entailment
+from lcrag.judges.default import judge_label
 from lcrag.judges.similarity import fit_binary_threshold, lexical_similarity
 from lcrag.papers.long2rag.numbers import paper_table1_wide
 from lcrag.papers.long2rag.prompts import P6_ENTAILMENT
@@ -42,11 +43,6 @@ def judgment_frame(responses: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame
     return pd.DataFrame(rows, columns=["question_id", "variant", "key_point_id", "key_point", "response"])
 
 
-def llm_judge_name(spec: str, parse: str = "default") -> str:
-    """The ``judge`` label of the P6 judge ``spec`` read by ``parse``: the spec, with ``+<parse>`` unless default."""
-    return spec + ("" if parse == "default" else f"+{parse}")
-
-
 def judge_llm(model, pairs: pd.DataFrame, document: str = "response", claim: str = "key_point",
               max_tokens: int = 64, parse: str = "default", progress: bool = False) -> pd.DataFrame:
     """Eq. 1 by the P6 judge: one call per row of ``pairs`` (``document`` column as the Document, ``claim`` column
@@ -65,7 +61,7 @@ def judge_llm(model, pairs: pd.DataFrame, document: str = "response", claim: str
     judged["raw"] = [c.text for c in out]
     judged["label"] = [reader(c.text) for c in out]
     judged["value"] = [entailment.entailment_value(label) for label in judged["label"]]
-    judged["judge"] = llm_judge_name(model.spec, parse)
+    judged["judge"] = judge_label(model.spec, parse)
     return judged
 
 
@@ -80,7 +76,7 @@ def judge_answers(model, pairs: pd.DataFrame, threshold: float, agreement: pd.Da
     KPR), so that a run whose lexical judge is trusted makes no judge call on its answers."""
     if which not in ANSWER_JUDGES:
         raise ValueError(f"judge_answers must be one of {ANSWER_JUDGES}, not {which!r}")
-    llm = llm_judge_name(model.spec, parse)
+    llm = judge_label(model.spec, parse)
     use = {llm, "lexical"} if which == "both" else {trusted_judge(agreement, [llm, "lexical"])}
     parts = ([judge_llm(model, pairs, max_tokens=max_tokens, parse=parse)] if llm in use else []) + (
         [judge_lexical(pairs, threshold)] if "lexical" in use else [])
@@ -108,7 +104,7 @@ def reparse(judged: pd.DataFrame, parse: str) -> pd.DataFrame:
     out = judged.copy()
     out["label"] = [entailment.PARSERS[parse](t) for t in out["raw"]]
     out["value"] = [entailment.entailment_value(label) for label in out["label"]]
-    out["judge"] = [llm_judge_name(j.split("+")[0], parse) for j in out["judge"]]
+    out["judge"] = [judge_label(j.split("+")[0], parse) for j in out["judge"]]
     return out
 
 

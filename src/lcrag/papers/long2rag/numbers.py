@@ -5,6 +5,8 @@
 - Fig. 11's questions per category (:data:`PAPER_CATEGORY_COUNTS`), the numbers stated in the text
   (:data:`PAPER_NUMBERS`: dataset size, key-point pipeline, evaluator accuracy, ...) and the length bins of Figs 6
   and 7 (:data:`PAPER_INPUT_EDGES`, :data:`PAPER_OUTPUT_EDGES`).
+- The paper inventory's values derived from the tables (:data:`INVENTORY_DERIVED`: Table 3's rank correlations, the
+  F1 of Table 4's printed KPP and KPR, ...), which :mod:`.checks` recomputes.
 
 Each number is typed once, in its CSV; nothing here computes on them (that is :mod:`.checks` and :mod:`.claims`).
 The chapter's sentences that state them are written here from the tables (:func:`dataset_sentence`,
@@ -34,6 +36,12 @@ PAPER_CATEGORY_COUNTS: dict[str, int] = {
 #: ints, percentages as fractions).
 PAPER_NUMBERS: dict[str, int | float] = {
     q: _number(v) for q, v in printed_table(PAPER, "numbers")[["quantity", "value"]].itertuples(index=False)
+}
+
+#: The inventory's [derived] values (``../shared/papers/long2rag.md``): quantity -> value, as :mod:`.checks` puts them
+#: beside ours.
+INVENTORY_DERIVED: dict[str, float] = {
+    q: float(v) for q, v in printed_table(PAPER, "inventory")[["quantity", "value"]].itertuples(index=False)
 }
 
 _EDGES = printed_table(PAPER, "length_bins")

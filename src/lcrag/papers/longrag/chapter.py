@@ -5,7 +5,7 @@ from lcrag.data.longbench import TASKS
 from lcrag.papers.longrag import comparison
 from lcrag.papers.longrag.lrginstruction.judgement import RULES
 from lcrag.papers.longrag.names import ARMS, STRATEGIES
-from lcrag.papers.longrag.retrieval import RERANKERS
+from lcrag.retrieval.rerank import RERANKERS
 
 PAPER = Paper("longrag", "LongRAG (Zhao et al. 2024)", "LongRAG")
 CHAPTERS = (

@@ -1,7 +1,7 @@
 """LongRAG's hybrid retriever and the extractor's input (the chunks mapped back to their source paragraphs).
 
 3. **Hybrid retriever**: dense bi-encoder over all chunks of the dataset (top ``n_candidates`` = 100), then a
-   second-stage reranker to the top ``k`` (:class:`Retriever`, :func:`make_reranker`);
+   second-stage reranker to the top ``k`` (:class:`Retriever`, :func:`lcrag.retrieval.rerank.make_reranker`);
 4. **Extractor input**: the chunks mapped back to their source paragraphs (:func:`source_paragraphs`, the code's
    ``s2l_doc``).
 
@@ -66,28 +66,6 @@ def source_paragraphs(
     return out
 
 
-#: The rerankers by name (else a cross-encoder folder): :func:`make_reranker`.
-RERANKERS = ("fusion", "dense")
-
-
-def make_reranker(name: str, embedder):
-    """``fusion`` (offline default: BM25 + dense cosine over the candidates, reciprocal-rank fused), ``dense``
-    (keep the first stage's order), or the path of a local sentence-transformers cross-encoder folder (the
-    paper's ``mmarco-mMiniLMv2`` or the code's ``ms-marco-MiniLM-L-12-v2``, where one has been downloaded)."""
-    from lcrag.retrieval.rerank import CrossEncoderReranker, FusionReranker
-
-    if name == "fusion":
-        return FusionReranker(embedder)
-    if name == "dense":
-        return _KeepOrder()
-    return CrossEncoderReranker(name)
-
-
-class _KeepOrder:
-    def rerank(self, query: str, hits: Sequence[Hit], k: int | None = None) -> list[Hit]:
-        return list(hits[:k])
-
-
 def dataset_index(dataset: str, *, chunk_size: int = 200, corpus_records: int = 0, embedder=None,
                   reranker: str = "fusion", n_candidates: int = 100):
     """Everything retrieval needs for one dataset: ``(records, corpus, retriever)``.
@@ -96,6 +74,7 @@ def dataset_index(dataset: str, *, chunk_size: int = 200, corpus_records: int = 
     """
     from lcrag.data import load_longbench
     from lcrag.models.embeddings import get_embedder
+    from lcrag.retrieval.rerank import make_reranker
 
     records = load_longbench(dataset)
     pool = records.head(corpus_records) if corpus_records else records

@@ -2,10 +2,11 @@
 
 from lcrag.chapters import Chapter, Paper
 from lcrag.data.summhay import HAYSTACKS, NEWS
+from lcrag.judges.default import judge_label
 from lcrag.metrics.summhay import LINK_POLICIES
 from lcrag.papers.summhay import comparison
 from lcrag.papers.summhay.live_contexts import POSITION_ORDERS
-from lcrag.papers.summhay.llm_judge import JUDGE_HALVES, llm_judge_name
+from lcrag.papers.summhay.llm_judge import JUDGE_HALVES
 from lcrag.papers.summhay.our_judges import LIVE_CHOICES
 from lcrag.papers.summhay.retrievers import LIVE_RETRIEVERS
 
@@ -16,5 +17,5 @@ CHAPTERS = (
             choices=(("haystacks", NEWS), ("live_haystacks", HAYSTACKS), ("link_policy", LINK_POLICIES),
                      ("judge_half", JUDGE_HALVES), ("live_retrievers", tuple(LIVE_RETRIEVERS)),
                      ("position_orders", tuple(POSITION_ORDERS)),
-                     ("live_evaluator", (*LIVE_CHOICES, llm_judge_name("<model name>"))))),
+                     ("live_evaluator", (*LIVE_CHOICES, judge_label("<model name>", style="evaluator"))))),
 )

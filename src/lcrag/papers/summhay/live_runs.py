@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from lcrag.judges.default import judge_label
 from lcrag.judges.insight import judge_prompt, parse_judgment, run_judge
 from lcrag.metrics.summhay import (
     NONE,
@@ -20,7 +21,6 @@ from lcrag.metrics.summhay import (
 )
 from lcrag.papers.summhay.dataset_shape import gold_documents
 from lcrag.papers.summhay.live_contexts import token_limited
-from lcrag.papers.summhay.llm_judge import llm_judge_name
 from lcrag.papers.summhay.retrievers import oracle_scores, ranked
 from lcrag.stats import bootstrap_diff
 
@@ -95,7 +95,7 @@ def score_live(
                 subtopic_id=s.subtopic_id,
                 setting=s.setting,
                 kind=s.kind,
-                judge="lexical" if judge_model is None else llm_judge_name(judge_model.spec),
+                judge="lexical" if judge_model is None else judge_label(judge_model.spec, style="evaluator"),
             )
         )
     front = ["haystack", "subtopic_id", "setting", "kind", "judge"]

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from lcrag.judges.default import judge_label
 from lcrag.judges.insight import PARSE_STATUSES, judge_prompt, parse_judgment, run_judge
 from lcrag.metrics.summhay import coverage_score, normalize_label
 from lcrag.papers.summhay.our_judges import HALVES, benchmark_half
@@ -48,11 +49,6 @@ def judge_records(bench: pd.DataFrame, half: str = "held-out", n: int = 0) -> li
         raise ValueError(f"half must be one of {', '.join(JUDGE_HALVES)}, not {half!r}")
     recs = [int(r) for r in bench["record"] if half == "all" or benchmark_half(r) == half]
     return recs[:n] if n > 0 else recs
-
-
-def llm_judge_name(spec: str) -> str:
-    """The evaluator name of an LLM judge of ours in the judges tables: ``llm:<model name>``."""
-    return "llm:" + spec.split("/", 1)[-1]
 
 
 def llm_judge_benchmark(
@@ -96,7 +92,7 @@ def llm_judge_benchmark(
                 },
                 "record": record,
                 "insight_id": insight_id,
-                "evaluator": llm_judge_name(model.spec),
+                "evaluator": judge_label(model.spec, style="evaluator"),
                 "label": p["coverage"],
                 "score": coverage_score(p["coverage"]),
                 "link": link,

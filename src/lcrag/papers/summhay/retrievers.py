@@ -1,6 +1,6 @@
-"""The live retrievers' scores: Random (seeded), Vector (MiniLM), Keywords (the released NLTK scoring with an
-equivalent tokenizer, :class:`lcrag.retrieval.KeywordRetriever`), Oracle, and Full (stored order); :func:`ranked`
-orders documents by score."""
+"""The live retrievers' scores: Random (seeded), Vector (MiniLM cosine) and Keywords (the released NLTK scoring with an
+equivalent tokenizer), both built by :func:`lcrag.retrieval.get_ranker`, Oracle, and Full (stored order);
+:func:`ranked` orders documents by score."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from lcrag.retrieval.keywords import KeywordRetriever
+from lcrag.retrieval import get_ranker
 
 #: Live settings: retrievers (Table 2's columns we can run) and the position orders (Table 3).
 LIVE_RETRIEVERS: dict[str, str] = {
@@ -37,8 +37,10 @@ def retriever_scores(
     """One score per document of ``haystack`` (stored order) for ``retriever`` (:data:`LIVE_RETRIEVERS`).
 
     ``random`` draws ``random.random()`` per document, as the released code, from a generator seeded with
-    ``"<seed>:<subtopic_id>"`` (the released code sets no seed); ``vector`` is :class:`lcrag.retrieval.DenseRetriever`
-    (cosine) with ``embedder`` (default MiniLM); ``full`` scores by stored position (first document highest).
+    ``"<seed>:<subtopic_id>"`` (the released code sets no seed); ``vector`` and ``keywords`` are the rankers of
+    :func:`lcrag.retrieval.get_ranker` (``vector`` is cosine, :class:`lcrag.retrieval.DenseRetriever`, with
+    ``embedder``, by default :data:`lcrag.models.embeddings.DEFAULT_EMBEDDER`, MiniLM); ``full`` scores by stored
+    position (first document highest).
     """
     sub = haystack.subtopics.set_index("subtopic_id").loc[subtopic_id]
     docs = list(haystack.documents["text"])
@@ -46,16 +48,8 @@ def retriever_scores(
     if retriever == "random":
         rng = random.Random(f"{seed}:{subtopic_id}")
         return np.array([rng.random() for _ in docs])
-    if retriever == "vector":
-        from lcrag.retrieval import DenseRetriever
-
-        if embedder is None:
-            from lcrag.models.embeddings import get_embedder
-
-            embedder = get_embedder("local/all-minilm-l6-v2")
-        return DenseRetriever(docs, embedder).scores(query)
-    if retriever == "keywords":
-        return KeywordRetriever(docs).scores(query)
+    if retriever in ("vector", "keywords"):
+        return get_ranker(retriever, docs, embedder).scores(query)
     if retriever == "oracle":
         return oracle_scores(haystack, subtopic_id)
     if retriever == "full":

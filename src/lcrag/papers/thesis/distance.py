@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from lcrag.progress import progress as bar
-from lcrag.retrieval import get_ranker
+from lcrag.retrieval import embedder_for, get_ranker
 from lcrag.text.chunking import recursive_split
 
 
@@ -57,10 +57,7 @@ def distance_study(
 
     Fixed-length chunks; n = min(k, number of chunks). One row per case × query × ranker × k × α.
     """
-    if embedder is None and any(r in ("cosine", "svm") for r in rankers):
-        from lcrag.models.embeddings import get_embedder
-
-        embedder = get_embedder()
+    embedder = embedder_for(rankers, embedder)
     rows = []
     items = bar(list(cases.itertuples(index=False)), enabled=progress, desc="ranking distance")
     for item in items:

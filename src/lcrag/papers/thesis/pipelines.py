@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from lcrag.progress import progress as bar
-from lcrag.retrieval import get_ranker, thesis_tokenize
+from lcrag.retrieval import embedder_for, get_ranker, thesis_tokenize
 from lcrag.text.chunking import recursive_split, semantic_split
 
 RANKER_CODES = {"C": "cosine", "B": "bm25", "S": "svm", "N": "naive"}
@@ -93,11 +93,7 @@ def retrieve(
     built on first need with :func:`lcrag.models.embeddings.get_embedder` when not given.
     """
     specs = [parse_pipeline(p) for p in pipelines]
-    needs_embedder = any(p.ranker in ("cosine", "svm") or p.chunking == "semantic" for p in specs)
-    if needs_embedder and embedder is None:
-        from lcrag.models.embeddings import get_embedder
-
-        embedder = get_embedder()
+    embedder = embedder_for([p.ranker for p in specs], embedder, needed=any(p.chunking == "semantic" for p in specs))
     rows = []
     items = bar(list(cases.itertuples(index=False)), enabled=progress, desc="retrieval")
     for item in items:
