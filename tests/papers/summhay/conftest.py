@@ -4,19 +4,16 @@ dir, read once per test module, and the benchmark's labels."""
 from __future__ import annotations
 
 import pytest
+from helpers import fetched_data_dir
 
-from lcrag.data.fetch import fetch
 from lcrag.papers.summhay import evaluator_study
 
 
 @pytest.fixture(scope="module")
 def summhay_data(mirror, tmp_path_factory):
-    dest = tmp_path_factory.mktemp("data")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("LCRAG_DATA_DIR", str(dest))
-        assert fetch(datasets=["summhay"], mirror=mirror, download=False).ok
-        from lcrag.data import load_eval_benchmark, load_haystacks
+    from lcrag.data import load_eval_benchmark, load_haystacks
 
+    for _ in fetched_data_dir(mirror, tmp_path_factory, ["summhay"]):
         yield load_haystacks("all"), load_eval_benchmark()
 
 

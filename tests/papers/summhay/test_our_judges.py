@@ -14,9 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lcrag.data.fetch import fetch
 from lcrag.judges import similarity as j
-from lcrag.papers.summhay import evaluator_study, our_judges
+from lcrag.papers.summhay import our_judges
 
 # ------------------------------------------------------------------------------------------------ units
 
@@ -29,19 +28,9 @@ def test_benchmark_halves_are_record_parity():
 
 
 @pytest.fixture(scope="module")
-def bench(mirror, tmp_path_factory):
-    dest = tmp_path_factory.mktemp("data")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("LCRAG_DATA_DIR", str(dest))
-        assert fetch(datasets=["summhay"], mirror=mirror, download=False).ok
-        from lcrag.data import load_eval_benchmark
-
-        yield load_eval_benchmark()
-
-
-@pytest.fixture(scope="module")
-def labels(bench):
-    return evaluator_study.benchmark_labels(bench)
+def bench(summhay_data):
+    """SummHay's evaluation benchmark (the folder's ``summhay_data``)."""
+    return summhay_data[1]
 
 
 @pytest.fixture(scope="module")
